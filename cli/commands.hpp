@@ -1,0 +1,17 @@
+// Each `tilegemm` subcommand lives in its own cli/cmd_<name>.cpp and registers itself here.
+// A command reports failure by throwing CLI::RuntimeError(exit_code) after printing its message.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace tilegemm::cli {
+
+void add_info_command(CLI::App& app);     // cmd_info.cpp    device facts
+void add_bench_command(CLI::App& app);    // cmd_bench.cpp   tilegemm vs cuBLASLt
+void add_ladder_command(CLI::App& app);   // cmd_ladder.cpp  teaching kernels
+void add_map_command(CLI::App& app);      // cmd_map.cpp     tile-mapping explorer
+void add_explain_command(CLI::App& app);  // cmd_explain.cpp planner explanation
+// The default action (no subcommand): the demo. Defined in cmd_bench.cpp.
+int run_demo();
+
+}  // namespace tilegemm::cli

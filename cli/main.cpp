@@ -1,0 +1,22 @@
+// tilegemm: command-line front end. With no subcommand it runs the demo (the bench suite, or on a
+// machine without a Hopper GPU, what it would run and the plan for it).
+#include <cstdio>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tilegemm: Hopper (sm_90a) BF16 GEMM library and tools"};
+  app.require_subcommand(0, 1);
+  tilegemm::cli::add_info_command(app);
+  tilegemm::cli::add_bench_command(app);
+  tilegemm::cli::add_ladder_command(app);
+  tilegemm::cli::add_map_command(app);
+  tilegemm::cli::add_explain_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (app.get_subcommands().empty()) return tilegemm::cli::run_demo();
+  return 0;
+}

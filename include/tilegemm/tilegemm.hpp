@@ -1,0 +1,80 @@
+// tilegemm public C++ API.
+//
+//   D[M, N] = alpha * A[M, K] · B[N, K]ᵀ + beta * C[M, N]      (FP32 accumulation)
+//
+// A is logically [M, K] and B logically [N, K]; each may be stored K-major or MN-major, which is
+// what DeepGEMM's layout names mean: "NT" = A K-major ([M][K] rows) and B K-major ([N][K] rows);
+// "NN" = B MN-major ([K][N]); "TN" = A MN-major ([K][M]); "TT" = both MN-major.
+// C and D are logically [M, N], stored row-major (N contiguous) or column-major (M contiguous).
+//
+// Every argument is validated on the host before the GPU is touched; a violated rule comes back as
+// a Status whose message names the argument, its value and the rule.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+namespace tilegemm {
+
+enum class DType : int { bf16 = 0, fp32 = 1, fp8_e4m3 = 2 /* reserved: not supported yet */ };
+
+// How a matrix is stored. For A [M,K] and B [N,K]: k_major means element (r, k) is at
+// ptr[r * ld + k]; mn_major means it is at ptr[k * ld + r]. For C and D [M,N]: row_major means
+// (m, n) at ptr[m * ld + n]; col_major means ptr[n * ld + m]. (k_major == row_major: rows are
+// the first logical dimension, so one enum serves all four operands.)
+enum class Major : int { k_major = 0, mn_major = 1 };
+inline constexpr Major row_major = Major::k_major;
+inline constexpr Major col_major = Major::mn_major;
+
+struct MatrixRef {
+  const void* ptr = nullptr;  // device pointer
+  int64_t rows = 0;           // first logical dimension (M for A, N for B, M for C/D)
+  int64_t cols = 0;           // second logical dimension (K for A/B, N for C/D)
+  int64_t ld = 0;             // leading dimension in elements (stride of the non-contiguous dim)
+  DType dtype = DType::bf16;
+  Major major = Major::k_major;
+};
+
+struct GemmArgs {
+  MatrixRef a;           // [M, K]
+  MatrixRef b;           // [N, K]
+  const MatrixRef* c = nullptr;  // [M, N], optional; read only when beta != 0
+  MatrixRef d;           // [M, N], output (ptr is written through)
+  float alpha = 1.0f;
+  float beta = 0.0f;
+  cudaStream_t stream = nullptr;
+};
+
+enum class ErrorCode : int {
+  ok = 0,
+  invalid_argument,  // a rule about the arguments is broken (message names it)
+  unsupported,       // valid request that this build cannot do (e.g. fp8 today)
+  no_device,         // no CUDA device, or not compute capability 9.0 (sm_90a code)
+  cuda_error,        // a CUDA call failed; message carries cudaGetErrorString
+};
+
+struct Status {
+  ErrorCode code = ErrorCode::ok;
+  std::string argument;  // the offending argument ("a.ld", "d", "device"), empty when ok
+  std::string message;   // full sentence: argument, value, rule
+
+  bool ok() const { return code == ErrorCode::ok; }
+  static Status success() { return {}; }
+};
+
+const char* to_string(ErrorCode code);
+const char* to_string(DType dtype);
+const char* to_string(Major major);
+
+// Host-only checks of every rule (no CUDA call). gemm() runs this first.
+Status validate(const GemmArgs& args);
+
+// Checks that the current CUDA device exists and is compute capability 9.0 (Hopper, sm_90a code).
+Status check_device();
+
+// Validates, checks the device, then enqueues the GEMM on args.stream.
+Status gemm(const GemmArgs& args);
+
+}  // namespace tilegemm
