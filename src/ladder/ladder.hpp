@@ -33,4 +33,8 @@ struct Step {
 std::span<const Step> steps();
 const Step* find_step(int number);
 
+// check_shape helpers: "" when fine, else "M must be a positive multiple of 128 (got 100)".
+std::string require_multiple(const char* what, int value, int multiple);
+std::string require_equal(const char* what, int value, int expected);
+
 }  // namespace tilegemm::ladder
