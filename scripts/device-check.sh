@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runs on the H200 device machine over a build folder built on the dev box and carried along
+# (see docs/DEVICE.md). Leaves logs in $OUT (or ./device-logs): device info, GPU tests, ladder,
+# bench suite, ptxas/SASS facts. Usage: scripts/device-check.sh [build-dir] [what...]
+#   what: info tests ladder bench sass (default: all)
+set -uo pipefail
+build=${1:-build}; shift || true
+what=${*:-info tests ladder bench sass}
+out=${OUT:-./device-logs}
+mkdir -p "$out"
+cli="$build/cli/tilegemm"
+status=0
+log() { echo "== $*" | tee -a "$out/summary.txt"; }
+
+log "$(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown) on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
+for w in $what; do
+  case $w in
+    info) "$cli" info 2>&1 | tee "$out/info.txt" || status=1 ;;
+    tests)
+      "$build/tests/test_gpu" --gtest_brief=1 2>&1 | tee "$out/gpu-tests.txt"
+      rc=${PIPESTATUS[0]}; log "gpu tests rc=$rc"; [ "$rc" = 0 ] || status=1 ;;
+    ladder)
+      "$cli" ladder --json-out "$out/ladder.json" 2>&1 | tee "$out/ladder.txt"
+      rc=${PIPESTATUS[0]}; log "ladder rc=$rc"; [ "$rc" = 0 ] || status=1 ;;
+    bench)
+      "$cli" bench --suite bench/suites/llm.txt --json-out "$out/bench.json" 2>&1 | tee "$out/bench.txt"
+      rc=${PIPESTATUS[0]}; log "bench rc=$rc"; [ "$rc" = 0 ] || status=1 ;;
+    sass)
+      if command -v cuobjdump >/dev/null; then
+        for lib in "$build"/src/ladder/libtilegemm_ladder.a; do
+          cuobjdump --dump-sass "$lib" > "$out/sass.txt" 2>&1
+        done
+        log "HGMMA count: $(grep -c HGMMA "$out/sass.txt")  LDL/STL count: $(grep -cE 'LDL|STL' "$out/sass.txt")"
+      fi ;;
+    *) echo "unknown step: $w" >&2; status=2 ;;
+  esac
+done
+log "device-check status=$status"
+exit $status
