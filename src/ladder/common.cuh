@@ -1,14 +1,17 @@
 // Building blocks that ladder steps 1-3 share. Step 1 introduces each of them; later steps reuse
-// them unchanged so that each step's file shows only the mechanism it adds.
+// them unchanged so that each step's file shows only the mechanism it adds. Steps 4-9 add theirs
+// at the end of this file.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include <cuda_bf16.h>
 
 #include "kernels/sm90/ptx.cuh"
 #include "kernels/sm90/smem_layout_math.hpp"
+#include "kernels/sm90/tensor_map.hpp"
 
 namespace tilegemm::ladder {
 
@@ -62,6 +65,91 @@ __device__ __forceinline__ void store_tile_bf16(const float (&acc)[64], __nv_bfl
 // give silently wrong results, so stop the kernel instead.
 __device__ __forceinline__ void require_1024_aligned(const void* p) {
   if (sm90::smem_u32(p) % 1024 != 0) __trap();
+}
+
+}  // namespace tilegemm::ladder
+
+// ================================================================================================
+// Building blocks that steps 4-9 share (each introduced by the first step that needs it).
+// ================================================================================================
+namespace tilegemm::ladder {
+
+// ---- host: tensor maps (step 4) ----------------------------------------------------------------
+// TMA map for a K-major bf16 operand [rows, k] (ld = k) read in boxes of box_rows x 64 k: one
+// 128-B line per row, swizzled 128B (exactly what load_tile_sw128 wrote by hand in steps 1-3).
+// On failure prints the broken rule (errors are values up to here; Step::launch can only return a
+// cudaError_t) and returns cudaErrorInvalidValue.
+inline cudaError_t make_kmajor_operand_map(const __nv_bfloat16* base, int rows, int k, int box_rows,
+                                           CUtensorMap* out) {
+  const sm90::Matrix2d m{base, uint64_t(rows), uint64_t(k), uint64_t(k), CU_TENSOR_MAP_DATA_TYPE_BFLOAT16};
+  const std::string e = sm90::make_2d_tile_map(m, sm90::Box2d{uint32_t(kTileK), uint32_t(box_rows)},
+                                               CU_TENSOR_MAP_SWIZZLE_128B, out);
+  if (e.empty()) return cudaSuccess;
+  std::fprintf(stderr, "tilegemm ladder: tensor map: %s\n", e.c_str());
+  return cudaErrorInvalidValue;
+}
+
+// ---- the smem ring (step 5) --------------------------------------------------------------------
+// Where a producer or a consumer stands in a ring of kStages smem stages: the stage index and the
+// parity of the barrier phase that this pass around the ring is about. Each pass completes one
+// phase of every full[s] and every empty[s], so the parity flips when the index wraps.
+//   consumer: wait full[stage] for parity `phase` (phase 0 = the first fill).
+//   producer: wait empty[stage] for parity `phase ^ 1`: a fresh barrier counts its "previous"
+//             phase (parity 1) as complete, so the first pass goes through without a release,
+//             and pass p waits for the consumers' release of pass p - 1 (HOPPER_NOTES §6).
+// Host-checked by tests/cpu/ladder/ring_model_test.cu.
+template <int kStages>
+struct RingState {
+  int stage = 0;
+  uint32_t phase = 0;
+  TG_HD constexpr uint32_t full_parity() const { return phase; }
+  TG_HD constexpr uint32_t empty_parity() const { return phase ^ 1u; }
+  TG_HD constexpr void advance() {
+    if (++stage == kStages) {
+      stage = 0;
+      phase ^= 1u;
+    }
+  }
+};
+
+// Dynamic shared memory of a pipelined step, one fact in one place for the kernels, the launch
+// code and the CPU tests:
+//   [stage 0: A | B] [stage 1: A | B] ... [D staging] [full[0..S)] [empty[0..S)]
+// Every A/B tile and the D staging start on a 1024-B boundary (the 128B swizzle repeats every
+// 1024 B and TMA swizzles by absolute address: HOPPER_NOTES §3, §12 bug 5). The launch asks for
+// kSmemAlignSlack more than it uses, because the kernel rounds the dynamic-smem base up to 1024.
+// TODO(use plan/smem_layout.hpp once the planner's function lands, for steps 7-9).
+inline constexpr int kSmemAlignSlack = 1024;
+inline constexpr int kMaxDynamicSmem = 232448;  // opt-in maximum per block on H100/H200 (§9)
+
+template <int kStages_, int kABytes, int kBBytes, int kDBytes>
+struct RingSmem {
+  static constexpr int stages = kStages_;
+  static constexpr int a_stage_bytes = kABytes;  // one A tile (BM x 64 bf16)
+  static constexpr int b_stage_bytes = kBBytes;  // one B tile (BN x 64 bf16)
+  static constexpr int d_bytes = kDBytes;        // TMA-store staging (0: epilogue stores from registers)
+  static constexpr int stage_bytes = kABytes + kBBytes;
+  TG_HD static constexpr int a_offset(int s) { return s * stage_bytes; }
+  TG_HD static constexpr int b_offset(int s) { return s * stage_bytes + kABytes; }
+  static constexpr int d_offset = kStages_ * stage_bytes;
+  TG_HD static constexpr int full_offset(int s) { return d_offset + kDBytes + 8 * s; }
+  TG_HD static constexpr int empty_offset(int s) { return d_offset + kDBytes + 8 * (kStages_ + s); }
+  static constexpr int used_bytes = d_offset + kDBytes + 16 * kStages_;
+  static constexpr int launch_bytes = used_bytes + kSmemAlignSlack;
+};
+
+// The rings of steps 5-9 (the steps' files say why each number).
+using Step05Smem = RingSmem<4, kTileBytes, kTileBytes, 0>;
+using Step06Smem = RingSmem<4, kTileBytes, kTileBytes, 0>;
+using Step07Smem = RingSmem<4, kTileBytes, kTileBytes, 0>;
+using Step08Smem = RingSmem<4, kTileBytes, kTileBytes, 0>;
+// 128 x 256 tile: A 16 KiB + B 32 KiB per stage; D staging: 2 consumers x 2 slots x (64 x 64 bf16).
+using Step09Smem = RingSmem<4, 128 * kTileK * 2, 256 * kTileK * 2, 2 * 2 * 64 * 64 * 2>;
+
+// Rounds the dynamic shared-memory base up to 1024 B (the launch budgets kSmemAlignSlack for it).
+__device__ __forceinline__ uint8_t* align_smem_1024(uint8_t* raw) {
+  const uint32_t addr = sm90::smem_u32(raw);
+  return raw + ((1024u - (addr & 1023u)) & 1023u);
 }
 
 }  // namespace tilegemm::ladder

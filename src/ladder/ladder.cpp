@@ -5,10 +5,10 @@
 
 namespace tilegemm::ladder {
 
-extern const Step kStep01, kStep02, kStep03;
+extern const Step kStep01, kStep02, kStep03, kStep04, kStep05, kStep06;
 
 std::span<const Step> steps() {
-  static const std::array<Step, 3> all{kStep01, kStep02, kStep03};
+  static const std::array<Step, 6> all{kStep01, kStep02, kStep03, kStep04, kStep05, kStep06};
   return all;
 }
 
