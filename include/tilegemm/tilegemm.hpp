@@ -74,7 +74,18 @@ Status validate(const GemmArgs& args);
 // Checks that the current CUDA device exists and is compute capability 9.0 (Hopper, sm_90a code).
 Status check_device();
 
-// Validates, checks the device, then enqueues the GEMM on args.stream.
+// Validates, checks the device, then enqueues the GEMM on args.stream and returns (kernel faults
+// at run time surface at the caller's next synchronization, as with any CUDA launch).
+//
+// Empty problems are defined, not errors:
+//   M = 0 or N = 0: D has no elements; nothing is launched, nothing is written, ok.
+//   K = 0: D = beta·C when C is given, otherwise D = 0 is written. alpha times an empty sum is 0,
+//          and leaving D as it was would hand back stale memory as a silently wrong result.
+// C is read only when beta != 0 (so NaN or garbage in C cannot reach D when beta = 0). C may be
+// D itself (same ptr, ld, major and dtype) for in-place D = alpha·A·Bᵀ + beta·D; any other
+// overlap of D with A, B or C is rejected by validate(). Every rule is listed in docs/API.md.
+// Any valid problem runs: leading dimensions and pointer offsets that TMA cannot describe go to a
+// general (slower) fallback kernel.
 Status gemm(const GemmArgs& args);
 
 }  // namespace tilegemm
