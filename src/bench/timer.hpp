@@ -3,6 +3,7 @@
 // region; times come from CUDA events around the one launch.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 
 #include <cuda_runtime_api.h>
@@ -17,8 +18,13 @@ struct TimingOptions {
 
 struct Timing {
   double median_us = 0, min_us = 0, max_us = 0;
+  double mean_us = 0;  // what profiler-based numbers (the anchors) report
   int iters = 0;
 };
+
+// Bytes the L2 flush memsets on the current device: max(2 x L2 size, 512 MiB) (the anchors flushed
+// 512 MB). 0 if the device cannot be queried.
+size_t l2_flush_bytes();
 
 // Runs launch(stream) warmup + iters times and returns the event times. Returns a CUDA error
 // (and leaves `out` untouched) if any launch or event call fails.

@@ -16,6 +16,9 @@ cudaError_t fill_normal_bf16(__nv_bfloat16* dst, size_t n, uint64_t seed, float 
 cudaError_t fill_normal_f32(float* dst, size_t n, uint64_t seed, float scale, cudaStream_t s);
 void fill_normal_host_bf16(__nv_bfloat16* dst, size_t n, uint64_t seed, float scale);
 void fill_normal_host_f32(float* dst, size_t n, uint64_t seed, float scale);
+// Element `index` of the stream alone (what fill_normal_host_f32 writes at dst[index]); for host
+// code that needs a few rows of a big operand. Bit-identical to the device values.
+float normal_value(uint64_t seed, uint64_t index, float scale);
 
 // Writes a NaN pattern (0xFFFF for bf16, 0xFFFFFFFF for fp32) over n elements of the given size,
 // so any element a kernel forgets to write fails the check.

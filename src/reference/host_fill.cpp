@@ -12,6 +12,8 @@ namespace {
 constexpr int64_t kFillChunk = 1 << 18;  // elements per work item
 }
 
+float normal_value(uint64_t seed, uint64_t index, float scale) { return normal_at(seed, index, scale); }
+
 void fill_normal_host_bf16(__nv_bfloat16* dst, size_t n, uint64_t seed, float scale) {
   parallel_for_range(static_cast<int64_t>(n), kFillChunk, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i)

@@ -10,8 +10,10 @@
 //                                                         random sign has the same law as over 2π)
 // NOTES: libm's logf/cosf differ between the host and the GPU in the last bit, and nvcc fuses
 // `a * b + c` into an FMA where the host does not. So this file uses only operations IEEE 754
-// rounds exactly the same everywhere — int -> float conversion, +, -, *, /, sqrt, fma — each one
+// rounds exactly the same everywhere — int -> float conversion, +, -, *, /, sqrt — each one
 // spelled explicitly (the *_rn helpers below), and its own short polynomials for ln and cos/sin.
+// Host code must not contract them either: host callers outside src/reference use
+// normal_value() (device_fill.hpp), compiled with -ffp-contract=off, not this inline function.
 // Both odd-multiple grids keep u1 < 1 and the angle < π/2, so no value is ever exactly 0.
 #pragma once
 
@@ -59,11 +61,16 @@ TG_HD inline float sqrt_rn(float a) {
   return std::sqrt(a);
 #endif
 }
-TG_HD inline float fma_rn(float a, float b, float c) {
+// p·x + c as two rounded operations (a multiply, then an add), never fused: an FMA would be faster
+// on the GPU but is a slow software call on hosts without FMA hardware.
+TG_HD inline float mul_add_rn(float p, float x, float c) { return add_rn(mul_rn(p, x), c); }
+
+// floor(log2 v) for v >= 1.
+TG_HD inline int floor_log2(uint32_t v) {
 #if defined(__CUDA_ARCH__)
-  return __fmaf_rn(a, b, c);
+  return 31 - __clz(v);
 #else
-  return std::fma(a, b, c);
+  return 31 - __builtin_clz(v);
 #endif
 }
 
@@ -78,8 +85,7 @@ TG_HD inline uint64_t mix64(uint64_t x) {
 // ln(v · 2^-24) for an integer 1 <= v < 2^24. v = m · 2^e with m in [sqrt(1/2), sqrt(2)); then
 // ln m = 2·atanh(s), s = (m - 1)/(m + 1), |s| <= 0.172, as an odd series to s^13 (error < 1e-9).
 TG_HD inline float ln_grid24(uint32_t v) {
-  int e = 0;
-  while ((v >> (e + 1)) != 0u) ++e;  // e = floor(log2 v), 0..23
+  int e = floor_log2(v);  // 0..23
   float m = div_rn(static_cast<float>(v), static_cast<float>(1u << e));  // exact: power of 2
   if (m > 1.41421356f) {
     m = mul_rn(m, 0.5f);  // exact
@@ -88,35 +94,35 @@ TG_HD inline float ln_grid24(uint32_t v) {
   const float s = div_rn(sub_rn(m, 1.0f), add_rn(m, 1.0f));
   const float s2 = mul_rn(s, s);
   float p = 1.0f / 13.0f;
-  p = fma_rn(p, s2, 1.0f / 11.0f);
-  p = fma_rn(p, s2, 1.0f / 9.0f);
-  p = fma_rn(p, s2, 1.0f / 7.0f);
-  p = fma_rn(p, s2, 1.0f / 5.0f);
-  p = fma_rn(p, s2, 1.0f / 3.0f);
-  p = fma_rn(p, s2, 1.0f);
+  p = mul_add_rn(p, s2, 1.0f / 11.0f);
+  p = mul_add_rn(p, s2, 1.0f / 9.0f);
+  p = mul_add_rn(p, s2, 1.0f / 7.0f);
+  p = mul_add_rn(p, s2, 1.0f / 5.0f);
+  p = mul_add_rn(p, s2, 1.0f / 3.0f);
+  p = mul_add_rn(p, s2, 1.0f);
   const float ln_m = mul_rn(mul_rn(2.0f, s), p);
-  return fma_rn(static_cast<float>(e - 24), 0.693147181f, ln_m);
+  return mul_add_rn(static_cast<float>(e - 24), 0.693147181f, ln_m);
 }
 
 // cos(x) and sin(x) for 0 <= x <= π/4 by Taylor polynomials (error < 1e-9 on that range).
 TG_HD inline float cos_quarter(float x) {
   const float x2 = mul_rn(x, x);
   float p = 1.0f / 479001600.0f;  // 1/12!
-  p = fma_rn(p, x2, -1.0f / 3628800.0f);
-  p = fma_rn(p, x2, 1.0f / 40320.0f);
-  p = fma_rn(p, x2, -1.0f / 720.0f);
-  p = fma_rn(p, x2, 1.0f / 24.0f);
-  p = fma_rn(p, x2, -0.5f);
-  return fma_rn(p, x2, 1.0f);
+  p = mul_add_rn(p, x2, -1.0f / 3628800.0f);
+  p = mul_add_rn(p, x2, 1.0f / 40320.0f);
+  p = mul_add_rn(p, x2, -1.0f / 720.0f);
+  p = mul_add_rn(p, x2, 1.0f / 24.0f);
+  p = mul_add_rn(p, x2, -0.5f);
+  return mul_add_rn(p, x2, 1.0f);
 }
 TG_HD inline float sin_quarter(float x) {
   const float x2 = mul_rn(x, x);
   float p = -1.0f / 39916800.0f;  // -1/11!
-  p = fma_rn(p, x2, 1.0f / 362880.0f);
-  p = fma_rn(p, x2, -1.0f / 5040.0f);
-  p = fma_rn(p, x2, 1.0f / 120.0f);
-  p = fma_rn(p, x2, -1.0f / 6.0f);
-  p = fma_rn(p, x2, 1.0f);
+  p = mul_add_rn(p, x2, 1.0f / 362880.0f);
+  p = mul_add_rn(p, x2, -1.0f / 5040.0f);
+  p = mul_add_rn(p, x2, 1.0f / 120.0f);
+  p = mul_add_rn(p, x2, -1.0f / 6.0f);
+  p = mul_add_rn(p, x2, 1.0f);
   return mul_rn(x, p);
 }
 
