@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <cuda_runtime_api.h>
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include "ladder/ladder.hpp"
