@@ -153,3 +153,36 @@ __device__ __forceinline__ uint8_t* align_smem_1024(uint8_t* raw) {
 }
 
 }  // namespace tilegemm::ladder
+
+namespace tilegemm::ladder {
+
+// ---- host: persistent grid size (steps 8-9) ----------------------------------------------------
+// How many CTAs of `kernel` can be resident at once, in whole clusters of `cluster` CTAs: the
+// persistent grid. With clusters this is not simply #SMs: a cluster's CTAs must sit in one GPC,
+// and GPCs whose SM count is odd leave one SM out for pairs (HOPPER_NOTES §9). Launching more
+// would start a second, mostly empty wave.
+template <typename Kernel>
+cudaError_t persistent_ctas(Kernel* kernel, int threads, int smem_bytes, int cluster, int* ctas) {
+  int device = 0, num_sms = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  if (cudaError_t e = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
+    return e;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(num_sms / cluster * cluster, 1, 1);
+  config.blockDim = dim3(threads, 1, 1);
+  config.dynamicSmemBytes = smem_bytes;
+  cudaLaunchAttribute attr = {};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = cluster;
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  int clusters = 0;
+  if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config); e != cudaSuccess) return e;
+  if (clusters < 1) return cudaErrorInvalidConfiguration;
+  *ctas = clusters * cluster;
+  return cudaSuccess;
+}
+
+}  // namespace tilegemm::ladder

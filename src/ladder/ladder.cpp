@@ -5,10 +5,11 @@
 
 namespace tilegemm::ladder {
 
-extern const Step kStep01, kStep02, kStep03, kStep04, kStep05, kStep06;
+extern const Step kStep01, kStep02, kStep03, kStep04, kStep05, kStep06, kStep07, kStep08, kStep09;
 
 std::span<const Step> steps() {
-  static const std::array<Step, 6> all{kStep01, kStep02, kStep03, kStep04, kStep05, kStep06};
+  static const std::array<Step, 9> all{kStep01, kStep02, kStep03, kStep04, kStep05,
+                                       kStep06, kStep07, kStep08, kStep09};
   return all;
 }
 
