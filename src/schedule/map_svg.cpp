@@ -84,10 +84,10 @@ std::string render_svg(const MapResult& res) {
                         [&](const Placed& p) { return p.slot / res.resident_ctas != chosen; });
 
   const int cell = std::clamp(720 / std::max(g.num_m_blocks, g.num_n_blocks), 4, 40);
-  const int pad = 16, header = 72, band = 48, gap = 8;
+  const int pad = 16, header = 90, band = 48, gap = 8;
   const int x_grid = pad + band + gap, y_grid = header + band + gap;
   const int legend_y = y_grid + g.num_m_blocks * cell + 24;
-  const int width = std::max(x_grid + g.num_n_blocks * cell + pad, 760);
+  const int width = std::max(x_grid + g.num_n_blocks * cell + pad, 840);
   const int height = legend_y + 40;
   const bool show_numbers = cell >= 16;
   const double font = std::min(12.0, cell * 0.42);

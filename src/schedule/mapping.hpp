@@ -11,7 +11,7 @@ enum class MappingKind : int {
   linear_m = 1,   // column-major over tiles: m fastest
   grouped_m = 2,  // strips of `group` m-blocks; inside a strip m fastest (Triton GROUP_SIZE_M)
   grouped_n = 3,  // strips of `group` n-blocks; inside a strip n fastest
-  box = 4,        // 2-D boxes of box_m x box_n tiles; boxes n fastest, inside a box m fastest
+  box = 4,        // 2-D boxes of box_m x box_n tiles; boxes n fastest, n fastest inside a box
   morton = 5,     // Z-order (bit interleave, n bit below m bit)
   hilbert = 6,    // Hilbert curve
 };

@@ -88,19 +88,22 @@ TG_HD constexpr TileCoord map_grouped_n(TileGrid grid, int group, int i) {
   return TileCoord{in_strip / cols, first_n + in_strip % cols};
 }
 
-// Boxes of box_m x box_n tiles. Boxes go n fastest (a row of boxes, then the next row of boxes);
-// inside a box m is fastest. Edge boxes are clipped to the grid and walked the same way, so
-// box (G x num_n_blocks) is exactly grouped_m(G).
+// Boxes of box_m x box_n tiles: the tasks of one box form a compact rectangle (seed 1: "press the
+// active CTAs into a local rectangle, then move the box"). Boxes go n fastest (a row of boxes, then
+// the next row of boxes); inside a box n is fastest too. Edge boxes are clipped to the grid and
+// walked the same way. box_m x box_n near the wave size P puts one box in each wave;
+// box (G x 1) is grouped_m(G) and box (1 x anything) is linear_n.
 TG_HD constexpr TileCoord map_box(TileGrid grid, int box_m, int box_n, int i) {
-  const int tiles_per_box_row = box_m * grid.num_n_blocks;  // every earlier box row is full
+  const int tiles_per_box_row = box_m * grid.num_n_blocks;  // every earlier box row is full height
   const int box_row = i / tiles_per_box_row;
   const int first_m = box_row * box_m;
   const int rows = min_int(box_m, grid.num_m_blocks - first_m);
   const int in_row = i - box_row * tiles_per_box_row;
   const int box_col = in_row / (box_n * rows);  // every earlier box in this row is rows x box_n
   const int first_n = box_col * box_n;
+  const int cols = min_int(box_n, grid.num_n_blocks - first_n);
   const int in_box = in_row - box_col * box_n * rows;
-  return TileCoord{first_m + in_box % rows, first_n + in_box / rows};
+  return TileCoord{first_m + in_box / cols, first_n + in_box % cols};
 }
 
 namespace detail {

@@ -2,6 +2,7 @@
 // cases (seed 1's 8 x 8 grouped-M example among them), and the structural identities between them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 #include <utility>
@@ -114,12 +115,12 @@ TEST(TileMapping, HandComputedSmallGrids) {
   // Grouped-N, G = 2 on 3 x 5: strips {n0,n1}, {n2,n3}, {n4}; n fastest inside.
   EXPECT_EQ(index_table({MappingKind::grouped_n, 2}, {3, 5}),
             (Table{{0, 1, 6, 7, 12}, {2, 3, 8, 9, 13}, {4, 5, 10, 11, 14}}));
-  // Box 2 x 3 on 5 x 5: boxes n fastest, m fastest inside; right and bottom boxes clipped.
+  // Box 2 x 3 on 5 x 5: boxes n fastest, n fastest inside; right and bottom boxes clipped.
   EXPECT_EQ(index_table({MappingKind::box, 8, 2, 3}, {5, 5}),
-            (Table{{0, 2, 4, 6, 8},
-                   {1, 3, 5, 7, 9},
-                   {10, 12, 14, 16, 18},
-                   {11, 13, 15, 17, 19},
+            (Table{{0, 1, 2, 6, 7},
+                   {3, 4, 5, 8, 9},
+                   {10, 11, 12, 16, 17},
+                   {13, 14, 15, 18, 19},
                    {20, 21, 22, 23, 24}}));
   // Morton 4 x 4: n in the even bits, m in the odd bits.
   EXPECT_EQ(index_table({MappingKind::morton}, {4, 4}),
@@ -148,8 +149,9 @@ TEST(TileMapping, IdentitiesBetweenMappings) {
       ASSERT_EQ(map_grouped_n(g, 1, i), lm);   // strips of one column = column-major
       ASSERT_EQ(map_grouped_m(g, nm, i), lm);  // one strip = column-major
       ASSERT_EQ(map_grouped_n(g, nn, i), ln);
-      ASSERT_EQ(map_box(g, 3, nn, i), map_grouped_m(g, 3, i));  // box G x num_n = grouped-M G
-      ASSERT_EQ(map_box(g, 1, 1, i), ln);
+      ASSERT_EQ(map_box(g, 3, 1, i), map_grouped_m(g, 3, i));  // one-column boxes = grouped-M
+      ASSERT_EQ(map_box(g, 1, 5, i), ln);                      // one-row boxes = row-major
+      ASSERT_EQ(map_box(g, nm, nn, i), ln);                    // one box = row-major
     }
   }
 }
@@ -186,6 +188,22 @@ TEST(TileMapping, MortonIsBitInterleaveOnPowerOfTwoGrids) {
         ASSERT_EQ(map_morton(g, i), (TileCoord{m, n})) << g.num_m_blocks << "x" << g.num_n_blocks;
       }
     }
+}
+
+TEST(TileMapping, BoxOfWaveSizeIsOneRectanglePerWave) {
+  // 12 x 11 boxes on the 64 x 64 grid, 132 CTAs: wave w is exactly box w while boxes are whole.
+  const TileGrid g{64, 64};
+  for (int wave = 0; wave < 5; ++wave) {
+    int min_m = 1 << 30, max_m = -1, min_n = 1 << 30, max_n = -1;
+    for (int i = wave * 132; i < (wave + 1) * 132; ++i) {
+      const TileCoord t = map_box(g, 12, 11, i);
+      min_m = std::min(min_m, t.m_block), max_m = std::max(max_m, t.m_block);
+      min_n = std::min(min_n, t.n_block), max_n = std::max(max_n, t.n_block);
+    }
+    EXPECT_EQ(max_m - min_m + 1, 12) << wave;
+    EXPECT_EQ(max_n - min_n + 1, 11) << wave;
+    EXPECT_EQ(min_n, wave * 11) << wave;
+  }
 }
 
 TEST(TileMapping, GroupedMWaveTouchesGroupRows) {
