@@ -239,9 +239,10 @@ Status cublaslt_gemm(CublasLt& h, const GemmArgs& args) {
   if (Status s = check_args(args); !s.ok()) return s;
   const int64_t m = args.a.rows, n = args.b.rows, k = args.a.cols;
   if (m == 0 || n == 0) return Status::success();
-  if (k == 0) {  // A·Bᵀ is zero: D = beta·C, or D untouched without C
-    if (args.c == nullptr) return Status::success();
-    if (cudaError_t e = scale_copy_matrix(*args.c, args.d, args.beta, args.stream); e != cudaSuccess)
+  if (k == 0) {  // A·Bᵀ is an empty sum: D = beta·C with C, else D = 0 (the public API's rule)
+    const bool read_c = args.c != nullptr && args.beta != 0.0f;
+    const MatrixRef& src = read_c ? *args.c : args.d;  // with scale 0 the source is not read
+    if (cudaError_t e = scale_copy_matrix(src, args.d, read_c ? args.beta : 0.0f, args.stream); e != cudaSuccess)
       return cuda_failure("scale_copy_matrix(D = beta*C, K = 0)", e);
     return Status::success();
   }

@@ -45,8 +45,9 @@ class CublasLt {
 
 // Enqueues the GEMM on args.stream. Checks the arguments it relies on (dtypes, shapes agree, leading
 // dimensions, null pointers) and returns invalid_argument / unsupported / cuda_error with a message
-// naming the cuBLASLt call and its status. M or N = 0: nothing to do. K = 0: D = beta·C when C is
-// given (C not read when beta = 0), otherwise D is left untouched — the public API's rule.
+// naming the cuBLASLt call and its status. Empty problems follow the public API (tilegemm.hpp):
+// M or N = 0: nothing is written; K = 0: D = beta·C when C is given, otherwise D = 0. C is read
+// only when beta != 0, and may be D itself (same ld, major and dtype) for in-place accumulation.
 // When C's major or dtype differs from D's, C is first copied into D (scaled by 1) and the call runs
 // in place (C = D); that extra copy is part of the baseline's time.
 Status cublaslt_gemm(CublasLt& handle, const GemmArgs& args);

@@ -1,0 +1,265 @@
+// `tilegemm bench`: tilegemm::gemm against cuBLASLt on a suite or on given shapes, each case
+// checked against the CPU reference before it is timed (src/bench/runner.hpp), and the demo (the
+// default action with no subcommand): the LLM suite on a Hopper GPU, or without one, what it would
+// run and the plan the planner would pick for each shape.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include "bench/device_info.hpp"
+#include "bench/runner.hpp"
+#include "bench/suite.hpp"
+#include "commands.hpp"
+#include "reference/cublaslt.hpp"
+#include "tilegemm/tilegemm.hpp"
+
+#if __has_include("plan/planner.hpp")
+#include "plan/config_spec.hpp"
+#include "plan/planner.hpp"
+#define TILEGEMM_HAVE_PLANNER 1
+#else
+#define TILEGEMM_HAVE_PLANNER 0
+#endif
+
+namespace tilegemm::cli {
+namespace {
+
+constexpr int kExitCheckFailed = 1, kExitUsage = 2, kExitNoHopper = 3;
+
+struct BenchOptions {
+  std::string suite;                // file or builtin name; default "llm" when no --shape
+  std::vector<std::string> shapes;  // MxNxK
+  std::string out = "bf16";
+  std::string layout = "nt";
+  int iters = 30, warmup = 5;
+  uint64_t seed = 20261129;
+  bool no_flush = false, no_cublas = false, json = false;
+  std::string json_out;
+};
+
+// The problems to run, from --shape or the suite.
+std::optional<std::vector<bench::Shape>> resolve_shapes(const BenchOptions& o, std::string* suite_name,
+                                                        std::string* error) {
+  std::vector<bench::Shape> shapes;
+  if (!o.shapes.empty()) {
+    for (const std::string& text : o.shapes) {
+      auto s = bench::parse_shape(text, error);
+      if (!s) return std::nullopt;
+      shapes.push_back(*s);
+    }
+    *suite_name = "shapes";
+    return shapes;
+  }
+  const auto suite = bench::load_suite(o.suite.empty() ? "llm" : o.suite, error);
+  if (!suite) return std::nullopt;
+  *suite_name = suite->name;
+  return suite->shapes;
+}
+
+nlohmann::json side_json(const bench::SideResult& s) {
+  nlohmann::json j = {{"verdict", s.verdict()},
+                      {"passed", s.passed()},
+                      {"calc_diff", s.check.calc_diff},
+                      {"max_rel_error", s.check.max_rel},
+                      {"mismatches", s.check.mismatches},
+                      {"non_finite", s.check.non_finite}};
+  // NOTES: a side that failed its check has no time at all (null), never a number.
+  if (s.timed)
+    j.update({{"median_us", s.timing.median_us}, {"min_us", s.timing.min_us}, {"max_us", s.timing.max_us},
+              {"mean_us", s.timing.mean_us}, {"iters", s.timing.iters}, {"tflops", s.tflops}, {"gbps", s.gbps}});
+  else
+    j.update({{"median_us", nullptr}, {"tflops", nullptr}});
+  return j;
+}
+
+std::string time_cell(const bench::SideResult& s) { return s.timed ? fmt::format("{:.1f}", s.timing.median_us) : "-"; }
+std::string tflops_cell(const bench::SideResult& s) { return s.timed ? fmt::format("{:.1f}", s.tflops) : "-"; }
+
+std::string check_cell(const bench::CaseResult& r, bool with_cublas) {
+  if (!r.setup.ok()) return "ERROR: " + r.setup.message;
+  std::string cell = r.candidate.verdict();
+  if (with_cublas && !r.cublas.passed()) cell += "; cuBLASLt " + r.cublas.verdict();
+  return cell;
+}
+
+int run_bench(const BenchOptions& o, const std::string& title) {
+  std::string suite_name, error;
+  const auto shapes = resolve_shapes(o, &suite_name, &error);
+  if (!shapes) {
+    std::fprintf(stderr, "tilegemm bench: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  bench::Case proto;
+  proto.out = o.out == "fp32" ? DType::fp32 : DType::bf16;
+  if (!bench::parse_layout(o.layout, &proto.a_major, &proto.b_major)) {
+    std::fprintf(stderr, "tilegemm bench: --layout '%s': must be nt, nn, tn or tt\n", o.layout.c_str());
+    return kExitUsage;
+  }
+  // Usage errors first (they need no GPU), then the device.
+  const bench::DeviceInfo dev = bench::probe_device();
+  if (!dev.is_sm90()) {
+    std::fprintf(stderr, "tilegemm bench: no Hopper (sm_90) GPU found: %s\n", dev.not_sm90_reason().c_str());
+    return kExitNoHopper;
+  }
+
+  ref::CublasLt cublas;
+  bench::RunOptions run;
+  run.timing.iters = o.iters;
+  run.timing.warmup = o.warmup;
+  run.timing.flush_l2 = !o.no_flush;
+  run.seed = o.seed;
+  run.with_cublas = !o.no_cublas;
+  run.cublas = &cublas;
+  const bench::Launcher candidate = [](const GemmArgs& args) { return tilegemm::gemm(args); };
+
+  if (!o.json) {
+    fmt::print("{}: {} ({} SMs), suite {} ({} shapes), layout {}, {} out, {} timed runs (median){}\n", title,
+               dev.name, dev.sm_count, suite_name, shapes->size(), o.layout, o.out, o.iters,
+               o.no_flush ? ", L2 NOT flushed" : ", L2 flushed before each");
+    fmt::print("{:>6} {:>6} {:>6} {:>12} {:>8} {:>12} {:>8} {:>7} {:>10}  {}\n", "M", "N", "K", "tilegemm us",
+               "TFLOPS", "cuBLAS us", "TFLOPS", "ratio", "calc_diff", "check");
+    std::fflush(stdout);
+  }
+  nlohmann::json results = nlohmann::json::array();
+  double log_ratio_sum = 0, min_ratio = 0;
+  int ratios = 0, failed = 0;
+  bool any_sampled = false;
+  for (const bench::Shape& s : *shapes) {
+    bench::Case c = proto;
+    c.m = s.m;
+    c.n = s.n;
+    c.k = s.k;
+    const bench::CaseResult r = bench::run_case(c, candidate, run);
+    if (!r.passed()) ++failed;
+    if (r.ratio > 0) {
+      log_ratio_sum += std::log(r.ratio);
+      min_ratio = ratios == 0 ? r.ratio : std::min(min_ratio, r.ratio);
+      ++ratios;
+    }
+    any_sampled = any_sampled || r.sampled;
+    if (!o.json) {
+      fmt::print("{:>6} {:>6} {:>6} {:>12} {:>8} {:>12} {:>8} {:>7} {:>10.2e}  {}{}\n", s.m, s.n, s.k,
+                 time_cell(r.candidate), tflops_cell(r.candidate), time_cell(r.cublas), tflops_cell(r.cublas),
+                 r.ratio > 0 ? fmt::format("{:.3f}", r.ratio) : "-", r.candidate.check.calc_diff,
+                 check_cell(r, run.with_cublas), r.sampled ? "*" : "");
+      std::fflush(stdout);
+    }
+    results.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"layout", o.layout}, {"out", o.out},
+                       {"passed", r.passed()}, {"setup_error", r.setup.ok() ? "" : r.setup.message},
+                       {"checked_rows", r.checked_rows}, {"sampled", r.sampled},
+                       {"tilegemm", side_json(r.candidate)},
+                       {"cublaslt", run.with_cublas ? side_json(r.cublas) : nlohmann::json(nullptr)},
+                       {"ratio_vs_cublas", r.ratio > 0 ? nlohmann::json(r.ratio) : nlohmann::json(nullptr)}});
+  }
+  const double geomean = ratios ? std::exp(log_ratio_sum / ratios) : 0.0;
+  if (!o.json) {
+    if (any_sampled)
+      fmt::print("* checked on {} rows spread over M (first and last included), all N columns; every element "
+                 "of D scanned for NaN\n",
+                 run.sample_rows);
+    if (ratios)
+      fmt::print("geomean speed vs cuBLASLt over {} shape(s): {:.3f}x (lowest {:.3f}x)\n", ratios, geomean, min_ratio);
+    if (failed) fmt::print("{} of {} shape(s) FAILED their check: no time is reported for them\n", failed, shapes->size());
+  }
+  const nlohmann::json doc = {
+      {"schema", "tilegemm.bench/1"},
+      {"device", {{"name", dev.name}, {"sms", dev.sm_count}, {"cublaslt", dev.cublaslt_version}}},
+      {"options",
+       {{"suite", suite_name}, {"layout", o.layout}, {"out", o.out}, {"iters", o.iters}, {"warmup", o.warmup},
+        {"flush_l2", !o.no_flush}, {"seed", o.seed}, {"time", "median of CUDA-event times"}}},
+      {"results", results},
+      {"summary",
+       {{"shapes", shapes->size()}, {"failed", failed},
+        {"geomean_ratio_vs_cublas", ratios ? nlohmann::json(geomean) : nlohmann::json(nullptr)},
+        {"min_ratio_vs_cublas", ratios ? nlohmann::json(min_ratio) : nlohmann::json(nullptr)}}}};
+  if (o.json) fmt::print("{}\n", doc.dump(2));
+  if (!o.json_out.empty()) {
+    std::ofstream f(o.json_out);
+    f << doc.dump(2) << "\n";
+    if (!f) {
+      std::fprintf(stderr, "tilegemm bench: --json-out '%s': cannot write the file\n", o.json_out.c_str());
+      return kExitUsage;
+    }
+  }
+  return failed ? kExitCheckFailed : 0;
+}
+
+// Without a GPU: the suite, and (when the planner is built) the configuration it would choose on
+// the built-in H200 profile, with its predicted time.
+void print_dry_run(const bench::Suite& suite) {
+#if TILEGEMM_HAVE_PLANNER
+  const auto profile = plan::find_builtin_profile("h200");
+  fmt::print("The demo would run the '{}' suite ({} shapes, NT, bf16 out) against cuBLASLt, with these plans\n"
+             "(planner, built-in {} profile; times are the cost model's prediction, not a measurement):\n",
+             suite.name, suite.shapes.size(), profile ? profile->name : "?");
+  fmt::print("{:>6} {:>6} {:>6}  {:<44} {:>10} {:>8}  {}\n", "M", "N", "K", "plan", "pred. us", "TFLOPS", "bound");
+  for (const bench::Shape& s : suite.shapes) {
+    plan::Problem p;
+    p.m = s.m;
+    p.n = s.n;
+    p.k = s.k;
+    if (!profile || !plan::validate_problem(p).ok()) {
+      fmt::print("{:>6} {:>6} {:>6}  (no plan)\n", s.m, s.n, s.k);
+      continue;
+    }
+    const plan::Plan pl = plan::make_plan(p, *profile);
+    const plan::Candidate& c = pl.chosen();
+    fmt::print("{:>6} {:>6} {:>6}  {:<44} {:>10.1f} {:>8.1f}  {}\n", s.m, s.n, s.k, plan::describe(c.config),
+               c.time.predicted_us, c.time.tflops, c.time.bound);
+  }
+#else
+  fmt::print("The demo would run the '{}' suite ({} shapes, NT, bf16 out) against cuBLASLt:\n", suite.name,
+             suite.shapes.size());
+  fmt::print("{:>6} {:>6} {:>6}\n", "M", "N", "K");
+  for (const bench::Shape& s : suite.shapes) fmt::print("{:>6} {:>6} {:>6}\n", s.m, s.n, s.k);
+#endif
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app) {
+  auto o = std::make_shared<BenchOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "Benchmark tilegemm::gemm against cuBLASLt (each case checked before it is timed; exit 1 if any fails)");
+  CLI::Option* suite = cmd->add_option("--suite", o->suite,
+                                       "Suite file (one 'M N K' per line) or builtin name: llm (default), squares");
+  CLI::Option* shape = cmd->add_option("--shape", o->shapes, "Shape(s) MxNxK instead of a suite (repeatable)");
+  suite->excludes(shape);
+  cmd->add_option("--out", o->out, "Output dtype")->check(CLI::IsMember({"bf16", "fp32"}));
+  cmd->add_option("--layout", o->layout, "nt (A, B K-major), nn (B MN-major), tn (A MN-major), tt")
+      ->check(CLI::IsMember({"nt", "nn", "tn", "tt"}));
+  cmd->add_option("--iters", o->iters, "Timed runs per kernel (median reported)")->check(CLI::Range(1, 100000));
+  cmd->add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
+  cmd->add_option("--seed", o->seed, "Seed of the random normal inputs");
+  cmd->add_flag("--no-flush", o->no_flush, "Do not flush L2 before each timed run");
+  cmd->add_flag("--no-cublas", o->no_cublas, "Do not run the cuBLASLt baseline");
+  cmd->add_flag("--json", o->json, "JSON on stdout instead of the table");
+  cmd->add_option("--json-out", o->json_out, "Also write the JSON to this file");
+  cmd->callback([o] {
+    if (const int rc = run_bench(*o, "tilegemm bench"); rc != 0) throw CLI::RuntimeError(rc);
+  });
+}
+
+int run_demo() {
+  const bench::DeviceInfo dev = bench::probe_device();
+  if (dev.is_sm90()) return run_bench(BenchOptions{}, "tilegemm demo (LLM suite)");
+  std::string error;
+  const auto suite = bench::load_suite("llm", &error);
+  fmt::print("no Hopper (sm_90) GPU found: {}\n", dev.not_sm90_reason());
+  if (!suite) {
+    std::fprintf(stderr, "tilegemm: %s\n", error.c_str());
+    return kExitUsage;
+  }
+  print_dry_run(*suite);
+  fmt::print("Run `tilegemm --help` for the commands; `tilegemm info` shows the device.\n");
+  return 0;
+}
+
+}  // namespace tilegemm::cli
