@@ -1,0 +1,110 @@
+// Built-in device profiles. Every number says where it comes from. Sources:
+//   [anchors]  shared/anchors/h200-2026-11-29.txt: measured on one H200 (132 SMs, 60 MB L2).
+//   [brief]    shared/BRIEF.md "Numbers to beat": 989 TFLOPS dense BF16; HBM ≈ 4.3 TB/s measured
+//              copy (4.8 datasheet).
+//   [peers]    shared/research/peers.md §0: H100/H200 SXM peaks, 132 SMs x 1.83 GHz x 4096
+//              FLOP/clk/SM = 989.5 TFLOPS (NVIDIA/cudnn-frontend PR #650), HBM 3.35 / 4.8 TB/s,
+//              L2 50 MB (H100) / 60 MB (H200).
+//   [notes]    shared/HOPPER_NOTES.md §8-9, measured on H200: 65536 registers per SM, 233472 B
+//              smem per SM, 232448 B opt-in max per block.
+//   [dg]       shared/research/deepgemm.md §4.3: the seed's bandwidths as DeepGEMM sets them,
+//              BW_L2 = min(64 * SMs, 8e6 / 1.3e3) B/cycle, BW_local = 128 * SMs B/cycle.
+//   [seed]     seed 1: the SKUs and SM counts H20 78, H100 SXM 132, H200 132, H800 PCIe 114.
+//   [sheet]    NVIDIA datasheet figures as reproduced on public spec pages (H100 PCIe / H800 PCIe:
+//              114 SMs, 1,513 TFLOPS BF16 with sparsity = 756 dense, 2.0 TB/s HBM2e, 50 MB L2;
+//              H20: 148 TFLOPS dense BF16, 4.0 TB/s HBM3, 60 MB L2).
+// Assumptions (not measured, to be calibrated by the autotuner):
+//   - achievable HBM bandwidth = datasheet x 0.896 where not measured: the H200's measured copy /
+//     datasheet ratio (4.3 / 4.8) [brief].
+//   - fixed_us = 5: per-kernel ramp and tail. The M = 1 rows of [anchors] run 5.7-14 us longer
+//     than bytes / 4.3 TB/s; 5 us sits just under the smallest of those gaps.
+//   - splitk_fixup_us = 1: one L2 round trip plus the wait for the last slice.
+#include "plan/device_profile.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace tilegemm::plan {
+
+namespace {
+
+constexpr double kMeasuredOverDatasheetHbm = 4.3 / 4.8;  // [brief]
+constexpr int64_t kMiB = int64_t{1} << 20;
+
+DeviceProfile make(std::string name, std::string description, int sms, double clock_ghz,
+                   double tc_peak_tflops, double hbm_sheet_tbps, double hbm_eff_tbps, int64_t l2_mib) {
+  DeviceProfile p;
+  p.name = std::move(name);
+  p.description = std::move(description);
+  p.source = "built-in table";
+  p.sm_count = sms;
+  p.clock_ghz = clock_ghz;
+  p.l2_bytes_per_cycle = seed_l2_bytes_per_cycle(sms);
+  p.local_bytes_per_cycle = seed_local_bytes_per_cycle(sms);
+  p.hbm_datasheet_bytes_per_s = hbm_sheet_tbps * 1e12;
+  p.hbm_bytes_per_s = hbm_eff_tbps * 1e12;
+  p.tc_peak_flops = tc_peak_tflops * 1e12;
+  p.l2_bytes = l2_mib * kMiB;
+  p.smem_per_block_optin = 232448;  // [notes] (same GH100 SM in all four SKUs)
+  p.smem_per_sm = 233472;           // [notes]
+  p.regs_per_sm = 65536;            // [notes]
+  p.fixed_us = 5.0;                 // assumption, see the file comment
+  p.splitk_fixup_us = 1.0;          // assumption
+  return p;
+}
+
+std::vector<DeviceProfile> build_table() {
+  std::vector<DeviceProfile> t;
+  // H200 SXM: 132 SMs, 60 MB L2 [anchors]; 989 TFLOPS, 4.3 TB/s measured copy, 4.8 datasheet [brief];
+  // same SM count and clocks as H100 SXM, so 1.83 GHz [peers].
+  t.push_back(make("h200", "NVIDIA H200 SXM (141 GB HBM3e)", 132, 1.83, 989.0, 4.8, 4.3, 60));
+  // H100 SXM: 132 SMs, 1.83 GHz, 989 TFLOPS, 3.35 TB/s, 50 MB L2 [peers]; achievable HBM assumed.
+  t.push_back(make("h100", "NVIDIA H100 SXM (80 GB HBM3)", 132, 1.83, 989.0, 3.35,
+                   3.35 * kMeasuredOverDatasheetHbm, 50));
+  // H20: 78 SMs [seed]; 148 TFLOPS dense BF16, 4.0 TB/s, 60 MB L2 [sheet]. Its clock is not in the
+  // sources read: 1.83 GHz assumed (UNVERIFIED). The tensor rate per SM is cut on this SKU
+  // (148e12 / (78 x 1.83e9) ≈ 1037 FLOP/cycle/SM, about 1/4 of H100), so the peak is a table entry,
+  // never derived from the clock.
+  t.push_back(make("h20", "NVIDIA H20 (96 GB HBM3)", 78, 1.83, 148.0, 4.0,
+                   4.0 * kMeasuredOverDatasheetHbm, 60));
+  // H800 PCIe: 114 SMs [seed][sheet]; 756 TFLOPS dense BF16, 2.0 TB/s HBM2e, 50 MB L2 [sheet].
+  // Clock 1.62 GHz = 756e12 / (114 x 4096): the clock the datasheet peak implies (max boost is
+  // higher, 1.755 GHz, but the power-limited PCIe board does not hold it under tensor load).
+  t.push_back(make("h800", "NVIDIA H800 PCIe (80 GB HBM2e)", 114, 756e12 / (114 * 4096.0) / 1e9,
+                   756.0, 2.0, 2.0 * kMeasuredOverDatasheetHbm, 50));
+  return t;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+}  // namespace
+
+double seed_l2_bytes_per_cycle(int sm_count) {
+  // [dg]: (int) min(64 * num_sms, 8e6 / 1.3e3) = min(64 * SMs, 6153): about 8 TB/s at 1.3 GHz.
+  return std::min(64.0 * sm_count, static_cast<double>(static_cast<int>(8e6 / 1.3e3)));
+}
+
+double seed_local_bytes_per_cycle(int sm_count) { return 128.0 * sm_count; }  // [dg]
+
+const std::vector<DeviceProfile>& builtin_profiles() {
+  static const std::vector<DeviceProfile> table = build_table();
+  return table;
+}
+
+std::optional<DeviceProfile> find_builtin_profile(const std::string& name) {
+  const std::string key = lower(name);
+  for (const auto& p : builtin_profiles())
+    if (p.name == key) return p;
+  return std::nullopt;
+}
+
+std::string builtin_profile_names() {
+  std::string s;
+  for (const auto& p : builtin_profiles()) s += (s.empty() ? "" : "|") + p.name;
+  return s;
+}
+
+}  // namespace tilegemm::plan

@@ -1,0 +1,66 @@
+// Device parameters the planner's cost model needs, from a built-in table (so `explain` runs on a
+// machine without a GPU) or from the live device (device_profile_live.cpp, CUDA runtime API only).
+// Where each built-in number comes from is written next to it in device_profile.cpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+struct cudaDeviceProp;  // <cuda_runtime_api.h>; only device_profile_live.cpp needs the definition
+
+namespace tilegemm::plan {
+
+struct DeviceProfile {
+  std::string name;         // table key: "h200", "h100", "h20", "h800"; "live" for a queried GPU
+  std::string description;  // marketing name and form factor
+  std::string source;       // "built-in table" or "live device <cudaDeviceProp::name>"
+  int sm_count = 0;
+  double clock_ghz = 0;  // SM clock the cycle terms are converted at (see device_profile.cpp)
+
+  // The seed's two bandwidths, bytes per cycle for the whole GPU.
+  double l2_bytes_per_cycle = 0;     // BW_L2: L2 -> SMs
+  double local_bytes_per_cycle = 0;  // BW_local: SM-local path (smem, tensor-core operand feed)
+
+  double hbm_bytes_per_s = 0;            // achievable HBM bandwidth used by the time model
+  double hbm_datasheet_bytes_per_s = 0;  // datasheet peak, shown for reference
+  double tc_peak_flops = 0;              // dense BF16 tensor-core peak, FP32 accumulate
+  int64_t l2_bytes = 0;
+  int smem_per_block_optin = 0;  // max dynamic smem per block after opt-in
+  int smem_per_sm = 0;
+  int regs_per_sm = 0;
+
+  // Time-model constants that are not hardware facts (assumptions, see docs/PLANNER.md).
+  double fixed_us = 0;         // per-kernel ramp-up + tail (first DRAM latency, pipeline fill, drain)
+  double splitk_fixup_us = 0;  // split-K: waiting for and summing the other slices' partials
+
+  double tc_flops_per_cycle_per_sm() const { return tc_peak_flops / (sm_count * clock_ghz * 1e9); }
+};
+
+// The seed's bandwidth rules (research/deepgemm.md §4.3, DeepGEMM's SM90 heuristic):
+// BW_L2 = min(64 B/cycle per SM, 6153 B/cycle) and BW_local = 128 B/cycle per SM.
+double seed_l2_bytes_per_cycle(int sm_count);
+double seed_local_bytes_per_cycle(int sm_count);
+
+// Built-in profiles, in a fixed order: h200, h100, h20, h800.
+const std::vector<DeviceProfile>& builtin_profiles();
+// Lookup by table key (case-insensitive); nullopt for an unknown name.
+std::optional<DeviceProfile> find_builtin_profile(const std::string& name);
+// "h200|h100|h20|h800", for help and error messages.
+std::string builtin_profile_names();
+
+// --- Live device (device_profile_live.cpp) ---
+
+// Fill a profile from a cudaDeviceProp plus the two clocks that CUDA 13 no longer keeps in the
+// struct (cudaDevAttrClockRate, cudaDevAttrMemoryClockRate, in kHz; 0 = unknown). Facts the struct
+// has (SMs, L2 size, smem limits, registers) come from it; the tensor-core peak and the time-model
+// constants come from the built-in entry whose name matches (H200, H100, H20, H800), else they are
+// derived from the clock (a full-rate Hopper SM does 4096 dense BF16 FLOP per cycle).
+DeviceProfile profile_from_device_prop(const cudaDeviceProp& prop, int clock_khz, int mem_clock_khz);
+
+// Query device `device` (cudaGetDeviceProperties + cudaDeviceGetAttribute). nullopt when there is
+// no usable CUDA device or it is not compute capability 9.x; *why_not then says why.
+std::optional<DeviceProfile> query_live_profile(int device, std::string* why_not);
+
+}  // namespace tilegemm::plan

@@ -1,0 +1,104 @@
+// Shared-memory layout of one GEMM CTA: the single place where stage offsets, the epilogue buffer,
+// the mbarriers and the total dynamic smem size are computed. The planner (to count stages), the
+// JIT (to set the launch size) and the kernels (to place their tiles) all call compute_smem_layout,
+// so the three can never disagree.
+//
+// Device-safe on purpose: constexpr, TG_HD, plain ints, no std headers, C++17 — compiles under g++,
+// nvcc device code and NVRTC (tests/cpu/plan/ check all three).
+//
+// Layout, offsets relative to the dynamic smem base rounded UP to 1024 B at run time:
+//
+//   [A stage 0][A stage 1]...[A stage S-1]   each BM x BK operand elements, 1024-B aligned
+//   [B stage 0]...[B stage S-1]              each BN x BK, 1024-B aligned
+//   [D tile]                                 BM x BN output elements (epilogue staging), 1024-B aligned
+//   [full barrier 0..S-1][empty barrier 0..S-1]   one 8-B mbarrier each
+//
+// Why 1024: a 128B-swizzle atom is 8 rows x 128 B and the swizzle XOR uses absolute address bits
+// [9:7] (HOPPER_NOTES §3), so every swizzled tile starts on a 1024-B boundary and the WGMMA
+// descriptor base offset stays 0.
+// Why +1 KiB: the driver does not promise a 1024-B aligned dynamic smem base (HOPPER_NOTES §3,
+// UNVERIFIED either way); the kernel rounds the base up, which can skip up to 1008 B. total_bytes
+// budgets a full 1024 for it, and that is what the planner compares with the 232448-B limit.
+// Why A stages come first and B stages follow: for BM < 64 a WGMMA (M = 64) still reads 64 rows
+// from the A stage start; the extra rows must be valid smem (their results are never stored).
+// Reading on into the next A stage or into B stays inside the allocation; overread_pad covers the
+// case where it would not (checked, never needed for BK = 64 and >= 3 stages).
+#pragma once
+
+#include "common/host_device.hpp"
+
+namespace tilegemm::plan {
+
+inline constexpr int kSmemAlign = 1024;            // 128B-swizzle atom (8 rows x 128 B)
+inline constexpr int kSmemBaseSlack = 1024;        // run-time round-up of the dynamic smem base
+inline constexpr int kSmemLimitPerBlock = 232448;  // H100/H200 opt-in max per block (227 KiB)
+inline constexpr int kMinStages = 3;
+inline constexpr int kMaxStages = 16;
+inline constexpr int kMbarrierBytes = 8;           // .b64 mbarrier object, 8-B aligned
+inline constexpr int kWgmmaM = 64;                 // wgmma.m64nNk16: M is fixed at 64
+
+TG_HD constexpr int align_up(int x, int a) { return (x + a - 1) / a * a; }
+
+struct SmemLayout {
+  int stages = 0;
+  int a_base = 0;            // A stage s lives at a_base + s * a_stage_stride
+  int a_stage_bytes = 0;     // BM * BK * ab_elem_bytes
+  int a_stage_stride = 0;    // a_stage_bytes rounded up to 1024
+  int b_base = 0;
+  int b_stage_bytes = 0;     // BN * BK * ab_elem_bytes
+  int b_stage_stride = 0;
+  int d_offset = 0;          // epilogue staging tile (registers -> stmatrix -> TMA store)
+  int d_bytes = 0;           // BM * BN * d_elem_bytes
+  int full_barrier_base = 0;   // full[s]: TMA landed stage s (producer -> consumers)
+  int empty_barrier_base = 0;  // empty[s]: consumers released stage s (consumers -> producer)
+  int barrier_bytes = 0;       // 2 * stages * 8
+  int wgmma_a_read_bytes = 0;  // bytes one 64-row WGMMA pass reads from an A stage
+  int overread_pad = 0;        // bytes appended so the last A stage's 64-row read stays inside
+  int used_bytes = 0;          // end of the last object, from the aligned base
+  int total_bytes = 0;         // dynamic smem to request: used_bytes + kSmemBaseSlack
+
+  TG_HD constexpr int a_offset(int s) const { return a_base + s * a_stage_stride; }
+  TG_HD constexpr int b_offset(int s) const { return b_base + s * b_stage_stride; }
+  TG_HD constexpr int full_barrier(int s) const { return full_barrier_base + s * kMbarrierBytes; }
+  TG_HD constexpr int empty_barrier(int s) const { return empty_barrier_base + s * kMbarrierBytes; }
+  TG_HD constexpr bool fits(int limit = kSmemLimitPerBlock) const { return total_bytes <= limit; }
+};
+
+// The one layout function. bm, bn, bk: CTA tile; stages >= 1; d_elem_bytes: bytes per element of
+// the epilogue staging tile (2 for BF16 output, 4 for FP32 output and for split-K partials);
+// ab_elem_bytes: 2 for BF16 operands.
+TG_HD constexpr SmemLayout compute_smem_layout(int bm, int bn, int bk, int stages, int d_elem_bytes,
+                                               int ab_elem_bytes = 2) {
+  SmemLayout L;
+  L.stages = stages;
+  L.a_stage_bytes = bm * bk * ab_elem_bytes;
+  L.a_stage_stride = align_up(L.a_stage_bytes, kSmemAlign);
+  L.b_stage_bytes = bn * bk * ab_elem_bytes;
+  L.b_stage_stride = align_up(L.b_stage_bytes, kSmemAlign);
+  L.a_base = 0;
+  L.b_base = L.a_base + stages * L.a_stage_stride;
+  L.d_bytes = bm * bn * d_elem_bytes;
+  L.d_offset = align_up(L.b_base + stages * L.b_stage_stride, kSmemAlign);
+  L.full_barrier_base = align_up(L.d_offset + L.d_bytes, kMbarrierBytes);
+  L.empty_barrier_base = L.full_barrier_base + stages * kMbarrierBytes;
+  L.barrier_bytes = 2 * stages * kMbarrierBytes;
+  int end = L.empty_barrier_base + stages * kMbarrierBytes;
+  const int wgmma_rows = bm < kWgmmaM ? kWgmmaM : bm;
+  L.wgmma_a_read_bytes = wgmma_rows * bk * ab_elem_bytes;
+  const int last_a_read_end = L.a_offset(stages - 1) + L.wgmma_a_read_bytes;
+  L.overread_pad = last_a_read_end > end ? last_a_read_end - end : 0;
+  L.used_bytes = end + L.overread_pad;
+  L.total_bytes = L.used_bytes + kSmemBaseSlack;
+  return L;
+}
+
+// The deepest pipeline that fits: largest stages in [1, kMaxStages] with total_bytes <= limit, or 0
+// when even one stage does not fit. (The planner then requires >= kMinStages.)
+TG_HD constexpr int max_stages_that_fit(int bm, int bn, int bk, int d_elem_bytes,
+                                        int limit = kSmemLimitPerBlock, int ab_elem_bytes = 2) {
+  for (int s = kMaxStages; s >= 1; --s)
+    if (compute_smem_layout(bm, bn, bk, s, d_elem_bytes, ab_elem_bytes).total_bytes <= limit) return s;
+  return 0;
+}
+
+}  // namespace tilegemm::plan
