@@ -1,0 +1,187 @@
+// Text forms of planner values (config_spec.hpp).
+#include "plan/config_spec.hpp"
+
+#include <charconv>
+#include <string>
+
+namespace tilegemm::plan {
+
+namespace {
+
+using sched::MappingKind;
+
+bool parse_int(std::string_view s, int& out) {
+  if (s.empty()) return false;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+// "AxB" -> two ints.
+bool parse_pair(std::string_view s, int& a, int& b) {
+  const size_t x = s.find('x');
+  return x != std::string_view::npos && parse_int(s.substr(0, x), a) && parse_int(s.substr(x + 1), b);
+}
+
+struct KindName {
+  MappingKind kind;
+  const char* name;
+};
+constexpr KindName kKinds[] = {
+    {MappingKind::linear_n, "linear_n"}, {MappingKind::linear_m, "linear_m"},
+    {MappingKind::grouped_m, "grouped_m"}, {MappingKind::grouped_n, "grouped_n"},
+    {MappingKind::box, "box"}, {MappingKind::morton, "morton"}, {MappingKind::hilbert, "hilbert"}};
+
+}  // namespace
+
+ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view option) {
+  ParsedConfigSpec r;
+  Config& c = r.spec.config;
+  const std::string opt(option);
+  const std::string whole(text);
+  auto fail = [&](const std::string& what) {
+    r.error = opt + " \"" + whole + "\": " + what;
+    return r;
+  };
+  std::string_view rest = text;
+  auto next_item = [&rest]() {
+    const size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    return item;
+  };
+  const std::string_view tile = next_item();
+  if (!parse_pair(tile, c.bm, c.bn))
+    return fail("the first item \"" + std::string(tile) + "\" must be the tile BMxBN, e.g. 128x256");
+  if (c.bm != 16 && c.bm != 32 && c.bm != 64 && c.bm != 128 && c.bm != 256)
+    return fail("BM=" + std::to_string(c.bm) + " must be one of 16, 32, 64, 128, 256 (wgmma M = 64 per warpgroup pass)");
+  if (c.bn < 8 || c.bn > 256 || c.bn % 8 != 0)
+    return fail("BN=" + std::to_string(c.bn) + " must be a multiple of 8 in [8, 256] (wgmma N)");
+  bool mapping_given = false, group_given = false;
+  const bool has_items = text.find(',') != std::string_view::npos;
+  while (has_items) {
+    const std::string_view item = next_item();
+    if (item.empty()) return fail("empty item (two commas in a row, or a trailing comma)");
+    const size_t eq = item.find('=');
+    const std::string key(item.substr(0, eq));
+    const std::string_view value = eq == std::string_view::npos ? std::string_view{} : item.substr(eq + 1);
+    const std::string val(value);
+    int v = 0;
+    if (key == "stages") {
+      if (!parse_int(value, v) || v < 3 || v > 16)
+        return fail("stages=" + val + " must be an integer in [3, 16]");
+      c.stages = v;
+      r.spec.stages_given = true;
+    } else if (key == "cluster") {
+      int cm = 0, cn = 0;
+      if (!parse_pair(value, cm, cn) || !((cm == 1 && cn == 1) || (cm == 2 && cn == 1) || (cm == 1 && cn == 2)))
+        return fail("cluster=" + val + " must be 1x1, 2x1 (multicast B) or 1x2 (multicast A)");
+      c.cluster_m = cm;
+      c.cluster_n = cn;
+    } else if (key == "group") {
+      if (!parse_int(value, v) || v < 1 || v > 64) return fail("group=" + val + " must be an integer in [1, 64]");
+      c.mapping.group = v;
+      group_given = true;
+    } else if (key == "mapping") {
+      std::string name = val.substr(0, val.find(':'));
+      for (char& ch : name) ch = ch == '-' ? '_' : ch;
+      const std::string arg = val.find(':') == std::string::npos ? "" : val.substr(val.find(':') + 1);
+      bool found = false;
+      for (const auto& k : kKinds) {
+        if (name != k.name) continue;
+        c.mapping.kind = k.kind;
+        found = true;
+      }
+      if (!found)
+        return fail("mapping=" + val + " must be linear-n, linear-m, grouped-m[:G], grouped-n[:G], box[:MxN], morton or hilbert");
+      const bool grouped = c.mapping.kind == MappingKind::grouped_m || c.mapping.kind == MappingKind::grouped_n;
+      if (!arg.empty() && grouped) {
+        if (!parse_int(arg, v) || v < 1 || v > 64) return fail("mapping=" + val + ": G must be an integer in [1, 64]");
+        c.mapping.group = v;
+        group_given = true;
+      } else if (!arg.empty() && c.mapping.kind == MappingKind::box) {
+        if (!parse_pair(arg, c.mapping.box_m, c.mapping.box_n) || c.mapping.box_m < 1 || c.mapping.box_n < 1)
+          return fail("mapping=" + val + ": the box must be MxN with M, N >= 1");
+      } else if (!arg.empty()) {
+        return fail("mapping=" + val + ": only grouped-m/grouped-n (:G) and box (:MxN) take an argument");
+      }
+      mapping_given = true;
+    } else if (key == "persistent" || key == "static") {
+      if (!value.empty()) return fail(key + " is a flag and takes no value");
+      c.persistent = key == "persistent";
+    } else if (key == "swap") {
+      if (!value.empty() && value != "0" && value != "1") return fail("swap=" + val + " must be 0 or 1");
+      c.swap_ab = value.empty() || value == "1";
+    } else if (key == "splitk") {
+      if (!parse_int(value, v) || v < 1 || v > 16) return fail("splitk=" + val + " must be an integer in [1, 16]");
+      c.split_k = v;
+    } else {
+      return fail("unknown item \"" + std::string(item) +
+                  "\" (known: stages=, cluster=, mapping=, group=, persistent, static, swap, splitk=)");
+    }
+    if (rest.empty()) break;
+  }
+  if (!mapping_given) c.mapping.kind = c.cluster_n == 2 ? MappingKind::grouped_n : MappingKind::grouped_m;
+  if (!group_given) c.mapping.group = 8;
+  return r;
+}
+
+bool parse_layout(std::string_view text, Major& a_major, Major& b_major) {
+  if (text.size() != 2) return false;
+  const char a = text[0], b = text[1];
+  if ((a != 'n' && a != 't') || (b != 'n' && b != 't')) return false;
+  // A [M, K]: 'n' = stored as [M][K] (K-major), 't' = stored transposed, [K][M] (MN-major).
+  // B [N, K] enters as Bᵀ: 't' = stored as [N][K] (K-major), 'n' = [K][N] (MN-major).
+  a_major = a == 'n' ? Major::k_major : Major::mn_major;
+  b_major = b == 't' ? Major::k_major : Major::mn_major;
+  return true;
+}
+
+std::string layout_name(Major a_major, Major b_major) {
+  return std::string(1, a_major == Major::k_major ? 'n' : 't') + (b_major == Major::k_major ? 't' : 'n');
+}
+
+const char* major_name(Major m) { return m == Major::k_major ? "k_major" : "mn_major"; }
+
+const char* dtype_name(DType d) {
+  switch (d) {
+    case DType::bf16: return "bf16";
+    case DType::fp32: return "fp32";
+    case DType::fp8_e4m3: return "fp8_e4m3";
+  }
+  return "unknown";
+}
+
+const char* multicast_name(Multicast m) {
+  return m == Multicast::a ? "a" : m == Multicast::b ? "b" : "none";
+}
+
+const char* mapping_kind_name(MappingKind k) {
+  for (const auto& kn : kKinds)
+    if (kn.kind == k) return kn.name;
+  return "unknown";
+}
+
+std::string mapping_label(const sched::Mapping& m) {
+  // append() rather than operator+ chains: GCC 12 warns falsely (-Wrestrict) on the latter.
+  std::string s = mapping_kind_name(m.kind);
+  if (m.kind == MappingKind::grouped_m || m.kind == MappingKind::grouped_n) {
+    s.append(" G=").append(std::to_string(m.group));
+  } else if (m.kind == MappingKind::box) {
+    s.append(" ").append(std::to_string(m.box_m)).append("x").append(std::to_string(m.box_n));
+  }
+  return s;
+}
+
+std::string describe(const Config& c) {
+  std::string s;
+  s.append(std::to_string(c.bm)).append("x").append(std::to_string(c.bn)).append("x").append(std::to_string(c.bk));
+  s.append(" s").append(std::to_string(c.stages));
+  s.append(" c").append(std::to_string(c.cluster_m)).append("x").append(std::to_string(c.cluster_n));
+  if (c.multicast != Multicast::none) s.append(c.multicast == Multicast::a ? "(A)" : "(B)");
+  s.append(" ").append(mapping_label(c.mapping)).append(c.persistent ? " persistent" : " static");
+  if (c.swap_ab) s.append(" swapAB");
+  if (c.split_k > 1) s.append(" splitK=").append(std::to_string(c.split_k));
+  return s;
+}
+
+}  // namespace tilegemm::plan

@@ -1,0 +1,51 @@
+// Text forms of planner values (host only): the `--config` spec the user writes, layout names
+// ("nt"), and the names the explain text and JSON print. Every parse error names the option, the
+// value and the rule.
+//
+// --config grammar:  BMxBN[,key=value|flag]...
+//   BM: 16, 32, 64, 128, 256        BN: multiple of 8 in [8, 256] (wgmma N)
+//   stages=3..16                    (default: as many as fit)
+//   cluster=1x1|2x1|1x2             (cluster_m x cluster_n; default 1x1)
+//   mapping=linear-n|linear-m|grouped-m[:G]|grouped-n[:G]|box[:MxN]|morton|hilbert
+//                                   (default: grouped-n for cluster 1x2, else grouped-m)
+//   group=G                         (1..64; default 8)
+//   persistent | static             (default persistent)
+//   swap | swap=0|1                 (swap-AB; default off)
+//   splitk=1..16                    (default 1)
+// Example: 128x256,stages=4,cluster=1x2,group=16
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "plan/config.hpp"
+
+namespace tilegemm::plan {
+
+struct ConfigSpec {
+  Config config;              // tile, stages, cluster, mapping, persistent, swap_ab, split_k as given
+  bool stages_given = false;  // false: the planner uses as many stages as fit
+};
+
+struct ParsedConfigSpec {
+  ConfigSpec spec;
+  std::string error;  // empty on success
+  bool ok() const { return error.empty(); }
+};
+ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view option = "--config");
+
+// "nt" | "nn" | "tn" | "tt", DeepGEMM's names (tilegemm.hpp): nt = A and B K-major,
+// nn = B MN-major, tn = A MN-major, tt = both MN-major.
+bool parse_layout(std::string_view text, Major& a_major, Major& b_major);
+std::string layout_name(Major a_major, Major b_major);
+
+const char* major_name(Major m);        // "k_major" | "mn_major"
+const char* dtype_name(DType d);        // "bf16" | "fp32" | "fp8_e4m3"
+const char* multicast_name(Multicast m);  // "none" | "a" | "b"
+const char* mapping_kind_name(sched::MappingKind k);  // "grouped_m", ... (the enum's names)
+std::string mapping_label(const sched::Mapping& m);   // "grouped_m G=8", "box 2x2", "hilbert"
+
+// One line: "128x256x64 s4 c1x2(A) grouped_n G=16 persistent" (+ " swapAB", " splitK=2").
+std::string describe(const Config& c);
+
+}  // namespace tilegemm::plan

@@ -1,0 +1,97 @@
+// The planner: seed 1's "Kernel Configuration Heuristic" made inspectable (host only).
+//
+//   candidate space  ->  resource filter (each rejection keeps its rule)  ->  cost model  ->  ranking
+//
+// make_plan() enumerates the candidate space for a problem on a device profile, rejects what cannot run
+// (smem, registers, swizzle, cluster legality, split-K depth), scores the rest with the seed's model
+// and with tilegemm's predicted time (cost_model.hpp), and ranks them by a stated total order.
+// evaluate_config() scores one configuration a user gives. docs/PLANNER.md is the long form.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plan/config.hpp"
+#include "plan/cost_model.hpp"
+#include "plan/device_profile.hpp"
+
+namespace tilegemm::plan {
+
+// Why a candidate was rejected. Checked in this order; the first that fails is kept.
+enum class Rule : int {
+  none = 0,
+  swizzle_operand,         // an MN-major operand tile whose inner extent gives a 32-B (or no) swizzle
+  registers_accumulators,  // fp32 accumulators per consumer thread > setmaxnreg budget - overhead
+  cluster_sm_count,        // SM count not a multiple of the cluster size
+  cluster_no_peer,         // 2-CTA cluster along an axis with a single tile: no multicast can happen
+  split_k_depth,           // a split-K slice shorter than kMinKBlocksPerSplit k-blocks
+  stages_range,            // (user configs) stages outside [3, 16]
+  smem_fit,                // fewer than 3 stages fit in the per-block smem limit
+};
+const char* rule_id(Rule r);  // stable id: "smem.fit", "cluster.no_peer", ...
+// True for rules that fix the seed's blind spots rather than a hardware limit: the seed's model
+// alone would have scored (and maybe picked) such a candidate.
+bool is_blind_spot_rule(Rule r);
+
+inline constexpr int kConsumerRegOverhead = 64;  // non-accumulator registers a math thread needs
+inline constexpr int kMinKBlocksPerSplit = 4;    // a split-K slice keeps the pipeline busy this long
+inline constexpr int kSmallM = 128;              // BRIEF item 9: swap-AB / split-K for M <= 128
+
+struct Candidate {
+  Config config;
+  SeedTerms seed;
+  TimeTerms time;
+  Rule rule = Rule::none;            // none = feasible
+  std::string reason;                // for a rejection: the values and the rule, one sentence
+  std::vector<std::string> flags;    // notes about this candidate (blind spots met, approximations)
+  bool feasible() const { return rule == Rule::none; }
+};
+
+enum class Ranking : int {
+  time = 0,  // lowest predicted time (default); ties: seed score, HBM bytes, config order
+  seed = 1,  // lowest seed score; ties: predicted time, HBM bytes, config order
+};
+
+struct PlanOptions {
+  Ranking ranking = Ranking::time;
+  bool allow_swap_ab = true;
+  bool allow_split_k = true;
+};
+
+struct Plan {
+  Problem problem;
+  DeviceProfile device;
+  PlanOptions options;
+  std::vector<Candidate> ranked;    // feasible candidates, best first
+  std::vector<Candidate> rejected;  // in enumeration order, each with its rule
+  int64_t num_considered = 0;
+  size_t seed_choice = 0;           // index in `ranked` of the lowest seed score
+  // The seed's pick if the blind-spot rules were off, when that is a rejected candidate.
+  std::optional<Candidate> seed_unfiltered_choice;
+  std::vector<std::string> notes;   // plan-level facts (TMA fallback needed, ...)
+  const Candidate& chosen() const { return ranked.front(); }
+};
+
+// Problem checks before planning (M, N, K >= 1; leading dimensions >= the packed ones; BF16 or
+// FP32 output). The message names the argument, the value and the rule.
+Status validate_problem(const Problem& p);
+
+// Plans a validated problem. Deterministic: same inputs, same output. With a built-in profile
+// `ranked` is never empty (64x64, cluster 1x1, no transform passes every rule); a custom profile
+// with, say, a tiny smem limit can leave it empty, so check before calling chosen().
+Plan make_plan(const Problem& p, const DeviceProfile& d, const PlanOptions& options = {});
+
+// What the user gave (tile, and whichever of stages, cluster, mapping, persistent, swap_ab,
+// split_k were set): completes the derived fields (roles, registers, swizzles, stages = as many
+// as fit when `stages_given` is false, smem, grid), runs the same rules, scores it. A rejected
+// config still carries its terms when they can be computed.
+Candidate evaluate_config(const Problem& p, const DeviceProfile& d, Config c, bool stages_given);
+
+// 1-based rank `c` would have in plan.ranked (by plan.options.ranking), or 0 if rejected.
+size_t rank_of(const Plan& plan, const Candidate& c);
+
+// Strict total order used for ranking (true when a goes first).
+bool ranks_before(const Candidate& a, const Candidate& b, Ranking ranking);
+
+}  // namespace tilegemm::plan

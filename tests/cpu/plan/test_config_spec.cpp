@@ -1,0 +1,144 @@
+// --config parsing, layout names, and the device profile table.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+
+#include "plan/config_spec.hpp"
+#include "plan/device_profile.hpp"
+
+namespace tilegemm::plan {
+namespace {
+
+TEST(ConfigSpec, ParsesEveryItem) {
+  const ParsedConfigSpec r =
+      parse_config_spec("128x256,stages=4,cluster=1x2,mapping=grouped-n:16,static,swap,splitk=2");
+  ASSERT_TRUE(r.ok()) << r.error;
+  const Config& c = r.spec.config;
+  EXPECT_EQ(c.bm, 128);
+  EXPECT_EQ(c.bn, 256);
+  EXPECT_EQ(c.stages, 4);
+  EXPECT_TRUE(r.spec.stages_given);
+  EXPECT_EQ(c.cluster_m, 1);
+  EXPECT_EQ(c.cluster_n, 2);
+  EXPECT_EQ(c.mapping.kind, sched::MappingKind::grouped_n);
+  EXPECT_EQ(c.mapping.group, 16);
+  EXPECT_FALSE(c.persistent);
+  EXPECT_TRUE(c.swap_ab);
+  EXPECT_EQ(c.split_k, 2);
+}
+
+TEST(ConfigSpec, DefaultsFollowThePlannerRules) {
+  const ParsedConfigSpec r = parse_config_spec("64x128,cluster=1x2");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_FALSE(r.spec.stages_given);
+  EXPECT_EQ(r.spec.config.mapping.kind, sched::MappingKind::grouped_n);  // A-multicast pairs
+  EXPECT_EQ(r.spec.config.mapping.group, 8);
+  EXPECT_TRUE(r.spec.config.persistent);
+  const ParsedConfigSpec box = parse_config_spec("128x128,mapping=box:2x4");
+  ASSERT_TRUE(box.ok()) << box.error;
+  EXPECT_EQ(box.spec.config.mapping.box_n, 4);
+}
+
+TEST(ConfigSpec, ErrorsNameOptionValueAndRule) {
+  struct Bad {
+    const char* text;
+    const char* expect;
+  };
+  const Bad cases[] = {
+      {"128", "BMxBN"},
+      {"96x128", "BM=96 must be one of 16, 32, 64, 128, 256"},
+      {"128x250", "BN=250 must be a multiple of 8"},
+      {"128x128,stages=2", "stages=2 must be an integer in [3, 16]"},
+      {"128x128,cluster=2x2", "cluster=2x2 must be 1x1, 2x1"},
+      {"128x128,mapping=spiral", "mapping=spiral must be"},
+      {"128x128,splitk=0", "splitk=0"},
+      {"128x128,warp=4", "unknown item \"warp=4\""},
+      {"128x128,", "empty item"},
+  };
+  for (const Bad& b : cases) {
+    const ParsedConfigSpec r = parse_config_spec(b.text);
+    EXPECT_FALSE(r.ok()) << b.text;
+    EXPECT_NE(r.error.find("--config"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find(b.text), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find(b.expect), std::string::npos) << r.error;
+  }
+}
+
+TEST(Layout, DeepGemmNames) {
+  Major a{}, b{};
+  ASSERT_TRUE(parse_layout("nt", a, b));
+  EXPECT_EQ(a, Major::k_major);
+  EXPECT_EQ(b, Major::k_major);
+  ASSERT_TRUE(parse_layout("nn", a, b));
+  EXPECT_EQ(b, Major::mn_major);
+  ASSERT_TRUE(parse_layout("tn", a, b));
+  EXPECT_EQ(a, Major::mn_major);
+  EXPECT_FALSE(parse_layout("xx", a, b));
+  for (const char* name : {"nt", "nn", "tn", "tt"}) {
+    ASSERT_TRUE(parse_layout(name, a, b));
+    EXPECT_EQ(layout_name(a, b), name);
+  }
+}
+
+TEST(DeviceProfiles, BuiltInTable) {
+  ASSERT_EQ(builtin_profiles().size(), 4u);
+  EXPECT_EQ(builtin_profile_names(), "h200|h100|h20|h800");
+  const DeviceProfile h200 = *find_builtin_profile("H200");  // case-insensitive
+  EXPECT_EQ(h200.sm_count, 132);
+  EXPECT_EQ(h200.l2_bytes, int64_t{60} << 20);
+  EXPECT_DOUBLE_EQ(h200.hbm_bytes_per_s, 4.3e12);
+  EXPECT_DOUBLE_EQ(h200.tc_peak_flops, 989e12);
+  EXPECT_DOUBLE_EQ(h200.l2_bytes_per_cycle, 6153);    // min(64 * 132, 6153)
+  EXPECT_DOUBLE_EQ(h200.local_bytes_per_cycle, 16896);  // 128 * 132
+  EXPECT_EQ(h200.smem_per_block_optin, 232448);
+  EXPECT_EQ(find_builtin_profile("h100")->sm_count, 132);
+  EXPECT_EQ(find_builtin_profile("h20")->sm_count, 78);
+  EXPECT_DOUBLE_EQ(find_builtin_profile("h20")->l2_bytes_per_cycle, 64 * 78);  // under the cap
+  EXPECT_EQ(find_builtin_profile("h800")->sm_count, 114);
+  EXPECT_FALSE(find_builtin_profile("a100").has_value());
+  for (const DeviceProfile& d : builtin_profiles()) {
+    EXPECT_GT(d.clock_ghz, 1.0);
+    EXPECT_LE(d.hbm_bytes_per_s, d.hbm_datasheet_bytes_per_s);
+    EXPECT_LE(d.tc_flops_per_cycle_per_sm(), 4097.0);  // a full-rate Hopper SM: 4096 dense BF16 FLOP/clk
+  }
+}
+
+cudaDeviceProp fake_prop(const char* name, int sms) {
+  cudaDeviceProp prop{};
+  std::strncpy(prop.name, name, sizeof(prop.name) - 1);
+  prop.major = 9;
+  prop.multiProcessorCount = sms;
+  prop.l2CacheSize = 50 << 20;
+  prop.sharedMemPerBlockOptin = 232448;
+  prop.sharedMemPerMultiprocessor = 233472;
+  prop.regsPerMultiprocessor = 65536;
+  prop.memoryBusWidth = 5120;
+  return prop;
+}
+
+TEST(DeviceProfiles, FromDevicePropMatchesTheSku) {
+  // H100 SXM: 5120-bit HBM3 at 2619 MHz -> 2 * 2.619e9 * 640 B = 3.35 TB/s datasheet.
+  const DeviceProfile p = profile_from_device_prop(fake_prop("NVIDIA H100 80GB HBM3", 132), 1980000, 2619000);
+  EXPECT_EQ(p.name, "live");
+  EXPECT_NE(p.source.find("h100"), std::string::npos) << p.source;
+  EXPECT_EQ(p.sm_count, 132);
+  EXPECT_DOUBLE_EQ(p.tc_peak_flops, 989e12);
+  EXPECT_NEAR(p.hbm_datasheet_bytes_per_s, 3.352e12, 1e9);
+  EXPECT_LT(p.hbm_bytes_per_s, p.hbm_datasheet_bytes_per_s);
+  EXPECT_EQ(p.l2_bytes, 50 << 20);
+  // An unknown Hopper: tensor peak from the clock, 4096 FLOP/clk/SM.
+  const DeviceProfile u = profile_from_device_prop(fake_prop("NVIDIA GH999", 100), 1500000, 0);
+  EXPECT_DOUBLE_EQ(u.tc_peak_flops, 4096.0 * 100 * 1.5e9);
+  EXPECT_DOUBLE_EQ(u.l2_bytes_per_cycle, 6153);
+}
+
+TEST(DeviceProfiles, LiveQueryNeverThrows) {
+  std::string why;
+  const auto live = query_live_profile(0, &why);
+  if (!live) EXPECT_FALSE(why.empty());  // on CI: "no CUDA device (...)"
+}
+
+}  // namespace
+}  // namespace tilegemm::plan

@@ -1,0 +1,192 @@
+// The seed's score, checked against cases computed by hand from seed 1's formulas:
+//   bytes_L2_AB    = K * (BM / cluster_N + BN / cluster_M) * 2
+//   bytes_local_AB = K * (BM + BN) * 2
+//   bytes_TC       = K * (max(64, BM) + BN) * 2 + BM * BN * sizeof(C)
+//   bytes_CD       = BM * BN * sizeof(C) * (acc ? 2 : 1)
+//   cycles_L2      = (bytes_L2_AB + bytes_CD) * blocks / BW_L2
+//   cycles_local   = (bytes_local_AB + bytes_TC + bytes_CD) * blocks / BW_local
+//   wave_eff       = blocks / (waves * SMs)
+//   score          = max(cycles_local, cycles_L2) / wave_eff
+// and properties of the time model.
+#include <gtest/gtest.h>
+
+#include "plan/cost_model.hpp"
+#include "plan/planner.hpp"
+#include "plan_test_util.hpp"
+
+namespace tilegemm::plan {
+namespace {
+
+using test::nt_problem;
+
+DeviceProfile profile(const char* name) { return *find_builtin_profile(name); }
+
+Config tile(int bm, int bn, int cluster_m = 1, int cluster_n = 1) {
+  Config c;
+  c.bm = bm;
+  c.bn = bn;
+  c.cluster_m = cluster_m;
+  c.cluster_n = cluster_n;
+  return c;
+}
+
+TEST(SeedScore, Case1_H200_4096Cubed_128x256_NoCluster) {
+  // H200: 132 SMs, BW_L2 = min(64*132, 6153) = 6153, BW_local = 128*132 = 16896 B/cycle.
+  // blocks = (4096/128) * (4096/256) = 32 * 16 = 512; waves = ceil(512/132) = 4; eff = 512/528.
+  // bytes_L2_AB    = 4096 * (128/1 + 256/1) * 2           = 3,145,728
+  // bytes_local_AB = 4096 * (128 + 256) * 2               = 3,145,728
+  // bytes_TC       = 4096 * (128 + 256) * 2 + 128*256*2   = 3,211,264
+  // bytes_CD       = 128 * 256 * 2                        =    65,536
+  // cycles_L2      = (3,145,728 + 65,536) * 512 / 6153    = 1,644,167,168 / 6153
+  // cycles_local   = (3,145,728 + 3,211,264 + 65,536) * 512 / 16896 = 3,288,334,336 / 16896
+  // score          = max(...) / (512/528) = cycles_L2 * 528 / 512
+  const SeedTerms s = seed_terms(nt_problem(4096, 4096, 4096), tile(128, 256), profile("h200"));
+  EXPECT_EQ(s.num_blocks, 512);
+  EXPECT_EQ(s.num_waves, 4);
+  EXPECT_DOUBLE_EQ(s.wave_eff, 512.0 / 528.0);
+  EXPECT_EQ(s.bytes_L2_AB, 3145728);
+  EXPECT_EQ(s.bytes_local_AB, 3145728);
+  EXPECT_EQ(s.bytes_TC, 3211264);
+  EXPECT_EQ(s.bytes_CD, 65536);
+  EXPECT_DOUBLE_EQ(s.cycles_L2, 1644167168.0 / 6153.0);  // ≈ 267,214
+  EXPECT_DOUBLE_EQ(s.cycles_local, 3288334336.0 / 16896.0);  // ≈ 194,621
+  EXPECT_NEAR(s.score, 1644167168.0 / 6153.0 * 528.0 / 512.0, 1e-6);  // ≈ 275,564 (L2 side wins)
+}
+
+TEST(SeedScore, Case2_H20_Decode_16x96_Cluster1x2_MulticastA) {
+  // H20: 78 SMs, BW_L2 = min(64*78, 6153) = 4992, BW_local = 128*78 = 9984.
+  // M=1, N=24576, K=1536, BM=16, BN=96, cluster (m=1, n=2): A is shared, so BM/cluster_N = 8.
+  // blocks = 1 * 256 = 256; waves = ceil(256/78) = 4; eff = 256/312.
+  // bytes_L2_AB    = 1536 * (16/2 + 96/1) * 2            = 319,488
+  // bytes_local_AB = 1536 * (16 + 96) * 2                = 344,064
+  // bytes_TC       = 1536 * (max(64,16) + 96) * 2 + 16*96*2 = 491,520 + 3,072 = 494,592
+  // bytes_CD       = 16 * 96 * 2                         =   3,072
+  // cycles_L2      = (319,488 + 3,072) * 256 / 4992      = 82,575,360 / 4992   ≈ 16,541.5
+  // cycles_local   = (344,064 + 494,592 + 3,072) * 256 / 9984 = 215,482,368 / 9984 ≈ 21,582.8
+  // score          = cycles_local * 312 / 256            ≈ 26,304.0 (local side wins)
+  const SeedTerms s = seed_terms(nt_problem(1, 24576, 1536), tile(16, 96, 1, 2), profile("h20"));
+  EXPECT_EQ(s.num_blocks, 256);
+  EXPECT_EQ(s.num_waves, 4);
+  EXPECT_EQ(s.bytes_L2_AB, 319488);
+  EXPECT_EQ(s.bytes_local_AB, 344064);
+  EXPECT_EQ(s.bytes_TC, 494592);
+  EXPECT_EQ(s.bytes_CD, 3072);
+  EXPECT_DOUBLE_EQ(s.cycles_L2, 82575360.0 / 4992.0);
+  EXPECT_DOUBLE_EQ(s.cycles_local, 215482368.0 / 9984.0);
+  EXPECT_NEAR(s.score, 215482368.0 / 9984.0 * 312.0 / 256.0, 1e-6);
+}
+
+TEST(SeedScore, Case3_H100_Fp32AccumulateCluster2x1) {
+  // H100 (BW as H200). M=4096, N=2112, K=7168, BM=128, BN=176, cluster (m=2, n=1): B shared.
+  // FP32 output (sizeof(C) = 4) with accumulation (bytes_CD doubled).
+  // blocks = 32 * ceil(2112/176)=12 -> 384; waves = ceil(384/132) = 3; eff = 384/396.
+  // bytes_L2_AB    = 7168 * (128/1 + 176/2) * 2          = 7168 * 216 * 2 = 3,096,576
+  // bytes_local_AB = 7168 * (128 + 176) * 2              = 4,358,144
+  // bytes_TC       = 4,358,144 + 128*176*4               = 4,448,256
+  // bytes_CD       = 128 * 176 * 4 * 2                   =   180,224
+  // cycles_L2      = (3,096,576 + 180,224) * 384 / 6153  = 1,258,291,200 / 6153 ≈ 204,500.4
+  // cycles_local   = (4,358,144 + 4,448,256 + 180,224) * 384 / 16896 = 3,450,863,616 / 16896 ≈ 204,241.6
+  // score          = cycles_L2 * 396 / 384 (L2 side wins by 0.1%)
+  const SeedTerms s =
+      seed_terms(nt_problem(4096, 2112, 7168, DType::fp32, true), tile(128, 176, 2, 1), profile("h100"));
+  EXPECT_EQ(s.num_blocks, 384);
+  EXPECT_EQ(s.num_waves, 3);
+  EXPECT_EQ(s.sizeof_c, 4);
+  EXPECT_EQ(s.bytes_L2_AB, 3096576);
+  EXPECT_EQ(s.bytes_local_AB, 4358144);
+  EXPECT_EQ(s.bytes_TC, 4448256);
+  EXPECT_EQ(s.bytes_CD, 180224);
+  EXPECT_DOUBLE_EQ(s.cycles_L2, 1258291200.0 / 6153.0);
+  EXPECT_DOUBLE_EQ(s.cycles_local, 3450863616.0 / 16896.0);
+  EXPECT_NEAR(s.score, 1258291200.0 / 6153.0 * 396.0 / 384.0, 1e-6);
+}
+
+TEST(SeedScore, Case4_SplitKUsesTheSliceAndFp32Partials) {
+  // H200, M=1, N=576, K=7168, BM=16, BN=16, split_k=4: K per slice = 1792; partials are FP32 and
+  // the blocks multiply: 1 * 36 * 4 = 144 -> 2 waves, eff = 144/264.
+  // bytes_L2_AB = 1792 * (16 + 16) * 2 = 114,688; bytes_CD = 16*16*4 = 1,024
+  // cycles_L2   = (114,688 + 1,024) * 144 / 6153 = 16,662,528 / 6153
+  Config c = tile(16, 16);
+  c.split_k = 4;
+  const SeedTerms s = seed_terms(nt_problem(1, 576, 7168), c, profile("h200"));
+  EXPECT_EQ(s.num_blocks, 144);
+  EXPECT_EQ(s.num_waves, 2);
+  EXPECT_EQ(s.sizeof_c, 4);
+  EXPECT_EQ(s.bytes_L2_AB, 114688);
+  EXPECT_EQ(s.bytes_CD, 1024);
+  EXPECT_DOUBLE_EQ(s.cycles_L2, 16662528.0 / 6153.0);
+}
+
+TEST(KernelShape, SwapAbExchangesMAndN) {
+  Config c = tile(128, 16);
+  c.swap_ab = true;
+  const KernelShape ks = kernel_shape(nt_problem(8, 7168, 2048), c);
+  EXPECT_EQ(ks.m, 7168);
+  EXPECT_EQ(ks.n, 8);
+  EXPECT_EQ(ks.m_blocks, 56);
+  EXPECT_EQ(ks.n_blocks, 1);
+}
+
+TEST(TimeModel, DecodeIsHbmBoundAndSquaresAreTensorBound) {
+  const DeviceProfile h200 = profile("h200");
+  {
+    const Problem p = nt_problem(1, 7168, 16384);
+    const Config c = tile(16, 64);
+    const TimeTerms t = time_terms(p, c, h200, seed_terms(p, c, h200));
+    EXPECT_EQ(t.bound, "hbm");
+    // Weights 7168 * 16384 * 2 B at 4.3 TB/s ≈ 54.6 us, plus the A row and D.
+    EXPECT_NEAR(t.hbm_us, (7168.0 * 16384 * 2 + 16384 * 2 + 7168 * 2) / 4.3e12 * 1e6, 0.01);
+  }
+  {
+    // (Without multicast the seed's L2 term would be the largest here: 6153 B/cycle for 132 SMs.)
+    const Problem p = nt_problem(8192, 8192, 8192);
+    const Config c = tile(128, 256, 1, 2);
+    const TimeTerms t = time_terms(p, c, h200, seed_terms(p, c, h200));
+    EXPECT_EQ(t.bound, "tensor");
+    // 2048 tiles -> 16 waves of 2*128*256*8192 FLOP per SM at 989e12/132 FLOP/s per SM.
+    EXPECT_NEAR(t.tc_us, 16 * 2.0 * 128 * 256 * 8192 / (989e12 / 132) * 1e6, 0.01);
+    EXPECT_LT(t.tflops, 989.0);
+  }
+}
+
+TEST(TimeModel, MulticastCountedOnlyWherePeerExists) {
+  const DeviceProfile h200 = profile("h200");
+  // N=208 with BN=16: 13 n-blocks (odd): 12 of 13 tiles are paired, so A reads are 1 - 12/26 of
+  // full, not the seed's 1/2.
+  const Problem p = nt_problem(4096, 208, 4096);
+  const Config c = tile(128, 16, 1, 2);
+  const SeedTerms s = seed_terms(p, c, h200);
+  const TimeTerms t = time_terms(p, c, h200, s);
+  EXPECT_EQ(s.bytes_L2_AB, 4096 * (64 + 16) * 2);
+  EXPECT_EQ(t.bytes_L2_AB_eff, static_cast<int64_t>(4096.0 * (128.0 * (1.0 - 12.0 / 26.0) + 16.0) * 2));
+  EXPECT_GT(t.bytes_L2_AB_eff, s.bytes_L2_AB);
+}
+
+TEST(TimeModel, EdgeRowsOutsideTheMatrixAreNotRead) {
+  const DeviceProfile h200 = profile("h200");
+  const Problem p = nt_problem(1, 4096, 7168);
+  const Config c = tile(16, 64);
+  const SeedTerms s = seed_terms(p, c, h200);
+  const TimeTerms t = time_terms(p, c, h200, s);
+  EXPECT_EQ(s.bytes_L2_AB, 7168 * (16 + 64) * 2);  // the seed counts 16 rows of A
+  EXPECT_EQ(t.bytes_L2_AB_eff, 7168 * (1 + 64) * 2);  // one exists
+}
+
+TEST(TimeModel, StreamedOperandRereadWhenItDoesNotFitInL2) {
+  const DeviceProfile h200 = profile("h200");  // 60 MiB L2 -> 30 MiB for reuse
+  // 8192^3, 128x256, grouped_m G=8: B (128 MiB) is streamed once per strip of 8 m-blocks:
+  // 64 m-blocks / 8 = 8 strips. A's strip (8 * 128 rows * 8192 * 2 = 16 MiB) stays resident.
+  const Problem p = nt_problem(8192, 8192, 8192);
+  Config c = tile(128, 256);
+  c.mapping.kind = sched::MappingKind::grouped_m;
+  c.mapping.group = 8;
+  const TimeTerms t8 = time_terms(p, c, h200, seed_terms(p, c, h200));
+  EXPECT_DOUBLE_EQ(t8.b_reread, 8.0);
+  c.mapping.group = 16;
+  const TimeTerms t16 = time_terms(p, c, h200, seed_terms(p, c, h200));
+  EXPECT_DOUBLE_EQ(t16.b_reread, 4.0);
+  EXPECT_LT(t16.hbm_bytes, t8.hbm_bytes);
+}
+
+}  // namespace
+}  // namespace tilegemm::plan
