@@ -1,10 +1,135 @@
-// Placeholder: replaced by the real `tilegemm explain` implementation.
-#include "commands.hpp"
+// `tilegemm explain M N K`: the planner's choice for one GEMM and why (src/plan/, docs/PLANNER.md).
+// Runs without a GPU: the device is --device, else the live GPU if there is a Hopper one, else h200.
+#include <cstdint>
 #include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "commands.hpp"
+#include "plan/config_spec.hpp"
+#include "plan/device_profile.hpp"
+#include "plan/explain.hpp"
+#include "plan/planner.hpp"
 
 namespace tilegemm::cli {
-void add_explain_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("explain", "(not implemented yet)");
-  cmd->callback([] { std::fprintf(stderr, "tilegemm explain: not implemented yet\n"); throw CLI::RuntimeError(2); });
+
+namespace {
+
+struct ExplainArgs {
+  int64_t m = 0, n = 0, k = 0;
+  std::string layout = "nt";
+  std::string out = "bf16";
+  bool accumulate = false;
+  std::string device;  // empty: live GPU, else h200
+  int top = 10;
+  int rejected = 3;
+  std::string config;
+  std::string rank = "time";
+  bool json = false;
+  bool no_swap = false;
+  bool no_split = false;
+};
+
+[[noreturn]] void fail(const std::string& message) {
+  std::fprintf(stderr, "tilegemm explain: %s\n", message.c_str());
+  throw CLI::RuntimeError(2);
 }
+
+void run_explain(const ExplainArgs& a) {
+  using namespace tilegemm::plan;
+  Problem p;
+  p.m = a.m;
+  p.n = a.n;
+  p.k = a.k;
+  if (!parse_layout(a.layout, p.a_major, p.b_major))
+    fail("--layout \"" + a.layout + "\": must be nt, nn, tn or tt (first letter A, second B; nt = both K-major)");
+  if (a.out == "bf16") {
+    p.out = DType::bf16;
+  } else if (a.out == "fp32") {
+    p.out = DType::fp32;
+  } else {
+    fail("--out \"" + a.out + "\": must be bf16 or fp32");
+  }
+  p.accumulate = a.accumulate;
+  if (a.top < 1) fail("--top " + std::to_string(a.top) + ": must be >= 1");
+  if (a.rejected < -1) fail("--rejected " + std::to_string(a.rejected) + ": must be >= 0, or -1 for all");
+  PlanOptions options;
+  if (a.rank == "time") {
+    options.ranking = Ranking::time;
+  } else if (a.rank == "seed") {
+    options.ranking = Ranking::seed;
+  } else {
+    fail("--rank \"" + a.rank + "\": must be time (predicted time) or seed (the seed's score)");
+  }
+  options.allow_swap_ab = !a.no_swap;
+  options.allow_split_k = !a.no_split;
+  if (Status s = validate_problem(p); !s.ok()) fail(s.message);
+
+  ExplainOptions eo;
+  eo.top = a.top;
+  eo.rejected_per_rule = a.rejected;
+  DeviceProfile device;
+  if (!a.device.empty()) {
+    auto found = find_builtin_profile(a.device);
+    if (!found) fail("--device \"" + a.device + "\": must be one of " + builtin_profile_names());
+    device = *found;
+    eo.device_note = "--device " + a.device;
+  } else {
+    std::string why;
+    if (auto live = query_live_profile(0, &why)) {
+      device = *live;
+      eo.device_note = "live GPU 0 (no --device given)";
+    } else {
+      device = *find_builtin_profile("h200");
+      eo.device_note = "no --device given and no usable GPU (" + why + "), so h200";
+    }
+  }
+
+  std::optional<Candidate> user;
+  if (!a.config.empty()) {
+    const ParsedConfigSpec spec = parse_config_spec(a.config);
+    if (!spec.ok()) fail(spec.error);
+    user = evaluate_config(p, device, spec.spec.config, spec.spec.stages_given);
+    eo.user_spec = a.config;
+  }
+  const Plan result = make_plan(p, device, options);
+  if (result.ranked.empty()) {
+    std::fputs(explain_text(result, user, eo).c_str(), stderr);
+    fail("no configuration fits device profile " + device.name);
+  }
+  const std::string text = a.json ? explain_json(result, user, eo) + "\n" : explain_text(result, user, eo);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+}
+
+}  // namespace
+
+void add_explain_command(CLI::App& app) {
+  auto args = std::make_shared<ExplainArgs>();
+  auto* cmd = app.add_subcommand(
+      "explain", "Show the planner's kernel configuration for D[M,N] = A[M,K]·B[N,K]ᵀ and why: every "
+                 "term of the seed's score, the predicted time, and the rejected candidates with their rule");
+  cmd->add_option("M", args->m, "rows of A and D")->required();
+  cmd->add_option("N", args->n, "rows of B, columns of D")->required();
+  cmd->add_option("K", args->k, "the reduction dimension")->required();
+  cmd->add_option("--layout", args->layout, "nt | nn | tn | tt (DeepGEMM names; nt = A and B K-major)")
+      ->capture_default_str();
+  cmd->add_option("--out", args->out, "output dtype: bf16 | fp32")->capture_default_str();
+  cmd->add_flag("--accumulate", args->accumulate, "beta != 0: the epilogue reads C");
+  cmd->add_option("--device", args->device,
+                  "device profile: " + plan::builtin_profile_names() + " (default: the live GPU, else h200)");
+  cmd->add_option("--top", args->top, "candidates to list")->capture_default_str();
+  cmd->add_option("--rejected", args->rejected, "rejected candidates to list per rule (-1: all)")
+      ->capture_default_str();
+  cmd->add_option("--config", args->config,
+                  "score this configuration too: BMxBN[,stages=S,cluster=1x1|2x1|1x2,mapping=grouped-m:8,"
+                  "group=G,persistent|static,swap,splitk=S]");
+  cmd->add_option("--rank", args->rank, "ranking: time (predicted time) | seed (the seed's score)")
+      ->capture_default_str();
+  cmd->add_flag("--no-swap-ab", args->no_swap, "leave swap-AB candidates out");
+  cmd->add_flag("--no-split-k", args->no_split, "leave split-K candidates out");
+  cmd->add_flag("--json", args->json, "print the plan as JSON (schema tilegemm.plan/1, docs/PLANNER.md)");
+  cmd->callback([args] { run_explain(*args); });
+}
+
 }  // namespace tilegemm::cli

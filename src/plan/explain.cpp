@@ -1,0 +1,271 @@
+// Text and JSON rendering of a Plan (explain.hpp). The JSON keys are a contract: docs/PLANNER.md
+// lists them and tests/cpu/plan/test_explain.cpp checks they are present.
+#include "plan/explain.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "plan/config_spec.hpp"
+
+namespace tilegemm::plan {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+// ------------------------------------------------------------------------------------------ JSON
+
+ordered_json config_json(const Config& c) {
+  return ordered_json{
+      {"bm", c.bm}, {"bn", c.bn}, {"bk", c.bk}, {"stages", c.stages},
+      {"cluster_m", c.cluster_m}, {"cluster_n", c.cluster_n}, {"multicast", multicast_name(c.multicast)},
+      {"consumer_wgs", c.consumer_wgs}, {"threads", c.threads},
+      {"registers", {{"entry", c.regs.entry}, {"producer", c.regs.producer},
+                     {"consumer", c.regs.consumer}, {"accumulators", c.regs.accumulators}}},
+      {"mapping", {{"kind", mapping_kind_name(c.mapping.kind)}, {"group", c.mapping.group},
+                   {"box_m", c.mapping.box_m}, {"box_n", c.mapping.box_n}}},
+      {"persistent", c.persistent}, {"grid", c.grid}, {"swap_ab", c.swap_ab}, {"split_k", c.split_k},
+      {"a_major", major_name(c.a_major)}, {"b_major", major_name(c.b_major)},
+      {"swizzle_a", c.swizzle_a}, {"swizzle_b", c.swizzle_b}, {"swizzle_d", c.swizzle_d},
+      {"out_dtype", dtype_name(c.out_dtype)}, {"accumulate", c.accumulate}, {"smem_bytes", c.smem_bytes}};
+}
+
+ordered_json candidate_json(const Candidate& c) {
+  const SeedTerms& s = c.seed;
+  const TimeTerms& t = c.time;
+  return ordered_json{
+      {"label", describe(c.config)},
+      {"feasible", c.feasible()},
+      {"rule", c.feasible() ? ordered_json(nullptr) : ordered_json(rule_id(c.rule))},
+      {"reason", c.reason},
+      {"config", config_json(c.config)},
+      {"seed", {{"num_blocks", s.num_blocks}, {"num_waves", s.num_waves}, {"wave_eff", s.wave_eff},
+                {"sizeof_c", s.sizeof_c}, {"bytes_L2_AB", s.bytes_L2_AB}, {"bytes_local_AB", s.bytes_local_AB},
+                {"bytes_TC", s.bytes_TC}, {"bytes_CD", s.bytes_CD}, {"cycles_L2", s.cycles_L2},
+                {"cycles_local", s.cycles_local}, {"score", s.score}}},
+      {"time", {{"l2_us", t.l2_us}, {"local_us", t.local_us}, {"hbm_us", t.hbm_us}, {"tc_us", t.tc_us},
+                {"epilogue_us", t.epilogue_us}, {"fixed_us", t.fixed_us}, {"splitk_us", t.splitk_us},
+                {"predicted_us", t.predicted_us}, {"tflops", t.tflops}, {"bound", t.bound},
+                {"hbm_bytes", t.hbm_bytes}, {"bytes_L2_AB_eff", t.bytes_L2_AB_eff},
+                {"stream_reread", t.b_reread}}},
+      {"flags", c.flags}};
+}
+
+ordered_json device_json(const DeviceProfile& d, const std::string& note) {
+  return ordered_json{
+      {"name", d.name}, {"description", d.description}, {"source", d.source}, {"note", note},
+      {"sm_count", d.sm_count}, {"clock_ghz", d.clock_ghz},
+      {"l2_bytes_per_cycle", d.l2_bytes_per_cycle}, {"local_bytes_per_cycle", d.local_bytes_per_cycle},
+      {"hbm_bytes_per_s", d.hbm_bytes_per_s}, {"hbm_datasheet_bytes_per_s", d.hbm_datasheet_bytes_per_s},
+      {"tc_peak_flops", d.tc_peak_flops}, {"l2_bytes", d.l2_bytes},
+      {"smem_per_block_optin", d.smem_per_block_optin}, {"smem_per_sm", d.smem_per_sm},
+      {"regs_per_sm", d.regs_per_sm}, {"fixed_us", d.fixed_us}, {"splitk_fixup_us", d.splitk_fixup_us}};
+}
+
+// Rejected candidates grouped by rule id (std::map: alphabetical, deterministic).
+std::map<std::string, std::vector<const Candidate*>> by_rule(const Plan& plan) {
+  std::map<std::string, std::vector<const Candidate*>> groups;
+  for (const auto& r : plan.rejected) groups[rule_id(r.rule)].push_back(&r);
+  return groups;
+}
+
+// Up to `limit` (< 0: all) of one rule's rejections: distinct reasons first (variants that differ
+// only in G or cluster usually share a reason), then the rest, each in enumeration order.
+std::vector<const Candidate*> examples(const std::vector<const Candidate*>& list, int limit) {
+  if (limit < 0) return list;
+  std::vector<const Candidate*> picked, repeats;
+  std::vector<std::string> seen;
+  for (const Candidate* c : list) {
+    const bool repeat = std::find(seen.begin(), seen.end(), c->reason) != seen.end();
+    (repeat ? repeats : picked).push_back(c);
+    if (!repeat) seen.push_back(c->reason);
+  }
+  picked.insert(picked.end(), repeats.begin(), repeats.end());
+  picked.resize(std::min(picked.size(), static_cast<size_t>(limit)));
+  return picked;
+}
+
+// ------------------------------------------------------------------------------------------ text
+
+std::string si_bytes(double b) {
+  if (b >= 1e9) return fmt::format("{:.2f} GB", b / 1e9);
+  if (b >= 1e6) return fmt::format("{:.2f} MB", b / 1e6);
+  if (b >= 1e3) return fmt::format("{:.1f} KB", b / 1e3);
+  return fmt::format("{:.0f} B", b);
+}
+
+void append_summary(std::string& out, const Candidate& c, const char* indent) {
+  const Config& k = c.config;
+  const SeedTerms& s = c.seed;
+  const TimeTerms& t = c.time;
+  auto o = std::back_inserter(out);
+  fmt::format_to(o, "{}{}\n", indent, describe(k));
+  fmt::format_to(o, "{}predicted {:.1f} us, {:.0f} TFLOPS, {}-bound: max(l2 {:.2f}, local {:.2f}, hbm {:.2f}, "
+                 "tensor {:.2f}) + epilogue {:.2f} + fixed {:.2f}{} us\n",
+                 indent, t.predicted_us, t.tflops, t.bound, t.l2_us, t.local_us, t.hbm_us, t.tc_us, t.epilogue_us,
+                 t.fixed_us, t.splitk_us > 0 ? fmt::format(" + split-K fix-up {:.2f}", t.splitk_us) : "");
+  fmt::format_to(o, "{}seed: score {:.0f} = max(cycles_local {:.0f}, cycles_L2 {:.0f}) / wave_eff {:.3f} "
+                 "({} blocks, {} waves)\n",
+                 indent, s.score, s.cycles_local, s.cycles_L2, s.wave_eff, s.num_blocks, s.num_waves);
+  fmt::format_to(o, "{}kernel: {} threads (1 producer + {} math warpgroup{}), registers {} entry / {} producer / "
+                 "{} consumer ({} accumulators), smem {} B, grid {}, swizzle A {} / B {} / D {} B, HBM {}\n",
+                 indent, k.threads, k.consumer_wgs, k.consumer_wgs > 1 ? "s" : "", k.regs.entry, k.regs.producer,
+                 k.regs.consumer, k.regs.accumulators, k.smem_bytes, k.grid, k.swizzle_a, k.swizzle_b,
+                 k.swizzle_d, si_bytes(static_cast<double>(t.hbm_bytes)));
+  for (const auto& f : c.flags) fmt::format_to(o, "{}note: {}\n", indent, f);
+}
+
+}  // namespace
+
+std::string explain_json(const Plan& plan, const std::optional<Candidate>& user, const ExplainOptions& o) {
+  const Problem& p = plan.problem;
+  ordered_json j;
+  j["schema"] = kPlanJsonSchema;
+  j["problem"] = {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"layout", layout_name(p.a_major, p.b_major)},
+                  {"a_major", major_name(p.a_major)}, {"b_major", major_name(p.b_major)},
+                  {"out", dtype_name(p.out)}, {"accumulate", p.accumulate},
+                  {"lda", p.lda}, {"ldb", p.ldb}, {"ldd", p.ldd}};
+  j["device"] = device_json(plan.device, o.device_note);
+  j["ranking"] = plan.options.ranking == Ranking::time ? "time" : "seed";
+  ordered_json rules = ordered_json::object();
+  const auto groups = by_rule(plan);
+  for (const auto& [rule, list] : groups) rules[rule] = list.size();
+  j["counts"] = {{"considered", plan.num_considered}, {"feasible", plan.ranked.size()},
+                 {"rejected", plan.rejected.size()}, {"rejected_by_rule", rules}};
+  if (plan.ranked.empty()) {
+    j["chosen"] = nullptr;
+    j["seed_choice"] = nullptr;
+  } else {
+    j["chosen"] = candidate_json(plan.chosen());
+    j["seed_choice"] = {{"rank", plan.seed_choice + 1}, {"same_as_chosen", plan.seed_choice == 0},
+                        {"candidate", candidate_json(plan.ranked[plan.seed_choice])}};
+  }
+  j["seed_unfiltered_choice"] =
+      plan.seed_unfiltered_choice ? candidate_json(*plan.seed_unfiltered_choice) : ordered_json(nullptr);
+  if (user) {
+    j["user_config"] = {{"spec", o.user_spec}, {"rank", rank_of(plan, *user)}, {"candidate", candidate_json(*user)}};
+  } else {
+    j["user_config"] = nullptr;
+  }
+  ordered_json top = ordered_json::array();
+  const size_t n_top = std::min(plan.ranked.size(), static_cast<size_t>(std::max(1, o.top)));
+  for (size_t i = 0; i < n_top; ++i) {
+    ordered_json c = candidate_json(plan.ranked[i]);
+    c["rank"] = i + 1;
+    top.push_back(std::move(c));
+  }
+  j["top"] = std::move(top);
+  ordered_json rejected = ordered_json::array();
+  bool all_listed = true;
+  for (const auto& [rule, list] : groups) {
+    const auto shown = examples(list, o.rejected_per_rule);
+    all_listed = all_listed && shown.size() == list.size();
+    for (const Candidate* c : shown) rejected.push_back(candidate_json(*c));
+  }
+  j["rejected"] = std::move(rejected);
+  j["rejected_all_listed"] = all_listed;
+  j["notes"] = plan.notes;
+  return j.dump(2);
+}
+
+std::string explain_text(const Plan& plan, const std::optional<Candidate>& user, const ExplainOptions& o) {
+  const Problem& p = plan.problem;
+  const DeviceProfile& d = plan.device;
+  std::string out;
+  auto w = std::back_inserter(out);
+  fmt::format_to(w, "tilegemm explain: M={} N={} K={}, layout {} (A {}, B {}), out {}, accumulate {}\n", p.m, p.n,
+                 p.k, layout_name(p.a_major, p.b_major), major_name(p.a_major), major_name(p.b_major),
+                 dtype_name(p.out), p.accumulate ? "yes" : "no");
+  fmt::format_to(w, "device: {} - {} [{}{}]\n", d.name, d.description, d.source,
+                 o.device_note.empty() ? "" : "; " + o.device_note);
+  fmt::format_to(w, "  {} SMs @ {:.2f} GHz | BW_L2 {:.0f} B/clk | BW_local {:.0f} B/clk | HBM {:.2f} TB/s "
+                 "(datasheet {:.2f}) | tensor {:.0f} TFLOPS | smem {} B/block | L2 {} MiB\n\n",
+                 d.sm_count, d.clock_ghz, d.l2_bytes_per_cycle, d.local_bytes_per_cycle, d.hbm_bytes_per_s / 1e12,
+                 d.hbm_datasheet_bytes_per_s / 1e12, d.tc_peak_flops / 1e12, d.smem_per_block_optin,
+                 d.l2_bytes >> 20);
+
+  if (plan.ranked.empty()) {
+    fmt::format_to(w, "no candidate passes the resource filter on this device profile.\n");
+    for (const auto& r : plan.rejected) fmt::format_to(w, "  {}: {}: {}\n", describe(r.config), rule_id(r.rule), r.reason);
+    return out;
+  }
+  const bool by_time = plan.options.ranking == Ranking::time;
+  fmt::format_to(w, "chosen (lowest {}):\n", by_time ? "predicted time" : "seed score");
+  append_summary(out, plan.chosen(), "  ");
+  const Candidate& seed_pick = plan.ranked[plan.seed_choice];
+  if (plan.seed_choice == 0) {
+    fmt::format_to(w, "the seed's score alone picks the same configuration.\n");
+  } else {
+    fmt::format_to(w, "the seed's score alone picks {} (score {:.0f} vs {:.0f}); it ranks #{} by predicted time: "
+                   "{:.2f} us ({}-bound) vs {:.2f} us\n",
+                   describe(seed_pick.config), seed_pick.seed.score, plan.chosen().seed.score,
+                   plan.seed_choice + 1, seed_pick.time.predicted_us, seed_pick.time.bound,
+                   plan.chosen().time.predicted_us);
+  }
+  if (plan.seed_unfiltered_choice) {
+    const Candidate& u = *plan.seed_unfiltered_choice;
+    fmt::format_to(w, "seed blind spot: without tilegemm's extra rules the seed would pick {} (score {:.0f}); "
+                   "rejected by {}: {}\n",
+                   describe(u.config), u.seed.score, rule_id(u.rule), u.reason);
+  }
+  if (user) {
+    fmt::format_to(w, "\nyour config ({}):\n", o.user_spec);
+    if (user->feasible()) {
+      fmt::format_to(w, "  rank #{} of {} feasible\n", rank_of(plan, *user), plan.ranked.size());
+    } else {
+      fmt::format_to(w, "  REJECTED by {}: {}\n  (terms below computed anyway, for comparison)\n",
+                     rule_id(user->rule), user->reason);
+    }
+    append_summary(out, *user, "  ");
+  }
+
+  const size_t n_top = std::min(plan.ranked.size(), static_cast<size_t>(std::max(1, o.top)));
+  size_t lw = 6;  // label column width: the longest label listed
+  for (size_t i = 0; i < n_top; ++i) lw = std::max(lw, describe(plan.ranked[i].config).size());
+  fmt::format_to(w, "\ntop {} of {} feasible candidates: seed terms (bytes per block, cycles for the GPU)\n", n_top,
+                 plan.ranked.size());
+  fmt::format_to(w, "{:>3}  {:<{}} {:>6} {:>5} {:>6} {:>10} {:>10} {:>10} {:>7} {:>10} {:>10} {:>10}\n", "#",
+                 "config", lw, "blocks", "waves", "w_eff", "L2_AB", "local_AB", "TC", "CD", "cyc_L2", "cyc_local",
+                 "score");
+  for (size_t i = 0; i < n_top; ++i) {
+    const Candidate& c = plan.ranked[i];
+    const SeedTerms& s = c.seed;
+    fmt::format_to(w, "{:>3}  {:<{}} {:>6} {:>5} {:>6.3f} {:>10} {:>10} {:>10} {:>7} {:>10.0f} {:>10.0f} {:>10.0f}\n",
+                   i + 1, describe(c.config), lw, s.num_blocks, s.num_waves, s.wave_eff, s.bytes_L2_AB,
+                   s.bytes_local_AB, s.bytes_TC, s.bytes_CD, s.cycles_L2, s.cycles_local, s.score);
+  }
+  fmt::format_to(w, "\ntop {}: predicted time (us) = max(l2, local, hbm, tensor) + epi + fixed + split\n", n_top);
+  fmt::format_to(w, "{:>3}  {:<{}} {:>8} {:>8} {:>8} {:>8} {:>5} {:>5} {:>5} {:>9} {:>6} {:>6}\n", "#", "config",
+                 lw, "l2", "local", "hbm", "tensor", "epi", "fixed", "split", "predicted", "TFLOPS", "bound");
+  for (size_t i = 0; i < n_top; ++i) {
+    const Candidate& c = plan.ranked[i];
+    const TimeTerms& t = c.time;
+    fmt::format_to(w, "{:>3}  {:<{}} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>5.2f} {:>5.2f} {:>5.2f} {:>9.2f} {:>6.0f} {:>6}\n",
+                   i + 1, describe(c.config), lw, t.l2_us, t.local_us, t.hbm_us, t.tc_us, t.epilogue_us, t.fixed_us,
+                   t.splitk_us, t.predicted_us, t.tflops, t.bound);
+  }
+
+  const auto groups = by_rule(plan);
+  fmt::format_to(w, "\nrejected: {} of {} candidates considered", plan.rejected.size(), plan.num_considered);
+  if (o.rejected_per_rule < 0) {
+    fmt::format_to(w, " (all listed)\n");
+  } else {
+    fmt::format_to(w, " (up to {} per rule; --rejected N for more, -1 for all)\n", o.rejected_per_rule);
+  }
+  for (const auto& [rule, list] : groups) {
+    fmt::format_to(w, "  {} ({}):\n", rule, list.size());
+    for (const Candidate* c : examples(list, o.rejected_per_rule))
+      fmt::format_to(w, "    {}: {}\n", describe(c->config), c->reason);
+  }
+  if (!plan.notes.empty()) {
+    fmt::format_to(w, "\nnotes:\n");
+    for (const auto& note : plan.notes) fmt::format_to(w, "  {}\n", note);
+  }
+  return out;
+}
+
+}  // namespace tilegemm::plan

@@ -1,0 +1,26 @@
+// Rendering a Plan for people (text) and for tools (JSON, schema "tilegemm.plan/1", documented in
+// docs/PLANNER.md; the mapping explorer and the autotuner read it). Host only; fmt and
+// nlohmann_json stay inside explain.cpp.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "plan/planner.hpp"
+
+namespace tilegemm::plan {
+
+inline constexpr const char* kPlanJsonSchema = "tilegemm.plan/1";
+
+struct ExplainOptions {
+  int top = 10;                 // ranked candidates listed (>= 1)
+  int rejected_per_rule = 3;    // rejected candidates listed per rule; < 0 = all of them
+  std::string device_note;      // how the device profile was chosen, e.g. "no GPU found: built-in h200"
+  std::string user_spec;        // the --config text, when a user config is given
+};
+
+// `user`: the evaluate_config() result for --config, if any.
+std::string explain_text(const Plan& plan, const std::optional<Candidate>& user, const ExplainOptions& o);
+std::string explain_json(const Plan& plan, const std::optional<Candidate>& user, const ExplainOptions& o);
+
+}  // namespace tilegemm::plan

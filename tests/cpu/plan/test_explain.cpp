@@ -1,0 +1,140 @@
+// explain: runs for the whole suite on every built-in profile; the JSON keeps its documented keys;
+// the plan is deterministic and its ranking a strict total order.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "plan/config_spec.hpp"
+#include "plan/explain.hpp"
+#include "plan/planner.hpp"
+#include "plan_test_util.hpp"
+
+namespace tilegemm::plan {
+namespace {
+
+using nlohmann::json;
+using test::kSuite;
+using test::nt_problem;
+
+// Keys docs/PLANNER.md promises (schema tilegemm.plan/1).
+const char* const kTopKeys[] = {"schema", "problem", "device", "ranking", "counts", "chosen", "seed_choice",
+                                "seed_unfiltered_choice", "user_config", "top", "rejected",
+                                "rejected_all_listed", "notes"};
+const char* const kCandidateKeys[] = {"label", "feasible", "rule", "reason", "config", "seed", "time", "flags"};
+const char* const kConfigKeys[] = {"bm", "bn", "bk", "stages", "cluster_m", "cluster_n", "multicast",
+                                   "consumer_wgs", "threads", "registers", "mapping", "persistent", "grid",
+                                   "swap_ab", "split_k", "a_major", "b_major", "swizzle_a", "swizzle_b",
+                                   "swizzle_d", "out_dtype", "accumulate", "smem_bytes"};
+const char* const kSeedKeys[] = {"num_blocks", "num_waves", "wave_eff", "sizeof_c", "bytes_L2_AB",
+                                 "bytes_local_AB", "bytes_TC", "bytes_CD", "cycles_L2", "cycles_local", "score"};
+const char* const kTimeKeys[] = {"l2_us", "local_us", "hbm_us", "tc_us", "epilogue_us", "fixed_us",
+                                 "splitk_us", "predicted_us", "tflops", "bound", "hbm_bytes",
+                                 "bytes_L2_AB_eff", "stream_reread"};
+const char* const kDeviceKeys[] = {"name", "description", "source", "note", "sm_count", "clock_ghz",
+                                   "l2_bytes_per_cycle", "local_bytes_per_cycle", "hbm_bytes_per_s",
+                                   "hbm_datasheet_bytes_per_s", "tc_peak_flops", "l2_bytes",
+                                   "smem_per_block_optin", "smem_per_sm", "regs_per_sm", "fixed_us",
+                                   "splitk_fixup_us"};
+
+void expect_candidate(const json& c) {
+  for (const char* k : kCandidateKeys) ASSERT_TRUE(c.contains(k)) << "candidate key " << k;
+  for (const char* k : kConfigKeys) ASSERT_TRUE(c["config"].contains(k)) << "config key " << k;
+  for (const char* k : kSeedKeys) ASSERT_TRUE(c["seed"].contains(k)) << "seed key " << k;
+  for (const char* k : kTimeKeys) ASSERT_TRUE(c["time"].contains(k)) << "time key " << k;
+  for (const char* k : {"entry", "producer", "consumer", "accumulators"})
+    ASSERT_TRUE(c["config"]["registers"].contains(k)) << k;
+  for (const char* k : {"kind", "group", "box_m", "box_n"}) ASSERT_TRUE(c["config"]["mapping"].contains(k)) << k;
+}
+
+TEST(Explain, RunsForEverySuiteShapeOnEveryProfile) {
+  for (const DeviceProfile& d : builtin_profiles()) {
+    for (const auto& s : kSuite) {
+      SCOPED_TRACE(testing::Message() << d.name << " " << s.m << "x" << s.n << "x" << s.k);
+      const Plan pl = make_plan(nt_problem(s.m, s.n, s.k), d);
+      ASSERT_FALSE(pl.ranked.empty());
+      const std::string text = explain_text(pl, std::nullopt, {});
+      EXPECT_NE(text.find("chosen"), std::string::npos);
+      EXPECT_NE(text.find(describe(pl.chosen().config)), std::string::npos);
+      const json j = json::parse(explain_json(pl, std::nullopt, {}));
+      for (const char* k : kTopKeys) ASSERT_TRUE(j.contains(k)) << "top-level key " << k;
+      EXPECT_EQ(j["schema"], kPlanJsonSchema);
+      for (const char* k : kDeviceKeys) ASSERT_TRUE(j["device"].contains(k)) << "device key " << k;
+      expect_candidate(j["chosen"]);
+      expect_candidate(j["seed_choice"]["candidate"]);
+      ASSERT_FALSE(j["top"].empty());
+      for (const auto& c : j["top"]) expect_candidate(c);
+      for (const auto& c : j["rejected"]) {
+        expect_candidate(c);
+        EXPECT_FALSE(c["feasible"].get<bool>());
+        EXPECT_TRUE(c["rule"].is_string());
+      }
+      EXPECT_EQ(j["counts"]["considered"].get<size_t>(), pl.ranked.size() + pl.rejected.size());
+      EXPECT_GT(j["chosen"]["time"]["predicted_us"].get<double>(), 0.0);
+      EXPECT_LE(j["chosen"]["config"]["smem_bytes"].get<int>(), d.smem_per_block_optin);
+    }
+  }
+}
+
+TEST(Explain, UserConfigIsScoredAndRanked) {
+  const DeviceProfile d = *find_builtin_profile("h200");
+  const Problem p = nt_problem(4096, 4096, 4096);
+  const Plan pl = make_plan(p, d);
+  const ParsedConfigSpec spec = parse_config_spec("128x256,cluster=1x2,group=16");
+  ASSERT_TRUE(spec.ok()) << spec.error;
+  const Candidate user = evaluate_config(p, d, spec.spec.config, spec.spec.stages_given);
+  ASSERT_TRUE(user.feasible()) << user.reason;
+  ExplainOptions o;
+  o.user_spec = "128x256,cluster=1x2,group=16";
+  const json j = json::parse(explain_json(pl, user, o));
+  expect_candidate(j["user_config"]["candidate"]);
+  EXPECT_GE(j["user_config"]["rank"].get<int>(), 1);
+  EXPECT_EQ(j["user_config"]["spec"], o.user_spec);
+  // The same config as one the planner ranked scores identically.
+  for (size_t i = 0; i < pl.ranked.size(); ++i) {
+    if (describe(pl.ranked[i].config) != describe(user.config)) continue;
+    EXPECT_DOUBLE_EQ(pl.ranked[i].seed.score, user.seed.score);
+    EXPECT_DOUBLE_EQ(pl.ranked[i].time.predicted_us, user.time.predicted_us);
+    EXPECT_EQ(rank_of(pl, user), i + 1);
+  }
+  // A rejected user config says so, with its rule.
+  const Candidate bad = evaluate_config(p, d, parse_config_spec("256x256").spec.config, false);
+  const std::string text = explain_text(pl, bad, o);
+  EXPECT_NE(text.find("REJECTED by registers.accumulators"), std::string::npos);
+}
+
+TEST(Determinism, SamePlanTwiceAndStrictOrder) {
+  for (const DeviceProfile& d : builtin_profiles()) {
+    for (const auto& s : kSuite) {
+      const Problem p = nt_problem(s.m, s.n, s.k);
+      const Plan a = make_plan(p, d), b = make_plan(p, d);
+      ExplainOptions all;
+      all.rejected_per_rule = -1;
+      all.top = 1000000;
+      ASSERT_EQ(explain_json(a, std::nullopt, all), explain_json(b, std::nullopt, all));
+      // Strict total order: each ranked candidate goes strictly before the next, and no two
+      // candidates share a label (the tie-break key never runs out).
+      std::set<std::string> labels;
+      for (size_t i = 0; i < a.ranked.size(); ++i) {
+        ASSERT_TRUE(labels.insert(describe(a.ranked[i].config)).second) << describe(a.ranked[i].config);
+        if (i == 0) continue;
+        ASSERT_TRUE(ranks_before(a.ranked[i - 1], a.ranked[i], a.options.ranking));
+        ASSERT_FALSE(ranks_before(a.ranked[i], a.ranked[i - 1], a.options.ranking));
+      }
+      // The seed choice is the lowest seed score.
+      for (const Candidate& c : a.ranked) ASSERT_GE(c.seed.score, a.ranked[a.seed_choice].seed.score);
+    }
+  }
+}
+
+TEST(Determinism, SeedRankingOrdersBySeedScore) {
+  PlanOptions o;
+  o.ranking = Ranking::seed;
+  const Plan pl = make_plan(nt_problem(4096, 7168, 16384), *find_builtin_profile("h200"), o);
+  EXPECT_EQ(pl.seed_choice, 0u);
+  for (size_t i = 1; i < pl.ranked.size(); ++i) ASSERT_LE(pl.ranked[i - 1].seed.score, pl.ranked[i].seed.score);
+}
+
+}  // namespace
+}  // namespace tilegemm::plan
