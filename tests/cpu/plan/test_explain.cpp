@@ -17,6 +17,7 @@ namespace {
 using nlohmann::json;
 using test::kSuite;
 using test::nt_problem;
+using test::Shape;
 
 // Keys docs/PLANNER.md promises (schema tilegemm.plan/1).
 const char* const kTopKeys[] = {"schema", "problem", "device", "ranking", "counts", "chosen", "seed_choice",
@@ -73,6 +74,38 @@ TEST(Explain, RunsForEverySuiteShapeOnEveryProfile) {
       EXPECT_EQ(j["counts"]["considered"].get<size_t>(), pl.ranked.size() + pl.rejected.size());
       EXPECT_GT(j["chosen"]["time"]["predicted_us"].get<double>(), 0.0);
       EXPECT_LE(j["chosen"]["config"]["smem_bytes"].get<int>(), d.smem_per_block_optin);
+    }
+  }
+}
+
+TEST(Explain, EveryLayoutOutputAndAccumulateCombination) {
+  const Shape shapes[] = {{1, 576, 7168}, {128, 24576, 1536}, {4096, 4096, 4096}, {7, 9, 13}};
+  for (const DeviceProfile& d : builtin_profiles()) {
+    for (const Shape& s : shapes) {
+      for (Major a : {Major::k_major, Major::mn_major}) {
+        for (Major b : {Major::k_major, Major::mn_major}) {
+          for (DType out : {DType::bf16, DType::fp32}) {
+            for (bool acc : {false, true}) {
+              Problem p = nt_problem(s.m, s.n, s.k, out, acc);
+              p.a_major = a;
+              p.b_major = b;
+              SCOPED_TRACE(testing::Message() << d.name << " " << s.m << "x" << s.n << "x" << s.k << " "
+                                              << layout_name(a, b) << " " << dtype_name(out) << " acc=" << acc);
+              ASSERT_TRUE(validate_problem(p).ok());
+              const Plan pl = make_plan(p, d);
+              ASSERT_FALSE(pl.ranked.empty());
+              const json j = json::parse(explain_json(pl, std::nullopt, {}));
+              EXPECT_EQ(j["problem"]["layout"], layout_name(a, b));
+              EXPECT_EQ(j["chosen"]["config"]["out_dtype"], dtype_name(out));
+              EXPECT_EQ(j["chosen"]["config"]["accumulate"], acc);
+              size_t by_rule = 0;
+              for (const auto& [rule, n] : j["counts"]["rejected_by_rule"].items()) by_rule += n.get<size_t>();
+              EXPECT_EQ(by_rule, pl.rejected.size());
+              for (size_t i = 0; i < j["top"].size(); ++i) EXPECT_EQ(j["top"][i]["rank"].get<size_t>(), i + 1);
+            }
+          }
+        }
+      }
     }
   }
 }
