@@ -206,6 +206,7 @@ TEST(CublasLtBaseline, EmptyProblemsFollowTheApiRule) {
   GemmArgs empty = args;
   empty.a.rows = 0;
   empty.d.rows = 0;
+  empty.c = nullptr;
   ASSERT_TRUE(ref::cublaslt_gemm(lt, empty).ok());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   got = read_d(d.ref);
