@@ -3,8 +3,10 @@
 //   D[M, N] = alpha * A[M, K] · B[N, K]ᵀ + beta * C[M, N]      (FP32 accumulation)
 //
 // A is logically [M, K] and B logically [N, K]; each may be stored K-major or MN-major, which is
-// what DeepGEMM's layout names mean: "NT" = A K-major ([M][K] rows) and B K-major ([N][K] rows);
-// "NN" = B MN-major ([K][N]); "TN" = A MN-major ([K][M]); "TT" = both MN-major.
+// what DeepGEMM's layout names mean (suffix = storage of A then B, read as in `A @ B`: A "n" is
+// [M][K], A "t" is [K][M]; B "n" is [K][N], B "t" is [N][K]):
+// "NT" = A K-major, B K-major; "NN" = A K-major, B MN-major; "TN" = both MN-major;
+// "TT" = A MN-major, B K-major.
 // C and D are logically [M, N], stored row-major (N contiguous) or column-major (M contiguous).
 //
 // Every argument is validated on the host before the GPU is touched; a violated rule comes back as
