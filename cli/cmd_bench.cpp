@@ -233,7 +233,9 @@ void add_bench_command(CLI::App& app) {
   CLI::Option* shape = cmd->add_option("--shape", o->shapes, "Shape(s) MxNxK instead of a suite (repeatable)");
   suite->excludes(shape);
   cmd->add_option("--out", o->out, "Output dtype")->check(CLI::IsMember({"bf16", "fp32"}));
-  cmd->add_option("--layout", o->layout, "nt (A, B K-major), nn (B MN-major), tn (A MN-major), tt")
+  cmd->add_option("--layout", o->layout,
+                  "DeepGEMM letters, A then B: A n=[M][K] t=[K][M], B t=[N][K] n=[K][N]; nt = both K-major, "
+                  "nn = B MN-major, tt = A MN-major, tn = both MN-major")
       ->check(CLI::IsMember({"nt", "nn", "tn", "tt"}));
   cmd->add_option("--iters", o->iters, "Timed runs per kernel (median reported)")->check(CLI::Range(1, 100000));
   cmd->add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
