@@ -82,48 +82,43 @@ TG_HD inline uint64_t mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+inline constexpr float kLn2 = 0.693147181f;
+inline constexpr float kSqrt2 = 1.41421356f;
+
+// c[0] + y·(c[1] + y·(c[2] + ...)) by Horner's rule, each step a rounded multiply then add.
+template <int N>
+TG_HD inline float horner(const float (&c)[N], float y) {
+  float p = c[N - 1];
+  for (int i = N - 2; i >= 0; --i) p = mul_add_rn(p, y, c[i]);
+  return p;
+}
+
 // ln(v · 2^-24) for an integer 1 <= v < 2^24. v = m · 2^e with m in [sqrt(1/2), sqrt(2)); then
 // ln m = 2·atanh(s), s = (m - 1)/(m + 1), |s| <= 0.172, as an odd series to s^13 (error < 1e-9).
 TG_HD inline float ln_grid24(uint32_t v) {
   int e = floor_log2(v);  // 0..23
   float m = div_rn(static_cast<float>(v), static_cast<float>(1u << e));  // exact: power of 2
-  if (m > 1.41421356f) {
+  if (m > kSqrt2) {
     m = mul_rn(m, 0.5f);  // exact
     ++e;
   }
   const float s = div_rn(sub_rn(m, 1.0f), add_rn(m, 1.0f));
-  const float s2 = mul_rn(s, s);
-  float p = 1.0f / 13.0f;
-  p = mul_add_rn(p, s2, 1.0f / 11.0f);
-  p = mul_add_rn(p, s2, 1.0f / 9.0f);
-  p = mul_add_rn(p, s2, 1.0f / 7.0f);
-  p = mul_add_rn(p, s2, 1.0f / 5.0f);
-  p = mul_add_rn(p, s2, 1.0f / 3.0f);
-  p = mul_add_rn(p, s2, 1.0f);
-  const float ln_m = mul_rn(mul_rn(2.0f, s), p);
-  return mul_add_rn(static_cast<float>(e - 24), 0.693147181f, ln_m);
+  // Coefficients are constexpr: computed by the compiler, no division left to round differently.
+  constexpr float kAtanhC[7] = {1.0f, 1.0f / 3, 1.0f / 5, 1.0f / 7, 1.0f / 9, 1.0f / 11, 1.0f / 13};
+  const float ln_m = mul_rn(mul_rn(2.0f, s), horner(kAtanhC, mul_rn(s, s)));
+  return mul_add_rn(static_cast<float>(e - 24), kLn2, ln_m);
 }
 
 // cos(x) and sin(x) for 0 <= x <= π/4 by Taylor polynomials (error < 1e-9 on that range).
 TG_HD inline float cos_quarter(float x) {
-  const float x2 = mul_rn(x, x);
-  float p = 1.0f / 479001600.0f;  // 1/12!
-  p = mul_add_rn(p, x2, -1.0f / 3628800.0f);
-  p = mul_add_rn(p, x2, 1.0f / 40320.0f);
-  p = mul_add_rn(p, x2, -1.0f / 720.0f);
-  p = mul_add_rn(p, x2, 1.0f / 24.0f);
-  p = mul_add_rn(p, x2, -0.5f);
-  return mul_add_rn(p, x2, 1.0f);
+  constexpr float kCosC[7] = {1.0f,          -1.0f / 2,       1.0f / 24,        -1.0f / 720,
+                              1.0f / 40320, -1.0f / 3628800, 1.0f / 479001600};  // (-1)^i / (2i)!
+  return horner(kCosC, mul_rn(x, x));
 }
 TG_HD inline float sin_quarter(float x) {
-  const float x2 = mul_rn(x, x);
-  float p = -1.0f / 39916800.0f;  // -1/11!
-  p = mul_add_rn(p, x2, 1.0f / 362880.0f);
-  p = mul_add_rn(p, x2, -1.0f / 5040.0f);
-  p = mul_add_rn(p, x2, 1.0f / 120.0f);
-  p = mul_add_rn(p, x2, -1.0f / 6.0f);
-  p = mul_add_rn(p, x2, 1.0f);
-  return mul_rn(x, p);
+  constexpr float kSinC[6] = {1.0f,         -1.0f / 6,      1.0f / 120,
+                              -1.0f / 5040, 1.0f / 362880, -1.0f / 39916800};  // (-1)^i / (2i+1)!
+  return mul_rn(x, horner(kSinC, mul_rn(x, x)));
 }
 
 }  // namespace tilegemm::ref::normal_detail

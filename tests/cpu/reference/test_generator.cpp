@@ -68,7 +68,10 @@ TEST(Generator, DeterministicPerSeedAndIndex) {
   size_t same = 0;
   for (size_t i = 0; i < n; ++i) same += x1[i] == other[i];
   EXPECT_LT(same, 10u);
-  for (size_t i = 0; i < n; i += 997) EXPECT_EQ(x1[i], normal_value(42, i, 1.0f));
+  for (size_t i = 0; i < n; i += 997) {
+    EXPECT_EQ(x1[i], normal_value(42, i, 1.0f));
+    EXPECT_EQ(x1[i], normal_at(42, i, 1.0f));  // inline here, compiled with this file's flags
+  }
 }
 
 TEST(Generator, ScaleAndBf16AreTheRoundedF32Stream) {
