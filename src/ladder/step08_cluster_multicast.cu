@@ -12,8 +12,10 @@
 // barrier, HOPPER_NOTES §12 bug 2). L2 -> SM traffic for B halves.
 // The price is cluster-wide release: my producer writes into my peer's stage too, so it may only
 // refill stage s when the consumers of BOTH CTAs are done with it. empty[s] therefore counts
-// 2 x 8 consumer warps, and lane r < 2 of every consumer warp arrives on CTA r's empty[s]
-// (mapa + mbarrier.arrive.release.cluster).
+// 2 x 8 consumer warps, and lane r < 2 of every consumer warp arrives on CTA r's empty[s] (mapa +
+// a relaxed remote mbarrier.arrive; release_stage_in_cta in common.cuh says why not
+// .release.cluster, which halved this step's speed). The two CTAs now advance in lockstep: a
+// refill waits for the slower of the two, plus the cross-SM arrive; the 7-stage ring absorbs it.
 // Lifetime: a CTA must not exit while its peer may still multicast into its smem or arrive on its
 // barriers. Both CTAs walk the same number of tiles, and every thread of both ends with a cluster
 // barrier, after the last remote arrive (HOPPER_NOTES §9, §12 bug 6). At start, the barrier inits
@@ -107,7 +109,7 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
         sm90::wgmma_commit();
         sm90::wgmma_wait<0>();
         sm90::fence_accumulators(acc);
-        if (lane < kClusterSize) sm90::mbar_arrive_cluster(&empty[s], lane);  // release in CTA `lane`
+        if (lane < kClusterSize) release_stage_in_cta(&empty[s], lane);  // release in CTA `lane`
         consume.advance();
       }
       store_tile_bf16(acc, d, n_total, m0 + rows * 64, n0, thread_in_wg);

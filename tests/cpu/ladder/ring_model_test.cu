@@ -226,6 +226,7 @@ TEST(RingModel, OneCtaReleaseAfterWait0) {
   RingConfig cfg;
   expect_all_interleavings_safe<3>(cfg, 300);
   expect_all_interleavings_safe<4>(cfg, 300);
+  expect_all_interleavings_safe<kStages128x128>(cfg, 300);  // steps 5-7
 }
 
 // Step 8: 2-CTA cluster, multicast halves, cluster-wide release.
@@ -233,6 +234,7 @@ TEST(RingModel, ClusterOf2MulticastReleaseAfterWait0) {
   RingConfig cfg;
   cfg.cluster = 2;
   expect_all_interleavings_safe<4>(cfg, 300);
+  expect_all_interleavings_safe<kStages128x128>(cfg, 300);  // step 8
 }
 
 // Step 9: cluster + wait<1> (release the previous stage, hold one), tiles of odd length so the
@@ -242,7 +244,7 @@ TEST(RingModel, ClusterOf2ReleaseAfterWait1) {
   cfg.cluster = 2;
   cfg.release_late = true;
   cfg.blocks_per_tile = 7;
-  expect_all_interleavings_safe<4>(cfg, 300);
+  expect_all_interleavings_safe<Step09Smem::stages>(cfg, 300);
   expect_all_interleavings_safe<3>(cfg, 300);
 }
 
