@@ -42,7 +42,7 @@ void run_explain(const ExplainArgs& a) {
   p.m = a.m;
   p.n = a.n;
   p.k = a.k;
-  if (!parse_layout(a.layout, p.a_major, p.b_major))
+  if (!parse_layout(a.layout, &p.a_major, &p.b_major))
     fail("--layout \"" + a.layout + "\": must be nt, nn, tn or tt (first letter A, second B; nt = both K-major)");
   if (a.out == "bf16") {
     p.out = DType::bf16;

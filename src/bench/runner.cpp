@@ -179,20 +179,6 @@ Status validate_case(const Case& c) {
 
 }  // namespace
 
-const char* layout_name(Major a_major, Major b_major) {
-  const bool a_k = a_major == Major::k_major, b_k = b_major == Major::k_major;
-  return a_k ? (b_k ? "nt" : "nn") : (b_k ? "tt" : "tn");
-}
-
-bool parse_layout(const std::string& name, Major* a_major, Major* b_major) {
-  if (name.size() != 2) return false;
-  const char a = static_cast<char>(name[0] | 0x20), b = static_cast<char>(name[1] | 0x20);
-  if ((a != 'n' && a != 't') || (b != 'n' && b != 't')) return false;
-  *a_major = a == 'n' ? Major::k_major : Major::mn_major;
-  *b_major = b == 't' ? Major::k_major : Major::mn_major;
-  return true;
-}
-
 std::string describe(const Case& c) {
   std::string s = std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " " +
                   layout_name(c.a_major, c.b_major) + " " + (c.out == DType::bf16 ? "bf16" : "fp32");

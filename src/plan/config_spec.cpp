@@ -1,6 +1,8 @@
 // Text forms of planner values (config_spec.hpp).
 #include "plan/config_spec.hpp"
 
+#include "schedule/mapping_names.hpp"
+
 #include <charconv>
 #include <string>
 
@@ -82,28 +84,22 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
       c.mapping.group = v;
       group_given = true;
     } else if (key == "mapping") {
+      // One parser for mapping names (schedule/mapping_names.hpp). The spec also accepts '_' for
+      // '-' and leaves G / the box out (then the current group, default 8, and box 2x2 apply).
       std::string name = val.substr(0, val.find(':'));
-      for (char& ch : name) ch = ch == '-' ? '_' : ch;
-      const std::string arg = val.find(':') == std::string::npos ? "" : val.substr(val.find(':') + 1);
-      bool found = false;
-      for (const auto& k : kKinds) {
-        if (name != k.name) continue;
-        c.mapping.kind = k.kind;
-        found = true;
+      for (char& ch : name) ch = ch == '_' ? '-' : ch;
+      std::string canonical = name + (val.find(':') == std::string::npos ? "" : val.substr(val.find(':')));
+      if (val.find(':') == std::string::npos) {
+        if (name == "grouped-m" || name == "grouped-n") canonical += ":" + std::to_string(c.mapping.group);
+        if (name == "box") canonical += ":" + std::to_string(c.mapping.box_m) + "x" + std::to_string(c.mapping.box_n);
       }
-      if (!found)
-        return fail("mapping=" + val + " must be linear-n, linear-m, grouped-m[:G], grouped-n[:G], box[:MxN], morton or hilbert");
-      const bool grouped = c.mapping.kind == MappingKind::grouped_m || c.mapping.kind == MappingKind::grouped_n;
-      if (!arg.empty() && grouped) {
-        if (!parse_int(arg, v) || v < 1 || v > 64) return fail("mapping=" + val + ": G must be an integer in [1, 64]");
-        c.mapping.group = v;
-        group_given = true;
-      } else if (!arg.empty() && c.mapping.kind == MappingKind::box) {
-        if (!parse_pair(arg, c.mapping.box_m, c.mapping.box_n) || c.mapping.box_m < 1 || c.mapping.box_n < 1)
-          return fail("mapping=" + val + ": the box must be MxN with M, N >= 1");
-      } else if (!arg.empty()) {
-        return fail("mapping=" + val + ": only grouped-m/grouped-n (:G) and box (:MxN) take an argument");
-      }
+      const sched::Parsed<sched::Mapping> m = sched::parse_mapping(canonical, "mapping");
+      if (!m.ok()) return fail(m.error);
+      const bool grouped = m.value.kind == MappingKind::grouped_m || m.value.kind == MappingKind::grouped_n;
+      if (grouped && (m.value.group < 1 || m.value.group > 64))
+        return fail("mapping=" + val + ": G must be an integer in [1, 64]");
+      if (grouped && val.find(':') != std::string::npos) group_given = true;
+      c.mapping = m.value;
       mapping_given = true;
     } else if (key == "persistent" || key == "static") {
       if (!value.empty()) return fail(key + " is a flag and takes no value");
@@ -123,21 +119,6 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
   if (!mapping_given) c.mapping.kind = c.cluster_n == 2 ? MappingKind::grouped_n : MappingKind::grouped_m;
   if (!group_given) c.mapping.group = 8;
   return r;
-}
-
-bool parse_layout(std::string_view text, Major& a_major, Major& b_major) {
-  if (text.size() != 2) return false;
-  const char a = text[0], b = text[1];
-  if ((a != 'n' && a != 't') || (b != 'n' && b != 't')) return false;
-  // A [M, K]: 'n' = stored as [M][K] (K-major), 't' = stored transposed, [K][M] (MN-major).
-  // B [N, K] enters as Bᵀ: 't' = stored as [N][K] (K-major), 'n' = [K][N] (MN-major).
-  a_major = a == 'n' ? Major::k_major : Major::mn_major;
-  b_major = b == 't' ? Major::k_major : Major::mn_major;
-  return true;
-}
-
-std::string layout_name(Major a_major, Major b_major) {
-  return std::string(1, a_major == Major::k_major ? 'n' : 't') + (b_major == Major::k_major ? 't' : 'n');
 }
 
 const char* major_name(Major m) { return m == Major::k_major ? "k_major" : "mn_major"; }

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/layout_names.hpp"
 #include "plan/config.hpp"
 
 namespace tilegemm::plan {
@@ -34,10 +35,9 @@ struct ParsedConfigSpec {
 };
 ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view option = "--config");
 
-// "nt" | "nn" | "tn" | "tt", DeepGEMM's names (tilegemm.hpp): nt = A and B K-major,
-// nn = B MN-major, tn = A MN-major, tt = both MN-major.
-bool parse_layout(std::string_view text, Major& a_major, Major& b_major);
-std::string layout_name(Major a_major, Major b_major);
+// Layout names ("nt", ...): common/layout_names.hpp.
+using ::tilegemm::layout_name;
+using ::tilegemm::parse_layout;
 
 const char* major_name(Major m);        // "k_major" | "mn_major"
 const char* dtype_name(DType d);        // "bf16" | "fp32" | "fp8_e4m3"

@@ -52,7 +52,7 @@ TEST(ConfigSpec, ErrorsNameOptionValueAndRule) {
       {"128x250", "BN=250 must be a multiple of 8"},
       {"128x128,stages=2", "stages=2 must be an integer in [3, 16]"},
       {"128x128,cluster=2x2", "cluster=2x2 must be 1x1, 2x1"},
-      {"128x128,mapping=spiral", "mapping=spiral must be"},
+      {"128x128,mapping=spiral", "mapping 'spiral': unknown mapping; the mappings are"},
       {"128x128,splitk=0", "splitk=0"},
       {"128x128,warp=4", "unknown item \"warp=4\""},
       {"128x128,", "empty item"},
@@ -68,17 +68,21 @@ TEST(ConfigSpec, ErrorsNameOptionValueAndRule) {
 
 TEST(Layout, DeepGemmNames) {
   Major a{}, b{};
-  ASSERT_TRUE(parse_layout("nt", a, b));
+  ASSERT_TRUE(parse_layout("nt", &a, &b));
   EXPECT_EQ(a, Major::k_major);
   EXPECT_EQ(b, Major::k_major);
-  ASSERT_TRUE(parse_layout("nn", a, b));
+  ASSERT_TRUE(parse_layout("nn", &a, &b));
   EXPECT_EQ(b, Major::mn_major);
-  ASSERT_TRUE(parse_layout("tn", a, b));
+  ASSERT_TRUE(parse_layout("tn", &a, &b));
   EXPECT_EQ(a, Major::mn_major);
-  EXPECT_FALSE(parse_layout("xx", a, b));
+  EXPECT_EQ(b, Major::mn_major);  // tn = both MN-major
+  ASSERT_TRUE(parse_layout("tt", &a, &b));
+  EXPECT_EQ(a, Major::mn_major);
+  EXPECT_EQ(b, Major::k_major);
+  EXPECT_FALSE(parse_layout("xx", &a, &b));
   for (const char* name : {"nt", "nn", "tn", "tt"}) {
-    ASSERT_TRUE(parse_layout(name, a, b));
-    EXPECT_EQ(layout_name(a, b), name);
+    ASSERT_TRUE(parse_layout(name, &a, &b));
+    EXPECT_STREQ(layout_name(a, b), name);
   }
 }
 
