@@ -1,13 +1,13 @@
 // Ladder step 5 — a ring of smem stages: copies of later k-blocks overlap the current wgmma.
 //
-// Adds: a ring of kStages = 7 stages of (A tile, B tile) in dynamic shared memory (224 KiB, as many
-// as fit; Step05Smem in common.cuh) and two barriers per stage:
+// Adds: a ring of kStages = 4 stages of (A tile, B tile) in dynamic shared memory (128 KiB;
+// Step05Smem in common.cuh) and two barriers per stage:
 //   full[s]  — 1 arrival (the expect_tx) + 32 KiB of TMA bytes: "stage s holds k-block kb".
 //   empty[s] — 8 arrivals, lane 0 of each of the 8 warps after its wgmma finished reading stage s:
 //              "stage s may be overwritten".
 // Thread 0 fills the whole ring up front, then after every k-block waits until the stage just
 // read is released and refills it with the k-block kStages ahead. While the tensor cores chew on
-// k-block kb, the copies of kb + 1 .. kb + 6 are already in flight or landed.
+// k-block kb, the copies of kb + 1 .. kb + 3 are already in flight or landed.
 // Phase tracking (RingState in common.cuh): each pass around the ring completes one phase of every
 // barrier, so the parity a waiter names flips whenever the stage index wraps. The consumers wait
 // full[s] for `phase`; the producer waits empty[s] for `phase ^ 1` — on a fresh barrier that
@@ -106,7 +106,7 @@ cudaError_t launch(const Problem& p, cudaStream_t stream) {
 
 }  // namespace
 
-extern const Step kStep05{5, "pipeline", "a ring of 7 smem stages with full/empty mbarriers: copies run ahead of wgmma",
+extern const Step kStep05{5, "pipeline", "a ring of 4 smem stages with full/empty mbarriers: copies run ahead of wgmma",
                           check, launch};
 
 }  // namespace tilegemm::ladder

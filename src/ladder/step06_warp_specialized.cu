@@ -6,8 +6,8 @@
 //                           other 127 threads have nothing to do.
 //   warpgroups 1-2, consumers: wait full[s], 4 x wgmma m64n128k16 on their 64 rows, wait_group 0,
 //                           lane 0 of each warp arrives on empty[s] (8 arrivals complete it).
-// The ring (7 stages, Step06Smem), the barriers and the parities are step 5's unchanged; what
-// changes is that nobody who issues wgmma ever waits on `empty`: the copy of k-block kb + 7 is
+// The ring (4 stages, Step06Smem), the barriers and the parities are step 5's unchanged; what
+// changes is that nobody who issues wgmma ever waits on `empty`: the copy of k-block kb + 4 is
 // started by a thread that does nothing else, as soon as the last consumer warp released the stage.
 // setmaxnreg: a CTA gets one register budget (here 65536 / 384 = 168 per thread at entry; it needs
 // __launch_bounds__(384, 1) so ptxas fixes the entry count, else C7508 "setmaxnreg ignored",
