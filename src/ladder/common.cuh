@@ -150,23 +150,6 @@ using Step08Smem = RingSmem<kStages128x128, kTileBytes, kTileBytes, 0>;
 // 4 stages (192 KiB) + 32 KiB staging fill the budget; a full 64 KiB D tile would leave 3 stages.
 using Step09Smem = RingSmem<4, 128 * kTileK * 2, 256 * kTileK * 2, 2 * 2 * 64 * 64 * 2>;
 
-// ---- cluster-wide release (steps 8-9) -----------------------------------------------------------
-// Consumer side of a multicast ring: "this warp is done with stage s" on the empty barrier at the
-// same offset in cluster CTA `cta_rank` (the own CTA included: its shared::cta window lies inside
-// shared::cluster). Relaxed on purpose. ptx.cuh's mbar_arrive_cluster uses .release.cluster, which
-// ptxas turns into MEMBAR.ALL.CTA + MEMBAR.ALL.GPU + ERRBAR before the arrive; on the H200 that
-// fence, paid per warp per k-block right after wgmma_wait, halved step 8 against step 7 (329 vs
-// 691 TFLOPS at 8192^3, docs/LADDER.md). Nothing needs it: the only thing released is "my wgmma
-// finished reading the stage", and wgmma.wait_group has already returned, so there is no pending
-// access to order. CUTLASS (ClusterBarrier::arrive), DeepGEMM and fast.cu use the form without
-// .release.cluster, which compiles to the same bare SYNCS.ARRIVE as this one (HOPPER_NOTES §6 lists
-// the scope as unresolved; this is the measured side of it).
-// TODO(move into kernels/sm90/ptx.cuh next to mbar_arrive_cluster; its owner decides).
-__device__ __forceinline__ void release_stage_in_cta(uint64_t* bar, uint32_t cta_rank) {
-  auto* remote = static_cast<uint64_t*>(__cluster_map_shared_rank(bar, cta_rank));  // mapa
-  sm90::ptx::mbarrier_arrive(sm90::ptx::sem_relaxed, sm90::ptx::scope_cluster, sm90::ptx::space_cluster, remote);
-}
-
 // Rounds the dynamic shared-memory base up to 1024 B (the launch budgets kSmemAlignSlack for it).
 __device__ __forceinline__ uint8_t* align_smem_1024(uint8_t* raw) {
   const uint32_t addr = sm90::smem_u32(raw);

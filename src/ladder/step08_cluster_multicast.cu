@@ -13,7 +13,7 @@
 // The price is cluster-wide release: my producer writes into my peer's stage too, so it may only
 // refill stage s when the consumers of BOTH CTAs are done with it. empty[s] therefore counts
 // 2 x 8 consumer warps, and lane r < 2 of every consumer warp arrives on CTA r's empty[s] (mapa +
-// a relaxed remote mbarrier.arrive; release_stage_in_cta in common.cuh says why not
+// a relaxed remote mbarrier.arrive; sm90::mbar_arrive_cluster in ptx.cuh says why not
 // .release.cluster, which halved this step's speed). The two CTAs now advance in lockstep: a
 // refill waits for the slower of the two, plus the cross-SM arrive.
 // Measured on the H200 this step is ~9 % SLOWER than step 7 with 128 x 128 tiles (a 7-stage ring
@@ -111,7 +111,7 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
         sm90::wgmma_commit();
         sm90::wgmma_wait<0>();
         sm90::fence_accumulators(acc);
-        if (lane < kClusterSize) release_stage_in_cta(&empty[s], lane);  // release in CTA `lane`
+        if (lane < kClusterSize) sm90::mbar_arrive_cluster(&empty[s], lane);  // release in CTA `lane`
         consume.advance();
       }
       store_tile_bf16(acc, d, n_total, m0 + rows * 64, n0, thread_in_wg);

@@ -169,13 +169,13 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
                        /*accumulate=*/kb > 0);
         sm90::wgmma_commit();
         sm90::wgmma_wait<1>();  // k-block kb-1 retired; kb may still run
-        if (held >= 0 && lane < kClusterSize) release_stage_in_cta(&empty[held], lane);
+        if (held >= 0 && lane < kClusterSize) sm90::mbar_arrive_cluster(&empty[held], lane);
         held = s;
         consume.advance();
       }
       sm90::wgmma_wait<0>();
       sm90::fence_accumulators(acc);
-      if (held >= 0 && lane < kClusterSize) release_stage_in_cta(&empty[held], lane);
+      if (held >= 0 && lane < kClusterSize) sm90::mbar_arrive_cluster(&empty[held], lane);
       store_tile_tma(acc, &tmap_d, slots, consumer, thread_in_wg, m0, n0);
     }
     if (thread_in_wg == 0) sm90::tma_store_wait_all<0>();  // staging must outlive the last store

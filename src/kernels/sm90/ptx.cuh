@@ -43,11 +43,15 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
   while (!ptx::mbarrier_try_wait_parity(bar, parity)) {
   }
 }
-// arrive(1) on the barrier at the same offset in cluster CTA `cta_rank` (§9.7.13.15.8).
+// arrive(1) on the barrier at the same offset in cluster CTA `cta_rank` (mapa + remote arrive,
+// §9.7.9.23, §9.7.13.15.8), with .relaxed semantics. NOTES: the .release.cluster form compiles to a
+// MEMBAR.ALL.GPU before every arrive; used once per consumer warp per k-block to release a stage
+// it cost the 2-CTA ladder kernels 45% (step 9: 554 -> 810 TFLOPS at 8192^3 on the H200,
+// docs/LADDER.md). Releasing a stage orders nothing: wgmma.wait_group already returned, so no
+// access to the stage is pending. CUTLASS, DeepGEMM and fast.cu use the same unfenced arrive.
 __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t cta_rank) {
-  uint32_t remote;
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(smem_u32(bar)), "r"(cta_rank));
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remote) : "memory");
+  auto* remote = static_cast<uint64_t*>(__cluster_map_shared_rank(bar, cta_rank));
+  ptx::mbarrier_arrive(ptx::sem_relaxed, ptx::scope_cluster, ptx::space_cluster, remote);
 }
 
 // ---- proxy fences (PTX ISA §9.7.13.4) ----------------------------------------------------------
