@@ -15,17 +15,9 @@
 namespace tilegemm::bench {
 namespace {
 
-Status error_status(ErrorCode code, std::string argument, std::string message) {
-  Status s;
-  s.code = code;
-  s.argument = std::move(argument);
-  s.message = std::move(message);
-  return s;
-}
-
 Status cuda_status(const char* what, cudaError_t e) {
-  return error_status(ErrorCode::cuda_error, "device",
-                      std::string(what) + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+  return Status{ErrorCode::cuda_error, "device",
+                      std::string(what) + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")"};
 }
 
 // Owns one cudaMalloc allocation.
@@ -169,11 +161,11 @@ SideResult run_side(const Case& cs, const Launcher& launch, const GemmArgs& args
 
 Status validate_case(const Case& c) {
   if (c.m < 1 || c.n < 1 || c.k < 1)
-    return error_status(ErrorCode::invalid_argument, "case",
-                        "benchmark cases need M, N, K >= 1 (got " + describe(c) + ")");
+    return Status{ErrorCode::invalid_argument, "case",
+                        "benchmark cases need M, N, K >= 1 (got " + describe(c) + ")"};
   if (c.out != DType::bf16 && c.out != DType::fp32)
-    return error_status(ErrorCode::unsupported, "case.out", "benchmark output must be bf16 or fp32");
-  if (c.ld_pad < 0) return error_status(ErrorCode::invalid_argument, "case.ld_pad", "ld_pad must be >= 0");
+    return Status{ErrorCode::unsupported, "case.out", "benchmark output must be bf16 or fp32"};
+  if (c.ld_pad < 0) return Status{ErrorCode::invalid_argument, "case.ld_pad", "ld_pad must be >= 0"};
   return Status::success();
 }
 

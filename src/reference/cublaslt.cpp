@@ -29,24 +29,16 @@
 namespace tilegemm::ref {
 namespace {
 
-Status make_error(ErrorCode code, std::string argument, std::string message) {
-  Status s;
-  s.code = code;
-  s.argument = std::move(argument);
-  s.message = std::move(message);
-  return s;
-}
-
 Status cublas_failure(const char* call, cublasStatus_t st) {
-  return make_error(ErrorCode::cuda_error, "cublasLt",
+  return Status{ErrorCode::cuda_error, "cublasLt",
                     std::string(call) + " failed: " + cublasLtGetStatusName(st) + " (" +
-                        cublasLtGetStatusString(st) + ")");
+                        cublasLtGetStatusString(st) + ")"};
 }
 
 Status cuda_failure(const char* call, cudaError_t err) {
   const bool no_device = err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver;
-  return make_error(no_device ? ErrorCode::no_device : ErrorCode::cuda_error, "device",
-                    std::string(call) + " failed: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")");
+  return Status{no_device ? ErrorCode::no_device : ErrorCode::cuda_error, "device",
+                    std::string(call) + " failed: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")"};
 }
 
 #define TG_CUBLAS_TRY(call)                                        \
@@ -55,60 +47,7 @@ Status cuda_failure(const char* call, cudaError_t err) {
     if (st_ != CUBLAS_STATUS_SUCCESS) return cublas_failure(#call, st_); \
   } while (0)
 
-const char* dtype_name(DType t) {
-  switch (t) {
-    case DType::bf16: return "bf16";
-    case DType::fp32: return "fp32";
-    case DType::fp8_e4m3: return "fp8_e4m3";
-  }
-  return "unknown";
-}
-
 cudaDataType_t cuda_type(DType t) { return t == DType::bf16 ? CUDA_R_16BF : CUDA_R_32F; }
-
-// Checks one [rows, cols] operand: dims agree with the problem, ld covers the contiguous extent
-// (cols when rows are contiguous, else rows), and the pointer is there when it will be read.
-Status check_matrix(const char* name, const MatrixRef& x, int64_t rows, int64_t cols, bool needs_ptr) {
-  const std::string n(name);
-  if (x.rows != rows || x.cols != cols)
-    return make_error(ErrorCode::invalid_argument, n,
-                      n + " is " + std::to_string(x.rows) + " x " + std::to_string(x.cols) +
-                          " but the problem needs " + std::to_string(rows) + " x " + std::to_string(cols));
-  const int64_t contiguous = x.major == Major::k_major ? cols : rows;
-  const int64_t min_ld = contiguous > 1 ? contiguous : 1;
-  if (x.ld < min_ld)
-    return make_error(ErrorCode::invalid_argument, n + ".ld",
-                      n + ".ld = " + std::to_string(x.ld) + ": must be >= " + std::to_string(min_ld) +
-                          " (the length of one contiguous line of " + n + ")");
-  if (needs_ptr && rows > 0 && cols > 0 && x.ptr == nullptr)
-    return make_error(ErrorCode::invalid_argument, n, n + ".ptr is null for a non-empty matrix");
-  return Status::success();
-}
-
-Status check_args(const GemmArgs& args) {
-  const int64_t m = args.a.rows, n = args.b.rows, k = args.a.cols;
-  if (m < 0 || n < 0 || k < 0)
-    return make_error(ErrorCode::invalid_argument, "a/b",
-                      "M = " + std::to_string(m) + ", N = " + std::to_string(n) + ", K = " + std::to_string(k) +
-                          ": each must be >= 0");
-  if (args.a.dtype != DType::bf16 || args.b.dtype != DType::bf16)
-    return make_error(ErrorCode::unsupported, args.a.dtype != DType::bf16 ? "a.dtype" : "b.dtype",
-                      std::string("the cuBLASLt baseline takes bf16 A and B (got ") + dtype_name(args.a.dtype) +
-                          ", " + dtype_name(args.b.dtype) + ")");
-  const auto out_ok = [](DType t) { return t == DType::bf16 || t == DType::fp32; };
-  if (!out_ok(args.d.dtype))
-    return make_error(ErrorCode::unsupported, "d.dtype",
-                      std::string("d.dtype = ") + dtype_name(args.d.dtype) + ": must be bf16 or fp32");
-  if (args.c != nullptr && !out_ok(args.c->dtype))
-    return make_error(ErrorCode::unsupported, "c.dtype",
-                      std::string("c.dtype = ") + dtype_name(args.c->dtype) + ": must be bf16 or fp32");
-  if (Status s = check_matrix("a", args.a, m, k, true); !s.ok()) return s;
-  if (Status s = check_matrix("b", args.b, n, k, true); !s.ok()) return s;
-  if (Status s = check_matrix("d", args.d, m, n, true); !s.ok()) return s;
-  if (args.c != nullptr)  // C is read only when beta != 0
-    if (Status s = check_matrix("c", *args.c, m, n, args.beta != 0.0f); !s.ok()) return s;
-  return Status::success();
-}
 
 // Largest power of two (<= 256) dividing the address: what cuBLASLt's alignment preferences mean.
 uint32_t alignment_of(const void* p) {
@@ -226,9 +165,9 @@ Status build_plan(cublasLtHandle_t handle, const GemmArgs& args, const MatrixRef
   cublasLtMatmulPreferenceDestroy(pref);
   if (st != CUBLAS_STATUS_SUCCESS) return cublas_failure("cublasLtMatmulAlgoGetHeuristic", st);
   if (found == 0)
-    return make_error(ErrorCode::unsupported, "cublasLt",
+    return Status{ErrorCode::unsupported, "cublasLt",
                       "cublasLtMatmulAlgoGetHeuristic found no algorithm for M = " + std::to_string(args.a.rows) +
-                          ", N = " + std::to_string(args.b.rows) + ", K = " + std::to_string(k));
+                          ", N = " + std::to_string(args.b.rows) + ", K = " + std::to_string(k)};
   plan.algo = result.algo;
   return Status::success();
 }
@@ -236,7 +175,9 @@ Status build_plan(cublasLtHandle_t handle, const GemmArgs& args, const MatrixRef
 }  // namespace
 
 Status cublaslt_gemm(CublasLt& h, const GemmArgs& args) {
-  if (Status s = check_args(args); !s.ok()) return s;
+  // The same rules as tilegemm::gemm (one place: src/api/validate.cpp), so both sides of a
+  // comparison accept exactly the same problems.
+  if (Status s = validate(args); !s.ok()) return s;
   const int64_t m = args.a.rows, n = args.b.rows, k = args.a.cols;
   if (m == 0 || n == 0) return Status::success();
   if (k == 0) {  // A·Bᵀ is an empty sum: D = beta·C with C, else D = 0 (the public API's rule)
@@ -251,9 +192,9 @@ Status cublaslt_gemm(CublasLt& h, const GemmArgs& args) {
   int device = -1;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return cuda_failure("cudaGetDevice", e);
   if (device != impl.device)
-    return make_error(ErrorCode::invalid_argument, "device",
+    return Status{ErrorCode::invalid_argument, "device",
                       "the cuBLASLt baseline was initialised on device " + std::to_string(impl.device) +
-                          " but device " + std::to_string(device) + " is current");
+                          " but device " + std::to_string(device) + " is current"};
 
   // C: used directly when it has D's major and dtype; otherwise copied into D first (in place).
   const bool use_c = args.c != nullptr && args.beta != 0.0f;
