@@ -1,11 +1,14 @@
-// Device timing with CUDA events (timer.hpp).
+// Device timing (timer.hpp): the shared part, and the CUDA-event method. The CUPTI method is in
+// cupti_timer.cpp; it is tried first when asked for, and events measure when it cannot.
 //
-// One timed call:   [memset of the flush buffer]  start-event  launch()  stop-event
+// One event-timed call:   [memset of the flush buffer]  start-event  launch()  stop-event
 // The memset evicts A, B and D from L2 (writes of >= 2x L2 leave none of the operands' lines), and
 // sits before the start event in stream order, so it is never inside the measured interval. All
 // iterations are queued before the host waits; the memset (~0.1 ms) keeps the GPU ahead of the
 // host's enqueueing, so what the events see is device time, not launch latency.
 #include "bench/timer.hpp"
+
+#include "bench/cupti_timer.hpp"
 
 #include <algorithm>
 #include <map>
@@ -58,6 +61,60 @@ struct EventSet {
 
 }  // namespace
 
+const char* timing_method_name(TimingMethod method) {
+  return method == TimingMethod::cupti ? "cupti" : "events";
+}
+
+bool parse_timing_method(const std::string& text, TimingMethod* method) {
+  if (text == "events") {
+    *method = TimingMethod::events;
+    return true;
+  }
+  if (text == "cupti") {
+    *method = TimingMethod::cupti;
+    return true;
+  }
+  return false;
+}
+
+std::optional<TimerChoice> choose_timer(const std::string& requested, std::string* error) {
+  TimerChoice c;
+  if (!requested.empty() && !parse_timing_method(requested, &c.method)) {
+    *error = "--timer '" + requested + "': must be events or cupti";
+    return std::nullopt;
+  }
+  if (c.method == TimingMethod::cupti && !cupti_available()) {
+    const std::string why = cupti_unavailable_reason();
+    if (!requested.empty()) {
+      *error = "--timer cupti: CUPTI is unavailable: " + why;
+      return std::nullopt;
+    }
+    c.method = TimingMethod::events;
+    c.fallback_reason = why;
+  }
+  if (c.method == TimingMethod::cupti)
+    c.description = "CUPTI kernel time (sum of the call's kernels)";
+  else
+    c.description = "CUDA events around the call" +
+                    (c.fallback_reason.empty() ? std::string() : " (CUPTI unavailable: " + c.fallback_reason + ")");
+  return c;
+}
+
+Timing summarize_times(std::vector<double> us) {
+  Timing t;
+  if (us.empty()) return t;
+  const size_t n = us.size();
+  double sum = 0;
+  for (double v : us) sum += v;
+  std::sort(us.begin(), us.end());
+  t.iters = static_cast<int>(n);
+  t.min_us = us.front();
+  t.max_us = us.back();
+  t.median_us = n % 2 ? us[n / 2] : 0.5 * (us[n / 2 - 1] + us[n / 2]);
+  t.mean_us = sum / static_cast<double>(n);
+  return t;
+}
+
 size_t l2_flush_bytes() {
   int device = 0, l2 = 0;
   if (cudaGetDevice(&device) != cudaSuccess) return 0;
@@ -72,6 +129,18 @@ cudaError_t time_on_device(const std::function<cudaError_t(cudaStream_t)>& launc
   size_t flush_size = 0;
   if (options.flush_l2)
     if (cudaError_t e = flush_buffer(&flush, &flush_size); e != cudaSuccess) return e;
+
+  std::string fallback_reason;
+  if (options.method == TimingMethod::cupti) {
+    Timing t;
+    if (cudaError_t e = detail::time_with_cupti(launch, options, stream, flush, flush_size, &t, &fallback_reason);
+        e != cudaSuccess)
+      return e;
+    if (fallback_reason.empty()) {
+      *out = std::move(t);
+      return cudaSuccess;
+    }
+  }
 
   for (int i = 0; i < options.warmup; ++i)
     if (cudaError_t e = launch(stream); e != cudaSuccess) return e;
@@ -96,16 +165,10 @@ cudaError_t time_on_device(const std::function<cudaError_t(cudaStream_t)>& launc
       return e;
     us[i] = 1000.0 * ms;
   }
-  double sum = 0;
-  for (double v : us) sum += v;
-  std::sort(us.begin(), us.end());
-  Timing t;
-  t.iters = iters;
-  t.min_us = us.front();
-  t.max_us = us.back();
-  t.median_us = iters % 2 ? us[iters / 2] : 0.5 * (us[iters / 2 - 1] + us[iters / 2]);
-  t.mean_us = sum / iters;
-  *out = t;
+  Timing t = summarize_times(std::move(us));
+  t.method = timing_method_name(TimingMethod::events);
+  t.fallback_reason = std::move(fallback_reason);
+  *out = std::move(t);
   return cudaSuccess;
 }
 
