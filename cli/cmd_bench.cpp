@@ -17,7 +17,9 @@
 #include "bench/runner.hpp"
 #include "bench/suite.hpp"
 #include "commands.hpp"
+#include "api/fast_path.hpp"
 #include "reference/cublaslt.hpp"
+#include "schedule/mapping_names.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 #if __has_include("plan/planner.hpp")
@@ -42,6 +44,8 @@ struct BenchOptions {
   uint64_t seed = 20261129;
   bool no_flush = false, no_cublas = false, json = false;
   std::string json_out;
+  std::string mapping;  // --mapping NAME: tile order of the SM90 fast path (empty: its default)
+  std::string timer;  // "events", "cupti" or empty: cupti when available, else events
 };
 
 // The problems to run, from --shape or the suite.
@@ -73,7 +77,10 @@ nlohmann::json side_json(const bench::SideResult& s) {
   // NOTES: a side that failed its check has no time at all (null), never a number.
   if (s.timed)
     j.update({{"median_us", s.timing.median_us}, {"min_us", s.timing.min_us}, {"max_us", s.timing.max_us},
-              {"mean_us", s.timing.mean_us}, {"iters", s.timing.iters}, {"tflops", s.tflops}, {"gbps", s.gbps}});
+              {"mean_us", s.timing.mean_us}, {"iters", s.timing.iters}, {"tflops", s.tflops}, {"gbps", s.gbps},
+              {"timer", s.timing.method}, {"kernels", s.timing.kernels},
+              {"timer_fallback", s.timing.fallback_reason.empty() ? nlohmann::json(nullptr)
+                                                                   : nlohmann::json(s.timing.fallback_reason)}});
   else
     j.update({{"median_us", nullptr}, {"tflops", nullptr}});
   return j;
@@ -102,6 +109,19 @@ int run_bench(const BenchOptions& o, const std::string& title) {
     std::fprintf(stderr, "tilegemm bench: --layout '%s': must be nt, nn, tn or tt\n", o.layout.c_str());
     return kExitUsage;
   }
+  // --mapping reaches the fast path through detail::gemm_with_options; shapes that run on the
+  // fallback ignore it.
+  detail::GemmOptions gemm_options;
+  if (!o.mapping.empty()) {
+    const sched::Parsed<sched::Mapping> parsed = sched::parse_mapping(o.mapping, "--mapping");
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "tilegemm bench: %s\n", parsed.error.c_str());
+      return kExitUsage;
+    }
+    gemm_options.mapping = parsed.value;
+  }
+  const std::string mapping_label =
+      gemm_options.mapping ? sched::mapping_name(*gemm_options.mapping) : std::string("default (grouped-m:8)");
   // Usage errors first (they need no GPU), then the device.
   const bench::DeviceInfo dev = bench::probe_device();
   if (!dev.is_sm90()) {
@@ -109,27 +129,38 @@ int run_bench(const BenchOptions& o, const std::string& title) {
     return kExitNoHopper;
   }
 
+  const auto timer = bench::choose_timer(o.timer, &error);
+  if (!timer) {
+    std::fprintf(stderr, "tilegemm bench: %s\n", error.c_str());
+    return kExitUsage;
+  }
+
   ref::CublasLt cublas;
   bench::RunOptions run;
   run.timing.iters = o.iters;
   run.timing.warmup = o.warmup;
   run.timing.flush_l2 = !o.no_flush;
+  run.timing.method = timer->method;
   run.seed = o.seed;
   run.with_cublas = !o.no_cublas;
   run.cublas = &cublas;
-  const bench::Launcher candidate = [](const GemmArgs& args) { return tilegemm::gemm(args); };
+  const bench::Launcher candidate = [gemm_options](const GemmArgs& args) {
+    return detail::gemm_with_options(args, gemm_options);
+  };
 
   if (!o.json) {
-    fmt::print("{}: {} ({} SMs), suite {} ({} shapes), layout {}, {} out, {} timed runs (median){}\n", title,
-               dev.name, dev.sm_count, suite_name, shapes->size(), o.layout, o.out, o.iters,
-               o.no_flush ? ", L2 NOT flushed" : ", L2 flushed before each");
+    fmt::print("{}: {} ({} SMs), suite {} ({} shapes), layout {}, {} out, mapping {}, {} timed runs (median){}, "
+               "timer: {}\n",
+               title, dev.name, dev.sm_count, suite_name, shapes->size(), o.layout, o.out, mapping_label, o.iters,
+               o.no_flush ? ", L2 NOT flushed" : ", L2 flushed before each", timer->description);
     fmt::print("{:>6} {:>6} {:>6} {:>12} {:>8} {:>12} {:>8} {:>7} {:>10}  {}\n", "M", "N", "K", "tilegemm us",
                "TFLOPS", "cuBLAS us", "TFLOPS", "ratio", "calc_diff", "check");
     std::fflush(stdout);
   }
   nlohmann::json results = nlohmann::json::array();
   double log_ratio_sum = 0, min_ratio = 0;
-  int ratios = 0, failed = 0;
+  int ratios = 0, failed = 0, fell_back = 0;
+  std::string first_fallback;
   bool any_sampled = false;
   for (const bench::Shape& s : *shapes) {
     bench::Case c = proto;
@@ -144,6 +175,10 @@ int run_bench(const BenchOptions& o, const std::string& title) {
       ++ratios;
     }
     any_sampled = any_sampled || r.sampled;
+    for (const bench::SideResult* side : {&r.candidate, &r.cublas})
+      if (side->timed && !side->timing.fallback_reason.empty()) {
+        if (fell_back++ == 0) first_fallback = side->timing.fallback_reason;
+      }
     if (!o.json) {
       fmt::print("{:>6} {:>6} {:>6} {:>12} {:>8} {:>12} {:>8} {:>7} {:>10.2e}  {}{}\n", s.m, s.n, s.k,
                  time_cell(r.candidate), tflops_cell(r.candidate), time_cell(r.cublas), tflops_cell(r.cublas),
@@ -166,14 +201,21 @@ int run_bench(const BenchOptions& o, const std::string& title) {
                  run.sample_rows);
     if (ratios)
       fmt::print("geomean speed vs cuBLASLt over {} shape(s): {:.3f}x (lowest {:.3f}x)\n", ratios, geomean, min_ratio);
+    if (fell_back)
+      fmt::print("{} timing(s) measured with CUDA events instead of CUPTI, first because: {}\n", fell_back,
+                 first_fallback);
     if (failed) fmt::print("{} of {} shape(s) FAILED their check: no time is reported for them\n", failed, shapes->size());
   }
   const nlohmann::json doc = {
       {"schema", "tilegemm.bench/1"},
       {"device", {{"name", dev.name}, {"sms", dev.sm_count}, {"cublaslt", dev.cublaslt_version}}},
       {"options",
-       {{"suite", suite_name}, {"layout", o.layout}, {"out", o.out}, {"iters", o.iters}, {"warmup", o.warmup},
-        {"flush_l2", !o.no_flush}, {"seed", o.seed}, {"time", "median of CUDA-event times"}}},
+       {{"suite", suite_name}, {"layout", o.layout}, {"out", o.out}, {"mapping", mapping_label},
+        {"iters", o.iters}, {"warmup", o.warmup},
+        {"flush_l2", !o.no_flush}, {"seed", o.seed}, {"timer", bench::timing_method_name(timer->method)},
+        {"timer_fallback", timer->fallback_reason.empty() ? nlohmann::json(nullptr)
+                                                          : nlohmann::json(timer->fallback_reason)},
+        {"time", "median of " + timer->description}}},
       {"results", results},
       {"summary",
        {{"shapes", shapes->size()}, {"failed", failed},
@@ -240,7 +282,14 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--iters", o->iters, "Timed runs per kernel (median reported)")->check(CLI::Range(1, 100000));
   cmd->add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
   cmd->add_option("--seed", o->seed, "Seed of the random normal inputs");
+  cmd->add_option("--mapping", o->mapping,
+                  "Tile order of the SM90 fast path: linear-n, linear-m, grouped-m:G, grouped-n:G, box:BMxBN, "
+                  "morton, hilbert (default grouped-m:8; shapes on the fallback ignore it)");
   cmd->add_flag("--no-flush", o->no_flush, "Do not flush L2 before each timed run");
+  cmd->add_option("--timer", o->timer,
+                  "How a call is timed: cupti = sum of its kernels' times from CUPTI activity records (the "
+                  "profiler's number; default when CUPTI loads), events = CUDA events around the call")
+      ->check(CLI::IsMember({"events", "cupti"}));
   cmd->add_flag("--no-cublas", o->no_cublas, "Do not run the cuBLASLt baseline");
   cmd->add_flag("--json", o->json, "JSON on stdout instead of the table");
   cmd->add_option("--json-out", o->json_out, "Also write the JSON to this file");

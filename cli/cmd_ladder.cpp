@@ -23,6 +23,7 @@ struct LadderOptions {
   int iters = 30, warmup = 5;
   bool no_cublas = false, check_only = false, json = false;
   std::string json_out;
+  std::string timer;  // "events", "cupti" or empty: cupti when available, else events
 };
 
 // Default shapes: the largest each early step can run, and the 4096^3 / 8192^3 for the
@@ -66,7 +67,15 @@ int run_ladder(const LadderOptions& o) {
   if (chosen.empty())
     for (const ladder::Step& s : ladder::steps()) chosen.push_back(&s);
 
+  std::string timer_error;
+  const auto timer = bench::choose_timer(o.timer, &timer_error);
+  if (!timer) {
+    std::fprintf(stderr, "tilegemm ladder: %s\n", timer_error.c_str());
+    return 2;
+  }
+
   bench::RunOptions run;
+  run.timing.method = timer->method;
   run.timing.iters = o.iters;
   run.timing.warmup = o.warmup;
   run.with_cublas = !o.no_cublas;
@@ -75,8 +84,9 @@ int run_ladder(const LadderOptions& o) {
   nlohmann::json rows = nlohmann::json::array();
   bool all_ok = true;
   if (!o.json)
-    fmt::print("{} ({} SMs)\n{:>4} {:<12} {:>18} {:>10} {:>8} {:>10} {:>8} {:>7}  {}\n", dev.name, dev.sm_count,
-               "step", "name", "shape", "us", "TFLOPS", "cuBLAS us", "TFLOPS", "ratio", "check");
+    fmt::print("{} ({} SMs), timer: {}\n{:>4} {:<12} {:>18} {:>10} {:>8} {:>10} {:>8} {:>7}  {}\n", dev.name,
+               dev.sm_count, o.check_only ? "none (--check-only)" : timer->description, "step", "name", "shape",
+               "us", "TFLOPS", "cuBLAS us", "TFLOPS", "ratio", "check");
   for (const ladder::Step* step : chosen) {
     const std::vector<bench::Shape> shapes = user_shapes.empty() ? default_shapes(*step) : user_shapes;
     for (const bench::Shape& s : shapes) {
@@ -112,10 +122,19 @@ int run_ladder(const LadderOptions& o) {
                       {"checked_rows", r.checked_rows},
                       {"median_us", t.timing.median_us}, {"min_us", t.timing.min_us}, {"tflops", t.tflops},
                       {"cublas_median_us", b.timing.median_us}, {"cublas_tflops", b.tflops},
-                      {"ratio_vs_cublas", r.ratio}});
+                      {"ratio_vs_cublas", r.ratio},
+                      {"timer", t.timing.method}, {"cublas_timer", b.timing.method},
+                      {"timer_fallback", t.timing.fallback_reason.empty() ? nlohmann::json(nullptr)
+                                                                           : nlohmann::json(t.timing.fallback_reason)}});
     }
   }
-  const nlohmann::json doc = {{"device", dev.name}, {"sms", dev.sm_count}, {"results", rows}};
+  const nlohmann::json doc = {{"device", dev.name},
+                              {"sms", dev.sm_count},
+                              {"timer", bench::timing_method_name(timer->method)},
+                              {"timer_description", timer->description},
+                              {"timer_fallback", timer->fallback_reason.empty() ? nlohmann::json(nullptr)
+                                                                                : nlohmann::json(timer->fallback_reason)},
+                              {"results", rows}};
   if (o.json) fmt::print("{}\n", doc.dump(2));
   if (!o.json_out.empty()) {
     std::ofstream f(o.json_out);
@@ -137,6 +156,10 @@ void add_ladder_command(CLI::App& app) {
   cmd->add_option("--shape", opts->shapes, "Shape(s) MxNxK (default: each step's own)");
   cmd->add_option("--iters", opts->iters, "Timed runs per kernel")->check(CLI::Range(1, 100000));
   cmd->add_option("--warmup", opts->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
+  cmd->add_option("--timer", opts->timer,
+                  "How a call is timed: cupti = sum of its kernels' times from CUPTI activity records (default "
+                  "when CUPTI loads), events = CUDA events around the call")
+      ->check(CLI::IsMember({"events", "cupti"}));
   cmd->add_flag("--no-cublas", opts->no_cublas, "Do not run the cuBLASLt baseline");
   cmd->add_flag("--check-only", opts->check_only, "Check correctness, time nothing");
   cmd->add_flag("--json", opts->json, "JSON on stdout instead of the table");
