@@ -1,0 +1,255 @@
+// The production SM90 BF16 GEMM kernel (NT: A [M, K] K-major, B [N, K] K-major, D [M, N] row-major
+// bf16), D = alpha · A·Bᵀ. Device code only, header-only; the host side is gemm_launch.{hpp,cu}.
+//
+// Structure: ladder step 9 (src/ladder/step09_two_consumers.cu, 816 TFLOPS at 8192^3 on the H200),
+// generalised to what a user passes:
+//   - any M, N >= 1 and K >= 1. TMA does the edges: a load box that reaches past M, N or K is
+//     zero-filled (a ragged K tail adds 0) and still completes the full box bytes on the barrier
+//     (HOPPER_NOTES §6, §7); the TMA store clips rows/cols past the end of D, and D's tensor map is
+//     (N, M) with stride ldd, so nothing outside D is written even when ldd > N.
+//   - tile order from schedule/tile_mapping.hpp with the Mapping passed at run time (a kernel
+//     parameter), persistent CTAs (CTA p takes slots p, p + P, ...).
+//   - BLOCK_M = 64 * kConsumers: one consumer warpgroup per 64 rows (wgmma M is 64), each owning
+//     64 x BLOCK_N fp32 accumulators; one producer warpgroup whose elected thread issues the TMA.
+//   - kClusterM = 2: CTA pairs along M share the B tile; each CTA loads BLOCK_N / 2 rows of B and
+//     multicasts them to both (step 8/9). The host uses it only when every pair is complete
+//     (even number of m-blocks), so every step of every CTA multicasts and the two rings stay in
+//     lock-step; otherwise it launches the kClusterM = 1 instantiation.
+//   - Shared memory from plan/smem_layout.hpp (the planner's layout): kStages A/B stages, a full
+//     BLOCK_M x BLOCK_N bf16 staging tile for the epilogue, the barriers.
+// Epilogue: alpha · acc -> bf16 -> stmatrix into 128B-swizzled 64 x 64 boxes of the staging tile ->
+// fence.proxy.async -> named barrier -> one thread issues the TMA stores and commits them. The
+// stores are waited for (wait_group.read 0) only before the next tile's epilogue writes the
+// staging tile again, so they overlap the next tile's mainloop.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda.h>  // CUtensorMap (type only)
+
+#include "kernels/sm90/ptx.cuh"
+#include "kernels/sm90/smem_layout_math.hpp"
+#include "plan/smem_layout.hpp"
+#include "schedule/tile_mapping.hpp"
+
+namespace tilegemm::sm90 {
+
+inline constexpr int kGemmBlockK = 64;    // one 128-B swizzled line of bf16 per operand row
+inline constexpr int kStoreBoxCols = 64;  // D store box: 64 columns (128 B, the swizzle span)
+inline constexpr int kStoreBoxRows = 64;  //              x 64 rows (one consumer's rows)
+inline constexpr int kStoreBoxBytes = kStoreBoxCols * kStoreBoxRows * 2;
+
+// Compile-time facts of one instantiation, shared by the kernel and its launch code.
+template <int BLOCK_M, int BLOCK_N, int kStages_, int kClusterM>
+struct GemmTraits {
+  static_assert(BLOCK_M == 64 || BLOCK_M == 128, "one or two consumer warpgroups of 64 rows");
+  static_assert(BLOCK_N % 64 == 0 && BLOCK_N >= 64 && BLOCK_N <= 256, "wgmma N and 64-wide store boxes");
+  static_assert(kClusterM == 1 || kClusterM == 2);
+  static constexpr int kBlockM = BLOCK_M, kBlockN = BLOCK_N;
+  static constexpr int kConsumers = BLOCK_M / 64;
+  static constexpr int kThreads = 128 * (1 + kConsumers);
+  static constexpr int kStages = kStages_;
+  static constexpr int kAcc = BLOCK_N / 2;  // fp32 accumulators per consumer thread (m64nBLOCK_N)
+  static constexpr plan::SmemLayout kLayout =
+      plan::compute_smem_layout(BLOCK_M, BLOCK_N, kGemmBlockK, kStages, /*d_elem_bytes=*/2);
+  static_assert(kLayout.fits(), "stages do not fit in 227 KiB");
+  static constexpr int kStageTxBytes = kLayout.a_stage_bytes + kLayout.b_stage_bytes;  // full boxes
+  static constexpr int kBLoadRows = BLOCK_N / kClusterM;  // B rows this CTA loads (and multicasts)
+  static constexpr int kBLoadBytes = kBLoadRows * kGemmBlockK * 2;
+  static constexpr int kBoxesPerConsumer = BLOCK_N / kStoreBoxCols;
+  static_assert(kLayout.d_bytes == kConsumers * kBoxesPerConsumer * kStoreBoxBytes);
+  // Registers (setmaxnreg, two consumers only): 128·56 + 256·224 = 64512 <= 65536. The producer
+  // gets 56, not step 9's 40: it evaluates the run-time mapping (Hilbert/Morton descend a quadtree)
+  // and the cluster pairing per tile, and at 40 ptxas spilled in the 2-CTA instantiation.
+  static constexpr int kProducerRegs = 56, kConsumerRegs = 224;
+  static constexpr sched::ClusterAxis kClusterAxis =
+      kClusterM == 2 ? sched::ClusterAxis::along_m : sched::ClusterAxis::none;
+};
+
+// Where a producer or consumer stands in the ring: stage index and the parity of the phase this
+// pass is about (consumer waits full with `phase`, producer waits empty with `phase ^ 1`: a fresh
+// barrier counts its preceding phase as complete; HOPPER_NOTES §6).
+template <int kStages>
+struct PipelineState {
+  int stage = 0;
+  uint32_t phase = 0;
+  __device__ __forceinline__ void advance() {
+    if (++stage == kStages) {
+      stage = 0;
+      phase ^= 1u;
+    }
+  }
+};
+
+// "This warp is done reading stage s": arrive on the empty barrier at the same offset in cluster
+// CTA `cta_rank`. Relaxed on purpose: wgmma.wait_group has returned, nothing is left to order, and
+// the .release.cluster form costs a MEMBAR.GPU per warp per k-block (ladder step 8 measured 2x).
+template <int kClusterM>
+__device__ __forceinline__ void release_stage(uint64_t* bar, uint32_t cta_rank) {
+  if constexpr (kClusterM == 1) {
+    (void)cta_rank;
+    (void)ptx::mbarrier_arrive(ptx::sem_relaxed, ptx::scope_cta, ptx::space_shared, bar);
+  } else {
+    auto* remote = static_cast<uint64_t*>(__cluster_map_shared_rank(bar, cta_rank));  // mapa
+    ptx::mbarrier_arrive(ptx::sem_relaxed, ptx::scope_cluster, ptx::space_cluster, remote);
+  }
+}
+
+// Rounds the dynamic smem base up to 1024 B (compute_smem_layout budgets kSmemBaseSlack for it).
+__device__ __forceinline__ uint8_t* align_smem_1024(uint8_t* raw) {
+  const uint32_t addr = smem_u32(raw);
+  return raw + ((1024u - (addr & 1023u)) & 1023u);
+}
+
+// One consumer's 64 x BLOCK_N x 64 block product: 4 x wgmma m64nBLOCK_Nk16 reading 64 A rows at
+// a_addr and all BLOCK_N B rows at b_addr; the descriptors step +32 B along K inside the line.
+template <int BLOCK_N>
+__device__ __forceinline__ void wgmma_block_k64(float (&acc)[BLOCK_N / 2], uint32_t a_addr, uint32_t b_addr,
+                                                int accumulate) {
+  const uint64_t desc_a = make_kmajor_sw128_desc(a_addr);
+  const uint64_t desc_b = make_kmajor_sw128_desc(b_addr);
+#pragma unroll
+  for (int k = 0; k < kGemmBlockK / 16; ++k)
+    wgmma_m64k16<BLOCK_N>(acc, desc_advance_bytes(desc_a, k * 32), desc_advance_bytes(desc_b, k * 32),
+                          (k > 0) | accumulate);
+}
+
+// One consumer's accumulators -> alpha · acc in bf16 -> its staging boxes -> TMA stores.
+// Box j of consumer c holds tile rows [64c, 64c + 64) x cols [64j, 64j + 64), 128B-swizzled.
+template <int BLOCK_N>
+__device__ __forceinline__ void store_tile(const float (&acc)[BLOCK_N / 2], float alpha, const CUtensorMap* tmap_d,
+                                           uint8_t* boxes, int consumer, int thread_in_wg, int m_total,
+                                           int n_total, int m0, int n0) {
+  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
+  // stmatrix x4: lanes 8i..8i+7 give the rows of matrix i; matrices 0/1 are rows 0-7 / 8-15 of the
+  // warp's 16 rows at columns +0..7, matrices 2/3 the same rows at columns +8..15 (HOPPER_NOTES §5).
+  const int row = 16 * warp + (lane & 7) + 8 * ((lane >> 3) & 1);
+  const int col = 8 * (lane >> 4);
+  if (thread_in_wg == 0) tma_store_wait_read<0>();  // the previous tile's stores have read the boxes
+  named_barrier_sync(1 + consumer, 128);
+#pragma unroll
+  for (int box = 0; box < BLOCK_N / kStoreBoxCols; ++box) {
+    uint8_t* dst = boxes + box * kStoreBoxBytes;
+#pragma unroll
+    for (int p = 0; p < kStoreBoxCols / 16; ++p) {
+      const int q = (box * kStoreBoxCols) / 16 + p;  // 16-column block: registers acc[8q .. 8q+7]
+      stmatrix_x4(dst + kmajor_sw128_offset(row, 16 * p + col), pack_bf16x2(alpha * acc[8 * q + 0], alpha * acc[8 * q + 1]),
+                  pack_bf16x2(alpha * acc[8 * q + 2], alpha * acc[8 * q + 3]),
+                  pack_bf16x2(alpha * acc[8 * q + 4], alpha * acc[8 * q + 5]),
+                  pack_bf16x2(alpha * acc[8 * q + 6], alpha * acc[8 * q + 7]));
+    }
+  }
+  fence_proxy_async_smem();               // my stmatrix writes before the async-proxy (TMA) read
+  named_barrier_sync(1 + consumer, 128);  // all boxes written
+  if (thread_in_wg == 0) {
+    const int row0 = m0 + consumer * kStoreBoxRows;
+    if (row0 < m_total) {  // NOTES: a box wholly past M or N has nothing to write: skip it
+#pragma unroll
+      for (int box = 0; box < BLOCK_N / kStoreBoxCols; ++box)
+        if (n0 + box * kStoreBoxCols < n_total)
+          tma_store_2d(tmap_d, boxes + box * kStoreBoxBytes, n0 + box * kStoreBoxCols, row0);
+    }
+    tma_store_commit();
+  }
+}
+
+// Persistent warp-specialised GEMM. Grid: P CTAs (a multiple of kClusterM), cluster (kClusterM,1,1)
+// set at launch. Dynamic smem: Traits::kLayout.total_bytes.
+template <int BLOCK_M, int BLOCK_N, int kStages, int kClusterM>
+__global__ void __launch_bounds__(GemmTraits<BLOCK_M, BLOCK_N, kStages, kClusterM>::kThreads, 1)
+    gemm_bf16_nt_kernel(const __grid_constant__ CUtensorMap tmap_a,  // A [M, K]: boxes 64 k x BLOCK_M rows
+                        const __grid_constant__ CUtensorMap tmap_b,  // B [N, K]: boxes 64 k x BLOCK_N/kClusterM
+                        const __grid_constant__ CUtensorMap tmap_d,  // D [M, N] (dims N, M; stride ldd): 64 x 64
+                        int m_total, int n_total, int k_total, float alpha, sched::Mapping mapping) {
+  using T = GemmTraits<BLOCK_M, BLOCK_N, kStages, kClusterM>;
+  constexpr plan::SmemLayout L = T::kLayout;
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = align_smem_1024(smem_raw);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + L.full_barrier(0));
+  uint64_t* empty = reinterpret_cast<uint64_t*>(smem + L.empty_barrier(0));
+  const int warpgroup = threadIdx.x / 128, thread_in_wg = threadIdx.x % 128;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int num_kb = sched::ceil_div(k_total, kGemmBlockK);  // the last k-block may be ragged (zero-filled)
+  const uint32_t rank = kClusterM == 2 ? cluster_ctarank() : 0u;
+  const sched::Schedule schedule{sched::make_tile_grid(m_total, n_total, BLOCK_M, BLOCK_N), mapping, T::kClusterAxis};
+  const int num_iters = sched::persistent_iterations(schedule, blockIdx.x, gridDim.x);
+
+  if (threadIdx.x == 0) {
+    prefetch_tensor_map(&tmap_a);
+    prefetch_tensor_map(&tmap_b);
+    prefetch_tensor_map(&tmap_d);
+    for (int s = 0; s < kStages; ++s) {
+      mbar_init(&full[s], 1);                                 // the producer's arrive.expect_tx
+      mbar_init(&empty[s], kClusterM * 4 * T::kConsumers);    // every consumer warp of the cluster
+    }
+    fence_barrier_init();
+  }
+  if constexpr (kClusterM == 2) {
+    cluster_sync();  // peers' barriers exist before anyone multicasts or arrives remotely
+  } else {
+    __syncthreads();
+  }
+
+  if (warpgroup == 0) {
+    // ---- producer: one elected thread issues the TMA loads ----
+    if constexpr (T::kConsumers == 2) setmaxnreg_dec<T::kProducerRegs>();  // consumers get the registers
+    if (warp == 0 && elect_one_sync()) {
+      PipelineState<kStages> produce;
+      for (int it = 0; it < num_iters; ++it) {
+        const sched::TileWork work = sched::persistent_work(schedule, blockIdx.x, it, gridDim.x);
+        if (!work.has_tile) continue;
+        const int m0 = work.tile.m_block * BLOCK_M, n0 = work.tile.n_block * BLOCK_N;
+        for (int kb = 0; kb < num_kb; ++kb) {
+          const int s = produce.stage;
+          mbar_wait(&empty[s], produce.phase ^ 1u);
+          mbar_arrive_expect_tx(&full[s], T::kStageTxBytes);  // full boxes, even where zero-filled
+          tma_load_2d(smem + L.a_offset(s), &tmap_a, &full[s], kb * kGemmBlockK, m0);
+          if constexpr (kClusterM == 2) {
+            tma_load_2d_multicast(smem + L.b_offset(s) + rank * T::kBLoadBytes, &tmap_b, &full[s], kb * kGemmBlockK,
+                                  n0 + int(rank) * T::kBLoadRows, /*cta_mask=*/0b11);
+          } else {
+            tma_load_2d(smem + L.b_offset(s), &tmap_b, &full[s], kb * kGemmBlockK, n0);
+          }
+          produce.advance();
+        }
+      }
+    }
+  } else {
+    // ---- consumers: consumer c computes tile rows [64c, 64c + 64) x all BLOCK_N columns ----
+    if constexpr (T::kConsumers == 2) setmaxnreg_inc<T::kConsumerRegs>();
+    const int consumer = warpgroup - 1;
+    const uint32_t smem_base = smem_u32(smem);
+    uint8_t* boxes = smem + L.d_offset + consumer * T::kBoxesPerConsumer * kStoreBoxBytes;
+    float acc[T::kAcc];
+    PipelineState<kStages> consume;
+    for (int it = 0; it < num_iters; ++it) {
+      const sched::TileWork work = sched::persistent_work(schedule, blockIdx.x, it, gridDim.x);
+      if (!work.has_tile) continue;
+      const int m0 = work.tile.m_block * BLOCK_M, n0 = work.tile.n_block * BLOCK_N;
+      int held = -1;  // stage whose wgmma may still be running
+      fence_accumulators(acc);
+      for (int kb = 0; kb < num_kb; ++kb) {
+        const int s = consume.stage;
+        mbar_wait(&full[s], consume.phase);
+        wgmma_fence();
+        wgmma_block_k64<BLOCK_N>(acc, smem_base + L.a_offset(s) + consumer * 64 * 128, smem_base + L.b_offset(s),
+                                 /*accumulate=*/kb > 0);
+        wgmma_commit();
+        wgmma_wait<1>();  // k-block kb-1 retired; kb may still run
+        if (held >= 0 && lane < kClusterM) release_stage<kClusterM>(&empty[held], lane);
+        held = s;
+        consume.advance();
+      }
+      wgmma_wait<0>();
+      fence_accumulators(acc);
+      if (held >= 0 && lane < kClusterM) release_stage<kClusterM>(&empty[held], lane);
+      store_tile<BLOCK_N>(acc, alpha, &tmap_d, boxes, consumer, thread_in_wg, m_total, n_total, m0, n0);
+    }
+    if (thread_in_wg == 0) tma_store_wait_all<0>();  // the staging tile must outlive the last store
+  }
+  // NOTES: no CTA of a pair may exit while its peer can still multicast into it or arrive on its
+  // empty barriers (HOPPER_NOTES §9, §12 bug 6).
+  if constexpr (kClusterM == 2) cluster_sync();
+}
+
+}  // namespace tilegemm::sm90

@@ -1,0 +1,165 @@
+// Thin host launch of the SM90 fast path: tensor maps, smem size from the planner's layout,
+// cudaFuncSetAttribute, persistent grid, cluster launch through cudaLaunchKernelEx.
+#include "kernels/sm90/gemm_launch.hpp"
+
+#include <atomic>
+
+#include <cuda_runtime.h>
+
+#include "kernels/sm90/gemm_kernel.cuh"
+#include "kernels/sm90/tensor_map.hpp"
+#include "schedule/tile_mapping.hpp"
+
+namespace tilegemm::sm90 {
+
+const char* tile_config_name(TileConfig c) {
+  switch (c) {
+    case TileConfig::automatic: return "auto";
+    case TileConfig::t128x256: return "128x256";
+    case TileConfig::t128x128: return "128x128";
+    case TileConfig::t64x128: return "64x128";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr int kMaxDevices = 16;
+
+// Per (instantiation, device): smem attribute set and the persistent grid size, computed once.
+// 0 = not yet known; a negative value is a cached cudaError_t.
+struct DeviceCache {
+  std::atomic<int> ctas[kMaxDevices] = {};
+};
+
+template <int BM, int BN, int kClusterM>
+struct Config {
+  static constexpr int kStages = plan::max_stages_that_fit(BM, BN, kGemmBlockK, /*d_elem_bytes=*/2);
+  using Traits = GemmTraits<BM, BN, kStages, kClusterM>;
+  static constexpr auto kernel = gemm_bf16_nt_kernel<BM, BN, kStages, kClusterM>;
+};
+
+cudaLaunchAttribute cluster_attribute(int cluster_m) {
+  cudaLaunchAttribute attr = {};
+  attr.id = cudaLaunchAttributeClusterDimension;
+  attr.val.clusterDim.x = static_cast<unsigned>(cluster_m);
+  attr.val.clusterDim.y = 1;
+  attr.val.clusterDim.z = 1;
+  return attr;
+}
+
+// How many CTAs of this instantiation are resident at once, in whole clusters: the persistent grid.
+// With clusters this is not simply #SMs (a pair must sit in one GPC).
+template <typename C>
+cudaError_t persistent_ctas(int* ctas) {
+  static DeviceCache cache;
+  int device = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  std::atomic<int>* slot = device < kMaxDevices ? &cache.ctas[device] : nullptr;
+  if (slot != nullptr && slot->load(std::memory_order_relaxed) > 0) {
+    *ctas = slot->load(std::memory_order_relaxed);
+    return cudaSuccess;
+  }
+  constexpr int kSmem = C::Traits::kLayout.total_bytes;
+  constexpr int kCluster = C::Traits::kClusterAxis == sched::ClusterAxis::none ? 1 : 2;
+  if (cudaError_t e = cudaFuncSetAttribute(C::kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
+      e != cudaSuccess)
+    return e;
+  int num_sms = 0;
+  if (cudaError_t e = cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
+    return e;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(num_sms / kCluster * kCluster), 1, 1);
+  config.blockDim = dim3(C::Traits::kThreads, 1, 1);
+  config.dynamicSmemBytes = kSmem;
+  cudaLaunchAttribute attr = cluster_attribute(kCluster);
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  int clusters = 0;
+  if (cudaError_t e = cudaOccupancyMaxActiveClusters(&clusters, C::kernel, &config); e != cudaSuccess) return e;
+  if (clusters < 1) return cudaErrorInvalidConfiguration;
+  *ctas = clusters * kCluster;
+  if (slot != nullptr) slot->store(*ctas, std::memory_order_relaxed);
+  return cudaSuccess;
+}
+
+template <typename C>
+LaunchResult launch_config(const GemmProblem& p, const LaunchOptions& o, TileConfig which) {
+  using T = typename C::Traits;
+  constexpr int kCluster = T::kClusterAxis == sched::ClusterAxis::none ? 1 : 2;
+  LaunchResult r;
+  r.config = which;
+  CUtensorMap tmap_a, tmap_b, tmap_d;
+  // A [M, K]: boxes of 64 k x BM rows. B [N, K]: 64 k x BN/cluster rows (each CTA of a pair loads
+  // half of the B tile and multicasts it). D [M, N] with stride ldd: boxes of 64 x 64.
+  const Matrix2d am{p.a, uint64_t(p.m), uint64_t(p.k), uint64_t(p.lda), CU_TENSOR_MAP_DATA_TYPE_BFLOAT16};
+  const Matrix2d bm{p.b, uint64_t(p.n), uint64_t(p.k), uint64_t(p.ldb), CU_TENSOR_MAP_DATA_TYPE_BFLOAT16};
+  const Matrix2d dm{p.d, uint64_t(p.m), uint64_t(p.n), uint64_t(p.ldd), CU_TENSOR_MAP_DATA_TYPE_BFLOAT16};
+  if (std::string e = make_2d_tile_map(am, Box2d{kGemmBlockK, uint32_t(T::kBlockM)},
+                                       CU_TENSOR_MAP_SWIZZLE_128B, &tmap_a);
+      !e.empty()) {
+    r.message = "tensor map of A: " + e;
+    return r;
+  }
+  if (std::string e = make_2d_tile_map(bm, Box2d{kGemmBlockK, uint32_t(T::kBLoadRows)}, CU_TENSOR_MAP_SWIZZLE_128B,
+                                       &tmap_b);
+      !e.empty()) {
+    r.message = "tensor map of B: " + e;
+    return r;
+  }
+  if (std::string e = make_2d_tile_map(dm, Box2d{kStoreBoxCols, kStoreBoxRows}, CU_TENSOR_MAP_SWIZZLE_128B, &tmap_d);
+      !e.empty()) {
+    r.message = "tensor map of D: " + e;
+    return r;
+  }
+  int ctas = 0;
+  if (cudaError_t e = persistent_ctas<C>(&ctas); e != cudaSuccess) {
+    r.error = e;
+    r.message = std::string("persistent grid size: ") + cudaGetErrorString(e);
+    return r;
+  }
+  const sched::Schedule schedule{sched::make_tile_grid(p.m, p.n, T::kBlockM, T::kBlockN),
+                                 o.mapping, T::kClusterAxis};
+  const int slots = sched::num_slots(schedule);  // a multiple of kCluster
+  const int grid = slots < ctas ? slots : ctas;
+
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(grid), 1, 1);
+  config.blockDim = dim3(T::kThreads, 1, 1);
+  config.dynamicSmemBytes = T::kLayout.total_bytes;
+  config.stream = p.stream;
+  cudaLaunchAttribute attr = cluster_attribute(kCluster);
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  r.error = cudaLaunchKernelEx(&config, C::kernel, tmap_a, tmap_b, tmap_d, p.m, p.n, p.k, p.alpha, o.mapping);
+  if (r.error != cudaSuccess) r.message = std::string("cudaLaunchKernelEx: ") + cudaGetErrorString(r.error);
+  return r;
+}
+
+}  // namespace
+
+LaunchResult launch_gemm(const GemmProblem& p, const LaunchOptions& o) {
+  if (!sched::is_valid(o.mapping)) {
+    LaunchResult r;
+    r.error = cudaErrorInvalidValue;
+    r.message = "mapping: invalid (group, box_m and box_n must be >= 1)";
+    return r;
+  }
+  TileConfig which = o.config;
+  if (which == TileConfig::automatic) {
+    int device = 0, num_sms = 132;
+    if (cudaGetDevice(&device) == cudaSuccess) cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, device);
+    which = choose_tile_config(p.m, p.n, num_sms);
+  }
+  switch (which) {
+    case TileConfig::t128x256:
+      return uses_cluster_pair(which, p.m) ? launch_config<Config<128, 256, 2>>(p, o, which)
+                                           : launch_config<Config<128, 256, 1>>(p, o, which);
+    case TileConfig::t128x128: return launch_config<Config<128, 128, 1>>(p, o, which);
+    case TileConfig::automatic:
+    case TileConfig::t64x128: return launch_config<Config<64, 128, 1>>(p, o, TileConfig::t64x128);
+  }
+  return LaunchResult{cudaErrorInvalidValue, "unknown tile configuration", which};
+}
+
+}  // namespace tilegemm::sm90

@@ -1,0 +1,73 @@
+// Host side of the SM90 fast path (kernel: gemm_kernel.cuh): which tile configurations exist, the
+// rule that picks one, and the launch (tensor maps, smem size from plan/smem_layout.hpp, cluster
+// launch through cudaLaunchKernelEx). Plain C++ header: gemm.cpp and the CLI include it.
+//
+// The caller (src/api/gemm.cpp, select_path) has already checked that TMA can describe the
+// problem: NT layout, bf16 A/B/D, D row-major, lda/ldb/ldd multiples of 8 elements, pointers
+// 16-B aligned, 1 <= M, N, K <= INT32_MAX, no C (or beta = 0).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <cuda_runtime_api.h>
+
+#include "schedule/mapping.hpp"
+
+namespace tilegemm::sm90 {
+
+// The instantiated configurations (BLOCK_M x BLOCK_N, BK = 64; stages = as many as fit the planner's
+// smem layout with a full BLOCK_M x BLOCK_N bf16 epilogue tile).
+enum class TileConfig : int {
+  automatic = 0,  // choose_tile_config()
+  t128x256 = 1,   // 2 consumers x 64x256, 3 stages; cluster 2 along M (B multicast) when m-blocks are even
+  t128x128 = 2,   // 2 consumers x 64x128, 6 stages, no cluster
+  t64x128 = 3,    // 1 consumer  x 64x128, 8 stages, no cluster (small M)
+};
+const char* tile_config_name(TileConfig c);
+
+inline int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The selection rule: the largest tile that still gives every SM at least one tile
+// (128x256 if ceil(M/128)·ceil(N/256) >= SMs, else 128x128 if ceil(M/128)·ceil(N/128) >= SMs),
+// otherwise the smallest tile (64x128), which makes the most CTAs; M <= 64 always takes 64x128
+// (a 128-row tile would compute mostly padding).
+inline TileConfig choose_tile_config(int64_t m, int64_t n, int num_sms) {
+  if (m <= 64) return TileConfig::t64x128;
+  if (ceil_div64(m, 128) * ceil_div64(n, 256) >= num_sms) return TileConfig::t128x256;
+  if (ceil_div64(m, 128) * ceil_div64(n, 128) >= num_sms) return TileConfig::t128x128;
+  return TileConfig::t64x128;
+}
+
+// 2-CTA clusters (B multicast along M) are used by 128x256 only when every pair of m-blocks is
+// complete, so that every CTA multicasts at every step and the pair's rings stay in lock-step.
+inline bool uses_cluster_pair(TileConfig c, int64_t m) {
+  return c == TileConfig::t128x256 && ceil_div64(m, 128) % 2 == 0;
+}
+
+struct GemmProblem {
+  const void* a = nullptr;  // A [M, K] K-major bf16, row m at a + m * lda
+  const void* b = nullptr;  // B [N, K] K-major bf16, row n at b + n * ldb
+  void* d = nullptr;        // D [M, N] row-major bf16, row m at d + m * ldd
+  int m = 0, n = 0, k = 0;
+  int64_t lda = 0, ldb = 0, ldd = 0;  // elements
+  float alpha = 1.0f;
+  cudaStream_t stream = nullptr;
+};
+
+struct LaunchOptions {
+  sched::Mapping mapping{sched::MappingKind::grouped_m, 8};  // tile order (any valid mapping)
+  TileConfig config = TileConfig::automatic;
+};
+
+struct LaunchResult {
+  cudaError_t error = cudaSuccess;
+  std::string message;  // empty when ok; otherwise what failed, with values
+  TileConfig config = TileConfig::automatic;  // what ran
+  bool ok() const { return error == cudaSuccess && message.empty(); }
+};
+
+// Enqueues D = alpha · A·Bᵀ on problem.stream.
+LaunchResult launch_gemm(const GemmProblem& problem, const LaunchOptions& options);
+
+}  // namespace tilegemm::sm90
