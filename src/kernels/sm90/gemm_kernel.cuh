@@ -6,7 +6,8 @@
 //   - any M, N >= 1 and K >= 1. TMA does the edges: a load box that reaches past M, N or K is
 //     zero-filled (a ragged K tail adds 0) and still completes the full box bytes on the barrier
 //     (HOPPER_NOTES §6, §7); the TMA store clips rows/cols past the end of D, and D's tensor map is
-//     (N, M) with stride ldd, so nothing outside D is written even when ldd > N.
+//     (N & ~7, M) with stride ldd (the store clips in 16-B chunks only; the < 8 last columns go
+//     through plain stores, see store_tile), so nothing outside D is written even when ldd > N.
 //   - tile order from schedule/tile_mapping.hpp with the Mapping passed at run time (a kernel
 //     parameter), persistent CTAs (CTA p takes slots p, p + P, ...).
 //   - BLOCK_M = 64 * kConsumers: one consumer warpgroup per 64 rows (wgmma M is 64), each owning
@@ -116,10 +117,15 @@ __device__ __forceinline__ void wgmma_block_k64(float (&acc)[BLOCK_N / 2], uint3
 
 // One consumer's accumulators -> alpha · acc in bf16 -> its staging boxes -> TMA stores.
 // Box j of consumer c holds tile rows [64c, 64c + 64) x cols [64j, 64j + 64), 128B-swizzled.
+// NOTES: the TMA store clips at the tensor end only in whole 16-B chunks (measured on the H200:
+// with N = 257 it wrote columns 257..263, with N = 300 columns 300..303, into the ldd - N gap).
+// So D's tensor map covers the first n_tma = N rounded down to 8 columns, and the last N - n_tma
+// (< 8) columns of each row are written here with plain stores from the staging box.
 template <int BLOCK_N>
 __device__ __forceinline__ void store_tile(const float (&acc)[BLOCK_N / 2], float alpha, const CUtensorMap* tmap_d,
                                            uint8_t* boxes, int consumer, int thread_in_wg, int m_total,
-                                           int n_total, int m0, int n0) {
+                                           int n_total, int m0, int n0, __nv_bfloat16* d, int64_t ldd) {
+  const int n_tma = n_total & ~7;
   const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
   // stmatrix x4: lanes 8i..8i+7 give the rows of matrix i; matrices 0/1 are rows 0-7 / 8-15 of the
   // warp's 16 rows at columns +0..7, matrices 2/3 the same rows at columns +8..15 (HOPPER_NOTES §5).
@@ -146,10 +152,20 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BLOCK_N / 2], floa
     if (row0 < m_total) {  // NOTES: a box wholly past M or N has nothing to write: skip it
 #pragma unroll
       for (int box = 0; box < BLOCK_N / kStoreBoxCols; ++box)
-        if (n0 + box * kStoreBoxCols < n_total)
+        if (n0 + box * kStoreBoxCols < n_tma)
           tma_store_2d(tmap_d, boxes + box * kStoreBoxBytes, n0 + box * kStoreBoxCols, row0);
     }
     tma_store_commit();
+  }
+  if (n_tma < n_total && n_tma >= n0 && n_tma < n0 + BLOCK_N && thread_in_wg < kStoreBoxRows) {
+    // The < 8 tail columns [n_tma, N) all lie in one box (n_tma is a multiple of 8, boxes of 64).
+    const int row = thread_in_wg, m = m0 + consumer * kStoreBoxRows + row;
+    const int box = (n_tma - n0) / kStoreBoxCols;
+    const uint8_t* src = boxes + box * kStoreBoxBytes;
+    if (m < m_total)
+      for (int c = n_tma; c < n_total; ++c)
+        d[int64_t(m) * ldd + c] =
+            *reinterpret_cast<const __nv_bfloat16*>(src + kmajor_sw128_offset(row, c - n0 - box * kStoreBoxCols));
   }
 }
 
@@ -159,8 +175,9 @@ template <int BLOCK_M, int BLOCK_N, int kStages, int kClusterM>
 __global__ void __launch_bounds__(GemmTraits<BLOCK_M, BLOCK_N, kStages, kClusterM>::kThreads, 1)
     gemm_bf16_nt_kernel(const __grid_constant__ CUtensorMap tmap_a,  // A [M, K]: boxes 64 k x BLOCK_M rows
                         const __grid_constant__ CUtensorMap tmap_b,  // B [N, K]: boxes 64 k x BLOCK_N/kClusterM
-                        const __grid_constant__ CUtensorMap tmap_d,  // D [M, N] (dims N, M; stride ldd): 64 x 64
-                        int m_total, int n_total, int k_total, float alpha, sched::Mapping mapping) {
+                        const __grid_constant__ CUtensorMap tmap_d,  // D [M, N & ~7] (stride ldd): 64 x 64
+                        int m_total, int n_total, int k_total, float alpha, sched::Mapping mapping,
+                        __nv_bfloat16* d, int64_t ldd) {  // D again, for the < 8 tail columns (store_tile)
   using T = GemmTraits<BLOCK_M, BLOCK_N, kStages, kClusterM>;
   constexpr plan::SmemLayout L = T::kLayout;
   extern __shared__ uint8_t smem_raw[];
@@ -243,7 +260,7 @@ __global__ void __launch_bounds__(GemmTraits<BLOCK_M, BLOCK_N, kStages, kCluster
       wgmma_wait<0>();
       fence_accumulators(acc);
       if (held >= 0 && lane < kClusterM) release_stage<kClusterM>(&empty[held], lane);
-      store_tile<BLOCK_N>(acc, alpha, &tmap_d, boxes, consumer, thread_in_wg, m_total, n_total, m0, n0);
+      store_tile<BLOCK_N>(acc, alpha, &tmap_d, boxes, consumer, thread_in_wg, m_total, n_total, m0, n0, d, ldd);
     }
     if (thread_in_wg == 0) tma_store_wait_all<0>();  // the staging tile must outlive the last store
   }

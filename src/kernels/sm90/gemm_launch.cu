@@ -16,6 +16,7 @@ const char* tile_config_name(TileConfig c) {
   switch (c) {
     case TileConfig::automatic: return "auto";
     case TileConfig::t128x256: return "128x256";
+    case TileConfig::t128x192: return "128x192";
     case TileConfig::t128x128: return "128x128";
     case TileConfig::t64x128: return "64x128";
   }
@@ -94,7 +95,10 @@ LaunchResult launch_config(const GemmProblem& p, const LaunchOptions& o, TileCon
   // half of the B tile and multicasts it). D [M, N] with stride ldd: boxes of 64 x 64.
   const Matrix2d am{p.a, uint64_t(p.m), uint64_t(p.k), uint64_t(p.lda), CU_TENSOR_MAP_DATA_TYPE_BFLOAT16};
   const Matrix2d bm{p.b, uint64_t(p.n), uint64_t(p.k), uint64_t(p.ldb), CU_TENSOR_MAP_DATA_TYPE_BFLOAT16};
-  const Matrix2d dm{p.d, uint64_t(p.m), uint64_t(p.n), uint64_t(p.ldd), CU_TENSOR_MAP_DATA_TYPE_BFLOAT16};
+  // D's map covers N & ~7 columns (TMA stores clip in 16-B chunks, store_tile writes the rest);
+  // with N < 8 the map is never used by a store, and 8 columns keep its arguments valid (ldd >= 8).
+  const uint64_t d_cols = p.n >= 8 ? uint64_t(p.n & ~7) : 8u;
+  const Matrix2d dm{p.d, uint64_t(p.m), d_cols, uint64_t(p.ldd), CU_TENSOR_MAP_DATA_TYPE_BFLOAT16};
   if (std::string e = make_2d_tile_map(am, Box2d{kGemmBlockK, uint32_t(T::kBlockM)},
                                        CU_TENSOR_MAP_SWIZZLE_128B, &tmap_a);
       !e.empty()) {
@@ -131,7 +135,8 @@ LaunchResult launch_config(const GemmProblem& p, const LaunchOptions& o, TileCon
   cudaLaunchAttribute attr = cluster_attribute(kCluster);
   config.attrs = &attr;
   config.numAttrs = 1;
-  r.error = cudaLaunchKernelEx(&config, C::kernel, tmap_a, tmap_b, tmap_d, p.m, p.n, p.k, p.alpha, o.mapping);
+  r.error = cudaLaunchKernelEx(&config, C::kernel, tmap_a, tmap_b, tmap_d, p.m, p.n, p.k, p.alpha, o.mapping,
+                               static_cast<__nv_bfloat16*>(p.d), p.ldd);
   if (r.error != cudaSuccess) r.message = std::string("cudaLaunchKernelEx: ") + cudaGetErrorString(r.error);
   return r;
 }
@@ -155,6 +160,9 @@ LaunchResult launch_gemm(const GemmProblem& p, const LaunchOptions& o) {
     case TileConfig::t128x256:
       return uses_cluster_pair(which, p.m) ? launch_config<Config<128, 256, 2>>(p, o, which)
                                            : launch_config<Config<128, 256, 1>>(p, o, which);
+    case TileConfig::t128x192:
+      return uses_cluster_pair(which, p.m) ? launch_config<Config<128, 192, 2>>(p, o, which)
+                                           : launch_config<Config<128, 192, 1>>(p, o, which);
     case TileConfig::t128x128: return launch_config<Config<128, 128, 1>>(p, o, which);
     case TileConfig::automatic:
     case TileConfig::t64x128: return launch_config<Config<64, 128, 1>>(p, o, TileConfig::t64x128);

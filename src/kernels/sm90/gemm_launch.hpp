@@ -23,26 +23,48 @@ enum class TileConfig : int {
   t128x256 = 1,   // 2 consumers x 64x256, 3 stages; cluster 2 along M (B multicast) when m-blocks are even
   t128x128 = 2,   // 2 consumers x 64x128, 6 stages, no cluster
   t64x128 = 3,    // 1 consumer  x 64x128, 8 stages, no cluster (small M)
+  t128x192 = 4,   // 2 consumers x 64x192, 4 stages; cluster 2 along M when m-blocks are even
 };
 const char* tile_config_name(TileConfig c);
 
 inline int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// The selection rule: the largest tile that still gives every SM at least one tile
-// (128x256 if ceil(M/128)·ceil(N/256) >= SMs, else 128x128 if ceil(M/128)·ceil(N/128) >= SMs),
-// otherwise the smallest tile (64x128), which makes the most CTAs; M <= 64 always takes 64x128
-// (a 128-row tile would compute mostly padding).
+// The selection rule (a wave model, not the planner: the planner does not know which configs
+// exist and its candidates include BN the kernel is not instantiated for):
+//   M <= 64: 64x128 (a 128-row tile would compute mostly padding);
+//   otherwise the config with the lowest  ceil(tiles / SMs) · BLOCK_M · BLOCK_N / efficiency,
+//   i.e. the number of waves times the work of one tile, with a per-config efficiency for the
+//   smaller tiles' lower math per smem byte and per wgmma (128x256 1.0, 128x192 0.95,
+//   128x128 0.85, 64x128 0.5; rough, from ladder/measurements, not fitted). Ties: the order below.
+struct TileCandidate {
+  TileConfig config;
+  int block_m, block_n;
+  double efficiency;
+};
+inline constexpr TileCandidate kTileCandidates[] = {{TileConfig::t128x256, 128, 256, 1.0},
+                                                    {TileConfig::t128x192, 128, 192, 0.95},
+                                                    {TileConfig::t128x128, 128, 128, 0.85},
+                                                    {TileConfig::t64x128, 64, 128, 0.5}};
+
 inline TileConfig choose_tile_config(int64_t m, int64_t n, int num_sms) {
   if (m <= 64) return TileConfig::t64x128;
-  if (ceil_div64(m, 128) * ceil_div64(n, 256) >= num_sms) return TileConfig::t128x256;
-  if (ceil_div64(m, 128) * ceil_div64(n, 128) >= num_sms) return TileConfig::t128x128;
-  return TileConfig::t64x128;
+  TileConfig best = TileConfig::t128x256;
+  double best_cost = 0;
+  for (const TileCandidate& c : kTileCandidates) {
+    const int64_t tiles = ceil_div64(m, c.block_m) * ceil_div64(n, c.block_n);
+    const double cost = double(ceil_div64(tiles, num_sms)) * c.block_m * c.block_n / c.efficiency;
+    if (best_cost == 0 || cost < best_cost) {
+      best = c.config;
+      best_cost = cost;
+    }
+  }
+  return best;
 }
 
-// 2-CTA clusters (B multicast along M) are used by 128x256 only when every pair of m-blocks is
-// complete, so that every CTA multicasts at every step and the pair's rings stay in lock-step.
+// 2-CTA clusters (B multicast along M) are used by 128x256 and 128x192 only when every pair of
+// m-blocks is complete, so that every CTA multicasts at every step and the rings stay in lock-step.
 inline bool uses_cluster_pair(TileConfig c, int64_t m) {
-  return c == TileConfig::t128x256 && ceil_div64(m, 128) % 2 == 0;
+  return (c == TileConfig::t128x256 || c == TileConfig::t128x192) && ceil_div64(m, 128) % 2 == 0;
 }
 
 struct GemmProblem {
