@@ -18,6 +18,7 @@ namespace tilegemm::detail {
 // TMA can describe and what the kernel implements:
 //   A, B bf16 K-major (NT); D bf16 row-major; no C, or beta = 0 (C is then never read);
 //   K >= 1 (K = 0 is the fallback's pure epilogue); M, N, K <= INT32_MAX (int tile coordinates);
+//   K a multiple of 8: the K tail is read past K up to the 16-B chunk (see below);
 //   lda, ldb, ldd multiples of 8 elements (16-B TMA strides); a, b, d pointers 16-B aligned.
 inline std::string sm90_ineligible_reason(const GemmArgs& args) {
   auto bad = [](const char* arg, const std::string& value, const char* rule) {
@@ -36,6 +37,11 @@ inline std::string sm90_ineligible_reason(const GemmArgs& args) {
   if (m < 1 || m > kIntMax) return bad("M", std::to_string(m), "1 <= M <= 2^31 - 1");
   if (n < 1 || n > kIntMax) return bad("N", std::to_string(n), "1 <= N <= 2^31 - 1");
   if (k > kIntMax) return bad("K", std::to_string(k), "K <= 2^31 - 1");
+  // NOTES: on the H200 the TMA store clipped D at 16-B granularity (it wrote up to 7 columns past
+  // N; the kernel now stores those with plain stores). Whether the load's zero fill is per element
+  // or per 16-B chunk is not verified, so a K that ends inside a chunk (with lda > K the rest of
+  // the chunk is the caller's padding, not zeros) stays on the fallback.
+  if (k % 8 != 0) return bad("K", std::to_string(k), "K a multiple of 8 (16-B chunks along K)");
   if (args.a.ld % 8 != 0) return bad("a.ld", std::to_string(args.a.ld), "a multiple of 8 elements (16-B TMA stride)");
   if (args.b.ld % 8 != 0) return bad("b.ld", std::to_string(args.b.ld), "a multiple of 8 elements (16-B TMA stride)");
   if (args.d.ld % 8 != 0) return bad("d.ld", std::to_string(args.d.ld), "a multiple of 8 elements (16-B TMA stride)");

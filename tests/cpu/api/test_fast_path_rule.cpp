@@ -58,6 +58,7 @@ TEST(FastPathRule, EachBrokenRuleNamesItsArgument) {
       {"b.major", [](GemmArgs& g) { g.b.major = Major::mn_major; }},
       {"d.major", [](GemmArgs& g) { g.d.major = col_major; }},
       {"K", [](GemmArgs& g) { g.a.cols = g.b.cols = 0; }},
+      {"K", [](GemmArgs& g) { g.a.cols = g.b.cols = 60; }},  // ld stays 64
       {"a.ld", [](GemmArgs& g) { g.a.ld = 68; }},
       {"b.ld", [](GemmArgs& g) { g.b.ld = 65; }},
       {"d.ld", [](GemmArgs& g) { g.d.ld = 132; }},
@@ -83,15 +84,19 @@ TEST(FastPathRule, TileConfigChoice) {
   EXPECT_EQ(sm90::choose_tile_config(64, 100000, kSms), TileConfig::t64x128);
   // Enough 128x256 tiles for every SM: 32 x 16 = 512 >= 132.
   EXPECT_EQ(sm90::choose_tile_config(4096, 4096, kSms), TileConfig::t128x256);
-  // 4096 x 576: 32 x 3 = 96 < 132 tiles of 128x256, 32 x 5 = 160 of 128x128.
-  EXPECT_EQ(sm90::choose_tile_config(4096, 576, kSms), TileConfig::t128x128);
-  // M = 128, N = 7168: 28 and 56 tiles: neither fills the GPU, the smallest tile makes the most CTAs.
+  EXPECT_EQ(sm90::choose_tile_config(8192, 8192, kSms), TileConfig::t128x256);
+  // 4096 x 576: one wave of 96 tiles of 128x192 beats two waves of 128x128 (160 tiles).
+  EXPECT_EQ(sm90::choose_tile_config(4096, 576, kSms), TileConfig::t128x192);
+  // 4096 x 2112: 288 tiles of 128x256 = 3 waves; 352 tiles of 128x192 = 3 waves of smaller tiles.
+  EXPECT_EQ(sm90::choose_tile_config(4096, 2112, kSms), TileConfig::t128x192);
+  // M = 128, N = 7168: one wave whatever the tile: the smallest tile makes the most CTAs.
   EXPECT_EQ(sm90::choose_tile_config(128, 7168, kSms), TileConfig::t64x128);
   // Clusters: 128x256 with an even number of 128-row blocks only.
   EXPECT_TRUE(sm90::uses_cluster_pair(TileConfig::t128x256, 4096));
   EXPECT_TRUE(sm90::uses_cluster_pair(TileConfig::t128x256, 129));   // 2 blocks
   EXPECT_FALSE(sm90::uses_cluster_pair(TileConfig::t128x256, 777));  // 7 blocks
   EXPECT_FALSE(sm90::uses_cluster_pair(TileConfig::t128x128, 4096));
+  EXPECT_TRUE(sm90::uses_cluster_pair(TileConfig::t128x192, 4096));
 }
 
 }  // namespace
