@@ -207,6 +207,9 @@ TEST(CublasLtBaseline, EmptyProblemsFollowTheApiRule) {
   empty.a.rows = 0;
   empty.d.rows = 0;
   empty.c = nullptr;
+  // Without C, beta must be 0 (the API's rule, which the baseline applies): beta 3 is refused.
+  EXPECT_EQ(ref::cublaslt_gemm(lt, empty).argument, "beta");
+  empty.beta = 0.0f;
   ASSERT_TRUE(ref::cublaslt_gemm(lt, empty).ok());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   got = read_d(d.ref);
