@@ -126,8 +126,9 @@ struct OddShape {
   int64_t m, n, k;
 };
 
-// All 4 A/B layouts x row/col-major D x bf16/fp32 out x {no C, C like D, C of the other major and
-// dtype (copied into D first)}, odd shapes and padded leading dimensions.
+// All 4 A/B layouts x row/col-major D x bf16/fp32 out x {no C, C like D, C of the other major
+// (copied into D first)}, odd shapes and padded leading dimensions. (C's dtype is D's: the API's
+// rule, which the baseline applies.)
 TEST(CublasLtBaseline, MatchesCpuReferenceInEveryLayout) {
   ref::CublasLt lt;
   ASSERT_TRUE(lt.init().ok());
@@ -145,7 +146,7 @@ TEST(CublasLtBaseline, MatchesCpuReferenceInEveryLayout) {
               const Operand a(s.m, s.k, a_major, DType::bf16, 3, ++seed);
               const Operand b(s.n, s.k, b_major, DType::bf16, 5, ++seed);
               const Major c_major = c_mode == 2 ? (d_major == row_major ? col_major : row_major) : d_major;
-              const DType c_dtype = c_mode == 2 ? (out == DType::bf16 ? DType::fp32 : DType::bf16) : out;
+              const DType c_dtype = out;
               const Operand c(s.m, s.n, c_major, c_dtype, 2, ++seed);
               Operand d(s.m, s.n, d_major, out, 1, ++seed);
               ASSERT_EQ(ref::poison(const_cast<void*>(d.ref.ptr), d.elements, out == DType::bf16 ? 2 : 4, nullptr),
@@ -253,7 +254,8 @@ TEST(CublasLtBaseline, RejectsBadArgumentsWithTheirName) {
   EXPECT_EQ(st.code, ErrorCode::invalid_argument);
   EXPECT_EQ(st.argument, "a.ld");
   args.a.ld = 32;
-  args.d.cols = 17;
+  args.d.cols = 17;  // N is 16 (B's rows); ld follows so that only the shape rule is broken
+  args.d.ld = 17;
   st = ref::cublaslt_gemm(lt, args);
   EXPECT_EQ(st.code, ErrorCode::invalid_argument);
   EXPECT_EQ(st.argument, "d.cols");  // validate()'s name for it: the baseline applies the API's rules
