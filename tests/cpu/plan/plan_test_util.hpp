@@ -33,4 +33,14 @@ inline Problem nt_problem(int64_t m, int64_t n, int64_t k, DType out = DType::bf
   return p;
 }
 
+// A Config with only the tile and cluster set (the rest at their defaults), as a user's --config.
+inline Config tile_config(int bm, int bn, int cluster_m = 1, int cluster_n = 1) {
+  Config c;
+  c.bm = bm;
+  c.bn = bn;
+  c.cluster_m = cluster_m;
+  c.cluster_n = cluster_n;
+  return c;
+}
+
 }  // namespace tilegemm::plan::test

@@ -18,17 +18,9 @@ namespace tilegemm::plan {
 namespace {
 
 using test::nt_problem;
+using test::tile_config;
 
 DeviceProfile profile(const char* name) { return *find_builtin_profile(name); }
-
-Config tile(int bm, int bn, int cluster_m = 1, int cluster_n = 1) {
-  Config c;
-  c.bm = bm;
-  c.bn = bn;
-  c.cluster_m = cluster_m;
-  c.cluster_n = cluster_n;
-  return c;
-}
 
 TEST(SeedScore, Case1_H200_4096Cubed_128x256_NoCluster) {
   // H200: 132 SMs, BW_L2 = min(64*132, 6153) = 6153, BW_local = 128*132 = 16896 B/cycle.
@@ -40,7 +32,7 @@ TEST(SeedScore, Case1_H200_4096Cubed_128x256_NoCluster) {
   // cycles_L2      = (3,145,728 + 65,536) * 512 / 6153    = 1,644,167,168 / 6153
   // cycles_local   = (3,145,728 + 3,211,264 + 65,536) * 512 / 16896 = 3,288,334,336 / 16896
   // score          = max(...) / (512/528) = cycles_L2 * 528 / 512
-  const SeedTerms s = seed_terms(nt_problem(4096, 4096, 4096), tile(128, 256), profile("h200"));
+  const SeedTerms s = seed_terms(nt_problem(4096, 4096, 4096), tile_config(128, 256), profile("h200"));
   EXPECT_EQ(s.num_blocks, 512);
   EXPECT_EQ(s.num_waves, 4);
   EXPECT_DOUBLE_EQ(s.wave_eff, 512.0 / 528.0);
@@ -64,7 +56,7 @@ TEST(SeedScore, Case2_H20_Decode_16x96_Cluster1x2_MulticastA) {
   // cycles_L2      = (319,488 + 3,072) * 256 / 4992      = 82,575,360 / 4992   ≈ 16,541.5
   // cycles_local   = (344,064 + 494,592 + 3,072) * 256 / 9984 = 215,482,368 / 9984 ≈ 21,582.8
   // score          = cycles_local * 312 / 256            ≈ 26,304.0 (local side wins)
-  const SeedTerms s = seed_terms(nt_problem(1, 24576, 1536), tile(16, 96, 1, 2), profile("h20"));
+  const SeedTerms s = seed_terms(nt_problem(1, 24576, 1536), tile_config(16, 96, 1, 2), profile("h20"));
   EXPECT_EQ(s.num_blocks, 256);
   EXPECT_EQ(s.num_waves, 4);
   EXPECT_EQ(s.bytes_L2_AB, 319488);
@@ -88,7 +80,7 @@ TEST(SeedScore, Case3_H100_Fp32AccumulateCluster2x1) {
   // cycles_local   = (4,358,144 + 4,448,256 + 180,224) * 384 / 16896 = 3,450,863,616 / 16896 ≈ 204,241.6
   // score          = cycles_L2 * 396 / 384 (L2 side wins by 0.1%)
   const SeedTerms s =
-      seed_terms(nt_problem(4096, 2112, 7168, DType::fp32, true), tile(128, 176, 2, 1), profile("h100"));
+      seed_terms(nt_problem(4096, 2112, 7168, DType::fp32, true), tile_config(128, 176, 2, 1), profile("h100"));
   EXPECT_EQ(s.num_blocks, 384);
   EXPECT_EQ(s.num_waves, 3);
   EXPECT_EQ(s.sizeof_c, 4);
@@ -106,7 +98,7 @@ TEST(SeedScore, Case4_SplitKUsesTheSliceAndFp32Partials) {
   // the blocks multiply: 1 * 36 * 4 = 144 -> 2 waves, eff = 144/264.
   // bytes_L2_AB = 1792 * (16 + 16) * 2 = 114,688; bytes_CD = 16*16*4 = 1,024
   // cycles_L2   = (114,688 + 1,024) * 144 / 6153 = 16,662,528 / 6153
-  Config c = tile(16, 16);
+  Config c = tile_config(16, 16);
   c.split_k = 4;
   const SeedTerms s = seed_terms(nt_problem(1, 576, 7168), c, profile("h200"));
   EXPECT_EQ(s.num_blocks, 144);
@@ -118,7 +110,7 @@ TEST(SeedScore, Case4_SplitKUsesTheSliceAndFp32Partials) {
 }
 
 TEST(KernelShape, SwapAbExchangesMAndN) {
-  Config c = tile(128, 16);
+  Config c = tile_config(128, 16);
   c.swap_ab = true;
   const KernelShape ks = kernel_shape(nt_problem(8, 7168, 2048), c);
   EXPECT_EQ(ks.m, 7168);
@@ -131,7 +123,7 @@ TEST(TimeModel, DecodeIsHbmBoundAndSquaresAreTensorBound) {
   const DeviceProfile h200 = profile("h200");
   {
     const Problem p = nt_problem(1, 7168, 16384);
-    const Config c = tile(16, 64);
+    const Config c = tile_config(16, 64);
     const TimeTerms t = time_terms(p, c, h200, seed_terms(p, c, h200));
     EXPECT_EQ(t.bound, "hbm");
     // Weights 7168 * 16384 * 2 B at 4.3 TB/s ≈ 54.6 us, plus the A row and D.
@@ -140,7 +132,7 @@ TEST(TimeModel, DecodeIsHbmBoundAndSquaresAreTensorBound) {
   {
     // (Without multicast the seed's L2 term would be the largest here: 6153 B/cycle for 132 SMs.)
     const Problem p = nt_problem(8192, 8192, 8192);
-    const Config c = tile(128, 256, 1, 2);
+    const Config c = tile_config(128, 256, 1, 2);
     const TimeTerms t = time_terms(p, c, h200, seed_terms(p, c, h200));
     EXPECT_EQ(t.bound, "tensor");
     // 2048 tiles -> 16 waves of 2*128*256*8192 FLOP per SM at 989e12/132 FLOP/s per SM.
@@ -154,7 +146,7 @@ TEST(TimeModel, MulticastCountedOnlyWherePeerExists) {
   // N=208 with BN=16: 13 n-blocks (odd): 12 of 13 tiles are paired, so A reads are 1 - 12/26 of
   // full, not the seed's 1/2.
   const Problem p = nt_problem(4096, 208, 4096);
-  const Config c = tile(128, 16, 1, 2);
+  const Config c = tile_config(128, 16, 1, 2);
   const SeedTerms s = seed_terms(p, c, h200);
   const TimeTerms t = time_terms(p, c, h200, s);
   EXPECT_EQ(s.bytes_L2_AB, 4096 * (64 + 16) * 2);
@@ -165,7 +157,7 @@ TEST(TimeModel, MulticastCountedOnlyWherePeerExists) {
 TEST(TimeModel, EdgeRowsOutsideTheMatrixAreNotRead) {
   const DeviceProfile h200 = profile("h200");
   const Problem p = nt_problem(1, 4096, 7168);
-  const Config c = tile(16, 64);
+  const Config c = tile_config(16, 64);
   const SeedTerms s = seed_terms(p, c, h200);
   const TimeTerms t = time_terms(p, c, h200, s);
   EXPECT_EQ(s.bytes_L2_AB, 7168 * (16 + 64) * 2);  // the seed counts 16 rows of A
@@ -177,7 +169,7 @@ TEST(TimeModel, StreamedOperandRereadWhenItDoesNotFitInL2) {
   // 8192^3, 128x256, grouped_m G=8: B (128 MiB) is streamed once per strip of 8 m-blocks:
   // 64 m-blocks / 8 = 8 strips. A's strip (8 * 128 rows * 8192 * 2 = 16 MiB) stays resident.
   const Problem p = nt_problem(8192, 8192, 8192);
-  Config c = tile(128, 256);
+  Config c = tile_config(128, 256);
   c.mapping.kind = sched::MappingKind::grouped_m;
   c.mapping.group = 8;
   const TimeTerms t8 = time_terms(p, c, h200, seed_terms(p, c, h200));

@@ -14,15 +14,7 @@ namespace {
 
 using test::kSuite;
 using test::nt_problem;
-
-Config user_tile(int bm, int bn, int cluster_m = 1, int cluster_n = 1) {
-  Config c;
-  c.bm = bm;
-  c.bn = bn;
-  c.cluster_m = cluster_m;
-  c.cluster_n = cluster_n;
-  return c;
-}
+using test::tile_config;
 
 TEST(Filter, NoRankedConfigBreaksAResourceRuleOnAnyProfile) {
   for (const DeviceProfile& d : builtin_profiles()) {
@@ -108,17 +100,17 @@ TEST(Filter, MnMajorTilesNeedA64Or128ByteSwizzle) {
   Problem nn = nt_problem(4096, 4096, 4096);
   nn.b_major = Major::mn_major;  // "nn": B stored [K][N]
   // BN = 48: 96 B inner extent -> 32-B swizzle -> rejected. BN = 64: 128 B -> fine.
-  const Candidate bad = evaluate_config(nn, d, user_tile(128, 48), false);
+  const Candidate bad = evaluate_config(nn, d, tile_config(128, 48), false);
   EXPECT_EQ(bad.rule, Rule::swizzle_operand);
   EXPECT_NE(bad.reason.find("32-B swizzle"), std::string::npos) << bad.reason;
-  EXPECT_TRUE(evaluate_config(nn, d, user_tile(128, 64), false).feasible());
+  EXPECT_TRUE(evaluate_config(nn, d, tile_config(128, 64), false).feasible());
   // The same BN is fine when B is K-major (128-B rows of K).
-  EXPECT_TRUE(evaluate_config(nt_problem(4096, 4096, 4096), d, user_tile(128, 48), false).feasible());
+  EXPECT_TRUE(evaluate_config(nt_problem(4096, 4096, 4096), d, tile_config(128, 48), false).feasible());
   // "tn": A MN-major; BM = 16 is 32 B wide.
   Problem tn = nt_problem(8, 4096, 4096);
   tn.a_major = Major::mn_major;
   tn.b_major = Major::mn_major;
-  EXPECT_EQ(evaluate_config(tn, d, user_tile(16, 64), false).rule, Rule::swizzle_operand);
+  EXPECT_EQ(evaluate_config(tn, d, tile_config(16, 64), false).rule, Rule::swizzle_operand);
   // Every ranked config of an MN-major plan has a >= 64-B swizzle; the planner still finds one.
   const Plan pl = make_plan(tn, d);
   ASSERT_FALSE(pl.ranked.empty());
@@ -128,22 +120,22 @@ TEST(Filter, MnMajorTilesNeedA64Or128ByteSwizzle) {
 TEST(Filter, AccumulatorRegistersMustFitTheSetmaxnregBudget) {
   const DeviceProfile d = *find_builtin_profile("h200");
   // 256x256 over 2 math warpgroups = 256 fp32 accumulators per thread > 232 - 64.
-  const Candidate c = evaluate_config(nt_problem(4096, 4096, 4096), d, user_tile(256, 256), false);
+  const Candidate c = evaluate_config(nt_problem(4096, 4096, 4096), d, tile_config(256, 256), false);
   EXPECT_EQ(c.rule, Rule::registers_accumulators);
   EXPECT_EQ(c.config.regs.accumulators, 256);
   EXPECT_EQ(c.config.regs.consumer, 232);
   // 128x256: 128 accumulators; fits.
-  EXPECT_TRUE(evaluate_config(nt_problem(4096, 4096, 4096), d, user_tile(128, 256), false).feasible());
+  EXPECT_TRUE(evaluate_config(nt_problem(4096, 4096, 4096), d, tile_config(128, 256), false).feasible());
 }
 
 TEST(Filter, SmemLimitIncludesTheEpilogueTile) {
   const DeviceProfile d = *find_builtin_profile("h200");
   // FP32 output 128x256: the D tile is 128 KiB; 3 stages of 48 KiB do not fit beside it.
-  const Candidate c = evaluate_config(nt_problem(4096, 4096, 4096, DType::fp32), d, user_tile(128, 256), false);
+  const Candidate c = evaluate_config(nt_problem(4096, 4096, 4096, DType::fp32), d, tile_config(128, 256), false);
   EXPECT_EQ(c.rule, Rule::smem_fit);
   EXPECT_NE(c.reason.find("232448"), std::string::npos) << c.reason;
   // A user-fixed stage count is checked too.
-  Config deep = user_tile(128, 128);
+  Config deep = tile_config(128, 128);
   deep.stages = 16;
   EXPECT_EQ(evaluate_config(nt_problem(4096, 4096, 4096), d, deep, true).rule, Rule::smem_fit);
   deep.stages = 2;
@@ -152,7 +144,7 @@ TEST(Filter, SmemLimitIncludesTheEpilogueTile) {
 
 TEST(Filter, SplitKSlicesMustKeepThePipelineBusy) {
   const DeviceProfile d = *find_builtin_profile("h200");
-  Config c = user_tile(16, 64);
+  Config c = tile_config(16, 64);
   c.split_k = 3;  // K = 512: 8 k-blocks, 3 slices of <= 3 -> rejected
   EXPECT_EQ(evaluate_config(nt_problem(1, 32768, 512), d, c, false).rule, Rule::split_k_depth);
   c.split_k = 2;  // 2 slices of 4
