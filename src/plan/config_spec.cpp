@@ -121,17 +121,6 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
   return r;
 }
 
-const char* major_name(Major m) { return m == Major::k_major ? "k_major" : "mn_major"; }
-
-const char* dtype_name(DType d) {
-  switch (d) {
-    case DType::bf16: return "bf16";
-    case DType::fp32: return "fp32";
-    case DType::fp8_e4m3: return "fp8_e4m3";
-  }
-  return "unknown";
-}
-
 const char* multicast_name(Multicast m) {
   return m == Multicast::a ? "a" : m == Multicast::b ? "b" : "none";
 }

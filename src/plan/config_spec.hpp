@@ -39,8 +39,7 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
 using ::tilegemm::layout_name;
 using ::tilegemm::parse_layout;
 
-const char* major_name(Major m);        // "k_major" | "mn_major"
-const char* dtype_name(DType d);        // "bf16" | "fp32" | "fp8_e4m3"
+// Enum names ("k_major", "bf16"): tilegemm::to_string (include/tilegemm/tilegemm.hpp).
 const char* multicast_name(Multicast m);  // "none" | "a" | "b"
 const char* mapping_kind_name(sched::MappingKind k);  // "grouped_m", ... (the enum's names)
 std::string mapping_label(const sched::Mapping& m);   // "grouped_m G=8", "box 2x2", "hilbert"

@@ -29,9 +29,9 @@ ordered_json config_json(const Config& c) {
       {"mapping", {{"kind", mapping_kind_name(c.mapping.kind)}, {"group", c.mapping.group},
                    {"box_m", c.mapping.box_m}, {"box_n", c.mapping.box_n}}},
       {"persistent", c.persistent}, {"grid", c.grid}, {"swap_ab", c.swap_ab}, {"split_k", c.split_k},
-      {"a_major", major_name(c.a_major)}, {"b_major", major_name(c.b_major)},
+      {"a_major", to_string(c.a_major)}, {"b_major", to_string(c.b_major)},
       {"swizzle_a", c.swizzle_a}, {"swizzle_b", c.swizzle_b}, {"swizzle_d", c.swizzle_d},
-      {"out_dtype", dtype_name(c.out_dtype)}, {"accumulate", c.accumulate}, {"smem_bytes", c.smem_bytes}};
+      {"out_dtype", to_string(c.out_dtype)}, {"accumulate", c.accumulate}, {"smem_bytes", c.smem_bytes}};
 }
 
 ordered_json candidate_json(const Candidate& c) {
@@ -126,8 +126,8 @@ std::string explain_json(const Plan& plan, const std::optional<Candidate>& user,
   ordered_json j;
   j["schema"] = kPlanJsonSchema;
   j["problem"] = {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"layout", layout_name(p.a_major, p.b_major)},
-                  {"a_major", major_name(p.a_major)}, {"b_major", major_name(p.b_major)},
-                  {"out", dtype_name(p.out)}, {"accumulate", p.accumulate},
+                  {"a_major", to_string(p.a_major)}, {"b_major", to_string(p.b_major)},
+                  {"out", to_string(p.out)}, {"accumulate", p.accumulate},
                   {"lda", p.lda}, {"ldb", p.ldb}, {"ldd", p.ldd}};
   j["device"] = device_json(plan.device, o.device_note);
   j["ranking"] = plan.options.ranking == Ranking::time ? "time" : "seed";
@@ -178,8 +178,8 @@ std::string explain_text(const Plan& plan, const std::optional<Candidate>& user,
   std::string out;
   auto w = std::back_inserter(out);
   fmt::format_to(w, "tilegemm explain: M={} N={} K={}, layout {} (A {}, B {}), out {}, accumulate {}\n", p.m, p.n,
-                 p.k, layout_name(p.a_major, p.b_major), major_name(p.a_major), major_name(p.b_major),
-                 dtype_name(p.out), p.accumulate ? "yes" : "no");
+                 p.k, layout_name(p.a_major, p.b_major), to_string(p.a_major), to_string(p.b_major),
+                 to_string(p.out), p.accumulate ? "yes" : "no");
   fmt::format_to(w, "device: {} - {} [{}{}]\n", d.name, d.description, d.source,
                  o.device_note.empty() ? "" : "; " + o.device_note);
   fmt::format_to(w, "  {} SMs @ {:.2f} GHz | BW_L2 {:.0f} B/clk | BW_local {:.0f} B/clk | HBM {:.2f} TB/s "

@@ -90,13 +90,13 @@ TEST(Explain, EveryLayoutOutputAndAccumulateCombination) {
               p.a_major = a;
               p.b_major = b;
               SCOPED_TRACE(testing::Message() << d.name << " " << s.m << "x" << s.n << "x" << s.k << " "
-                                              << layout_name(a, b) << " " << dtype_name(out) << " acc=" << acc);
+                                              << layout_name(a, b) << " " << to_string(out) << " acc=" << acc);
               ASSERT_TRUE(validate_problem(p).ok());
               const Plan pl = make_plan(p, d);
               ASSERT_FALSE(pl.ranked.empty());
               const json j = json::parse(explain_json(pl, std::nullopt, {}));
               EXPECT_EQ(j["problem"]["layout"], layout_name(a, b));
-              EXPECT_EQ(j["chosen"]["config"]["out_dtype"], dtype_name(out));
+              EXPECT_EQ(j["chosen"]["config"]["out_dtype"], to_string(out));
               EXPECT_EQ(j["chosen"]["config"]["accumulate"], acc);
               size_t by_rule = 0;
               for (const auto& [rule, n] : j["counts"]["rejected_by_rule"].items()) by_rule += n.get<size_t>();
