@@ -10,7 +10,7 @@
 //
 //   [A stage 0][A stage 1]...[A stage S-1]   each BM x BK operand elements, 1024-B aligned
 //   [B stage 0]...[B stage S-1]              each BN x BK, 1024-B aligned
-//   [D tile]                                 BM x BN output elements (epilogue staging), 1024-B aligned
+//   [D staging]                              BM x d_stage_cols output elements, 1024-B aligned
 //   [full barrier 0..S-1][empty barrier 0..S-1]   one 8-B mbarrier each
 //
 // Why 1024: a 128B-swizzle atom is 8 rows x 128 B and the swizzle XOR uses absolute address bits
@@ -19,6 +19,11 @@
 // Why +1 KiB: the driver does not promise a 1024-B aligned dynamic smem base (HOPPER_NOTES §3,
 // UNVERIFIED either way); the kernel rounds the base up, which can skip up to 1008 B. total_bytes
 // budgets a full 1024 for it, and that is what the planner compares with the 232448-B limit.
+// Why the D staging may be narrower than the tile: the epilogue can stage a tile in column parts
+// (fill a part, fence, TMA-store it, wait_group.read before refilling) instead of all at once.
+// d_stage_cols = 0 (the default) means the whole BN, i.e. a full BM x BN tile as before; a kernel
+// that stages in parts passes the width it actually holds, so fewer bytes go to D and more stages
+// fit (128x256 bf16: 64 KiB full tile -> 3 stages; 128 columns = 32 KiB -> 4 stages).
 // Why A stages come first and B stages follow: for BM < 64 a WGMMA (M = 64) still reads 64 rows
 // from the A stage start; the extra rows must be valid smem (their results are never stored).
 // Reading on into the next A stage or into B stays inside the allocation; overread_pad covers the
@@ -48,7 +53,8 @@ struct SmemLayout {
   int b_stage_bytes = 0;     // BN * BK * ab_elem_bytes
   int b_stage_stride = 0;
   int d_offset = 0;          // epilogue staging tile (registers -> stmatrix -> TMA store)
-  int d_bytes = 0;           // BM * BN * d_elem_bytes
+  int d_stage_cols = 0;      // tile columns the staging holds at once (BN = the whole tile)
+  int d_bytes = 0;           // BM * d_stage_cols * d_elem_bytes
   int full_barrier_base = 0;   // full[s]: TMA landed stage s (producer -> consumers)
   int empty_barrier_base = 0;  // empty[s]: consumers released stage s (consumers -> producer)
   int barrier_bytes = 0;       // 2 * stages * 8
@@ -66,9 +72,10 @@ struct SmemLayout {
 
 // The one layout function. bm, bn, bk: CTA tile; stages >= 1; d_elem_bytes: bytes per element of
 // the epilogue staging tile (2 for BF16 output, 4 for FP32 output and for split-K partials);
-// ab_elem_bytes: 2 for BF16 operands.
+// ab_elem_bytes: 2 for BF16 operands; d_stage_cols: how many of the BN tile columns the epilogue
+// staging holds at once, 1..BN, 0 = BN (the full BM x BN tile, what every caller got before).
 TG_HD constexpr SmemLayout compute_smem_layout(int bm, int bn, int bk, int stages, int d_elem_bytes,
-                                               int ab_elem_bytes = 2) {
+                                               int ab_elem_bytes = 2, int d_stage_cols = 0) {
   SmemLayout L;
   L.stages = stages;
   L.a_stage_bytes = bm * bk * ab_elem_bytes;
@@ -77,7 +84,8 @@ TG_HD constexpr SmemLayout compute_smem_layout(int bm, int bn, int bk, int stage
   L.b_stage_stride = align_up(L.b_stage_bytes, kSmemAlign);
   L.a_base = 0;
   L.b_base = L.a_base + stages * L.a_stage_stride;
-  L.d_bytes = bm * bn * d_elem_bytes;
+  L.d_stage_cols = d_stage_cols > 0 ? d_stage_cols : bn;
+  L.d_bytes = bm * L.d_stage_cols * d_elem_bytes;
   L.d_offset = align_up(L.b_base + stages * L.b_stage_stride, kSmemAlign);
   L.full_barrier_base = align_up(L.d_offset + L.d_bytes, kMbarrierBytes);
   L.empty_barrier_base = L.full_barrier_base + stages * kMbarrierBytes;
@@ -93,11 +101,14 @@ TG_HD constexpr SmemLayout compute_smem_layout(int bm, int bn, int bk, int stage
 }
 
 // The deepest pipeline that fits: largest stages in [1, kMaxStages] with total_bytes <= limit, or 0
-// when even one stage does not fit. (The planner then requires >= kMinStages.)
+// when even one stage does not fit. (The planner then requires >= kMinStages.) d_stage_cols as in
+// compute_smem_layout (0 = full tile).
 TG_HD constexpr int max_stages_that_fit(int bm, int bn, int bk, int d_elem_bytes,
-                                        int limit = kSmemLimitPerBlock, int ab_elem_bytes = 2) {
+                                        int limit = kSmemLimitPerBlock, int ab_elem_bytes = 2,
+                                        int d_stage_cols = 0) {
   for (int s = kMaxStages; s >= 1; --s)
-    if (compute_smem_layout(bm, bn, bk, s, d_elem_bytes, ab_elem_bytes).total_bytes <= limit) return s;
+    if (compute_smem_layout(bm, bn, bk, s, d_elem_bytes, ab_elem_bytes, d_stage_cols).total_bytes <= limit)
+      return s;
   return 0;
 }
 

@@ -16,12 +16,19 @@
 //     multicasts them to both (step 8/9). The host uses it only when every pair is complete
 //     (even number of m-blocks), so every step of every CTA multicasts and the two rings stay in
 //     lock-step; otherwise it launches the kClusterM = 1 instantiation.
-//   - Shared memory from plan/smem_layout.hpp (the planner's layout): kStages A/B stages, a full
-//     BLOCK_M x BLOCK_N bf16 staging tile for the epilogue, the barriers.
-// Epilogue: alpha · acc -> bf16 -> stmatrix into 128B-swizzled 64 x 64 boxes of the staging tile ->
-// fence.proxy.async -> named barrier -> one thread issues the TMA stores and commits them. The
-// stores are waited for (wait_group.read 0) only before the next tile's epilogue writes the
-// staging tile again, so they overlap the next tile's mainloop.
+//   - Shared memory from plan/smem_layout.hpp (the planner's layout): kStages A/B stages, a
+//     BLOCK_M x kStageCols bf16 staging area for the epilogue (kStageCols = BLOCK_N: the full tile),
+//     the barriers.
+// Epilogue: alpha · acc -> bf16 -> stmatrix into 128B-swizzled 64 x 64 boxes of the staging area ->
+// fence.proxy.async -> named barrier -> one thread issues the TMA stores and commits them.
+//   - Full tile (kStageCols = BLOCK_N): all boxes at once; the stores are waited for
+//     (wait_group.read 0) only before the next tile's epilogue writes the staging tile again, so
+//     they overlap the next tile's mainloop.
+//   - In parts (kStageCols < BLOCK_N, used by 128x256 so that a 4th stage fits): each consumer has
+//     kStageCols / 64 slots of one 64 x 64 box and walks its BLOCK_N / 64 boxes through them as a
+//     ring, one bulk group per box, as ladder step 9 does: before refilling a slot the issuing
+//     thread waits (wait_group.read kSlots - 1) for the store that last read it, then a named
+//     barrier lets the other writers in.
 #pragma once
 
 #include <cstdint>
@@ -41,24 +48,30 @@ inline constexpr int kStoreBoxRows = 64;  //              x 64 rows (one consume
 inline constexpr int kStoreBoxBytes = kStoreBoxCols * kStoreBoxRows * 2;
 
 // Compile-time facts of one instantiation, shared by the kernel and its launch code.
-template <int BLOCK_M, int BLOCK_N, int kStages_, int kClusterM>
+template <int BLOCK_M, int BLOCK_N, int kStages_, int kClusterM, int kStageCols_ = BLOCK_N>
 struct GemmTraits {
   static_assert(BLOCK_M == 64 || BLOCK_M == 128, "one or two consumer warpgroups of 64 rows");
   static_assert(BLOCK_N % 64 == 0 && BLOCK_N >= 64 && BLOCK_N <= 256, "wgmma N and 64-wide store boxes");
   static_assert(kClusterM == 1 || kClusterM == 2);
+  // Staging width: whole 64-column boxes, and a whole number of ring turns per tile, so that box b
+  // of every tile uses slot b % kSlots and the slot's previous reader is exactly kSlots groups back.
+  static_assert(kStageCols_ % 64 == 0 && kStageCols_ >= 64 && kStageCols_ <= BLOCK_N && BLOCK_N % kStageCols_ == 0,
+                "epilogue staging: whole boxes, a divisor of BLOCK_N");
   static constexpr int kBlockM = BLOCK_M, kBlockN = BLOCK_N;
   static constexpr int kConsumers = BLOCK_M / 64;
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kStages = kStages_;
   static constexpr int kAcc = BLOCK_N / 2;  // fp32 accumulators per consumer thread (m64nBLOCK_N)
-  static constexpr plan::SmemLayout kLayout =
-      plan::compute_smem_layout(BLOCK_M, BLOCK_N, kGemmBlockK, kStages, /*d_elem_bytes=*/2);
+  static constexpr int kStageCols = kStageCols_;
+  static constexpr plan::SmemLayout kLayout = plan::compute_smem_layout(
+      BLOCK_M, BLOCK_N, kGemmBlockK, kStages, /*d_elem_bytes=*/2, /*ab_elem_bytes=*/2, kStageCols);
   static_assert(kLayout.fits(), "stages do not fit in 227 KiB");
   static constexpr int kStageTxBytes = kLayout.a_stage_bytes + kLayout.b_stage_bytes;  // full boxes
   static constexpr int kBLoadRows = BLOCK_N / kClusterM;  // B rows this CTA loads (and multicasts)
   static constexpr int kBLoadBytes = kBLoadRows * kGemmBlockK * 2;
-  static constexpr int kBoxesPerConsumer = BLOCK_N / kStoreBoxCols;
-  static_assert(kLayout.d_bytes == kConsumers * kBoxesPerConsumer * kStoreBoxBytes);
+  static constexpr int kBoxesPerConsumer = BLOCK_N / kStoreBoxCols;    // boxes of one consumer's 64 rows
+  static constexpr int kSlotsPerConsumer = kStageCols / kStoreBoxCols;  // boxes it can stage at once
+  static_assert(kLayout.d_bytes == kConsumers * kSlotsPerConsumer * kStoreBoxBytes);
   // Registers (setmaxnreg, two consumers only): 128·56 + 256·224 = 64512 <= 65536. The producer
   // gets 56, not step 9's 40: it evaluates the run-time mapping (Hilbert/Morton descend a quadtree)
   // and the cluster pairing per tile, and at 40 ptxas spilled in the 2-CTA instantiation.
@@ -115,53 +128,24 @@ __device__ __forceinline__ void wgmma_block_k64(float (&acc)[BLOCK_N / 2], uint3
                           (k > 0) | accumulate);
 }
 
-// One consumer's accumulators -> alpha · acc in bf16 -> its staging boxes -> TMA stores.
-// Box j of consumer c holds tile rows [64c, 64c + 64) x cols [64j, 64j + 64), 128B-swizzled.
-// NOTES: the TMA store clips at the tensor end only in whole 16-B chunks (measured on the H200:
-// with N = 257 it wrote columns 257..263, with N = 300 columns 300..303, into the ldd - N gap).
-// So D's tensor map covers the first n_tma = N rounded down to 8 columns, and the last N - n_tma
-// (< 8) columns of each row are written here with plain stores from the staging box.
+// alpha · acc[8q .. 8q+7] (16-column block q of the fragment, HOPPER_NOTES §4) -> bf16 -> one
+// stmatrix x4 at this lane's row address.
 template <int BLOCK_N>
-__device__ __forceinline__ void store_tile(const float (&acc)[BLOCK_N / 2], float alpha, const CUtensorMap* tmap_d,
-                                           uint8_t* boxes, int consumer, int thread_in_wg, int m_total,
-                                           int n_total, int m0, int n0, __nv_bfloat16* d, int64_t ldd) {
-  const int n_tma = n_total & ~7;
-  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
-  // stmatrix x4: lanes 8i..8i+7 give the rows of matrix i; matrices 0/1 are rows 0-7 / 8-15 of the
-  // warp's 16 rows at columns +0..7, matrices 2/3 the same rows at columns +8..15 (HOPPER_NOTES §5).
-  const int row = 16 * warp + (lane & 7) + 8 * ((lane >> 3) & 1);
-  const int col = 8 * (lane >> 4);
-  if (thread_in_wg == 0) tma_store_wait_read<0>();  // the previous tile's stores have read the boxes
-  named_barrier_sync(1 + consumer, 128);
-#pragma unroll
-  for (int box = 0; box < BLOCK_N / kStoreBoxCols; ++box) {
-    uint8_t* dst = boxes + box * kStoreBoxBytes;
-#pragma unroll
-    for (int p = 0; p < kStoreBoxCols / 16; ++p) {
-      const int q = (box * kStoreBoxCols) / 16 + p;  // 16-column block: registers acc[8q .. 8q+7]
-      stmatrix_x4(dst + kmajor_sw128_offset(row, 16 * p + col), pack_bf16x2(alpha * acc[8 * q + 0], alpha * acc[8 * q + 1]),
-                  pack_bf16x2(alpha * acc[8 * q + 2], alpha * acc[8 * q + 3]),
-                  pack_bf16x2(alpha * acc[8 * q + 4], alpha * acc[8 * q + 5]),
-                  pack_bf16x2(alpha * acc[8 * q + 6], alpha * acc[8 * q + 7]));
-    }
-  }
-  fence_proxy_async_smem();               // my stmatrix writes before the async-proxy (TMA) read
-  named_barrier_sync(1 + consumer, 128);  // all boxes written
-  if (thread_in_wg == 0) {
-    const int row0 = m0 + consumer * kStoreBoxRows;
-    if (row0 < m_total) {  // NOTES: a box wholly past M or N has nothing to write: skip it
-#pragma unroll
-      for (int box = 0; box < BLOCK_N / kStoreBoxCols; ++box)
-        if (n0 + box * kStoreBoxCols < n_tma)
-          tma_store_2d(tmap_d, boxes + box * kStoreBoxBytes, n0 + box * kStoreBoxCols, row0);
-    }
-    tma_store_commit();
-  }
-  if (n_tma < n_total && n_tma >= n0 && n_tma < n0 + BLOCK_N && thread_in_wg < kStoreBoxRows) {
-    // The < 8 tail columns [n_tma, N) all lie in one box (n_tma is a multiple of 8, boxes of 64).
+__device__ __forceinline__ void stmatrix_block(uint8_t* row_addr, const float (&acc)[BLOCK_N / 2], float alpha, int q) {
+  stmatrix_x4(row_addr, pack_bf16x2(alpha * acc[8 * q + 0], alpha * acc[8 * q + 1]),
+              pack_bf16x2(alpha * acc[8 * q + 2], alpha * acc[8 * q + 3]),
+              pack_bf16x2(alpha * acc[8 * q + 4], alpha * acc[8 * q + 5]),
+              pack_bf16x2(alpha * acc[8 * q + 6], alpha * acc[8 * q + 7]));
+}
+
+// The < 8 tail columns [n_tma, N) of one staged box (tile columns [64·box, 64·box + 64)), written
+// with plain stores by threads 0..63 (one row each). Call between the "box written" barrier and
+// the next barrier that lets the slot be overwritten.
+__device__ __forceinline__ void store_tail_columns(const uint8_t* src, int box, int thread_in_wg, int consumer,
+                                                   int m_total, int n_total, int n_tma, int m0, int n0,
+                                                   __nv_bfloat16* d, int64_t ldd) {
+  if (thread_in_wg < kStoreBoxRows) {
     const int row = thread_in_wg, m = m0 + consumer * kStoreBoxRows + row;
-    const int box = (n_tma - n0) / kStoreBoxCols;
-    const uint8_t* src = boxes + box * kStoreBoxBytes;
     if (m < m_total)
       for (int c = n_tma; c < n_total; ++c)
         d[int64_t(m) * ldd + c] =
@@ -169,16 +153,93 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BLOCK_N / 2], floa
   }
 }
 
+// One consumer's accumulators -> alpha · acc in bf16 -> its staging boxes -> TMA stores.
+// Box j of consumer c holds tile rows [64c, 64c + 64) x cols [64j, 64j + 64), 128B-swizzled; with
+// kSlots < BLOCK_N / 64 staging slots box j goes to slot j % kSlots.
+// NOTES: the TMA store clips at the tensor end only in whole 16-B chunks (measured on the H200:
+// with N = 257 it wrote columns 257..263, with N = 300 columns 300..303, into the ldd - N gap).
+// So D's tensor map covers the first n_tma = N rounded down to 8 columns, and the last N - n_tma
+// (< 8) columns of each row are written here with plain stores from the staging box.
+template <int BLOCK_N, int kSlots>
+__device__ __forceinline__ void store_tile(const float (&acc)[BLOCK_N / 2], float alpha, const CUtensorMap* tmap_d,
+                                           uint8_t* slots, int consumer, int thread_in_wg, int m_total,
+                                           int n_total, int m0, int n0, __nv_bfloat16* d, int64_t ldd) {
+  constexpr int kBoxes = BLOCK_N / kStoreBoxCols;
+  static_assert(kSlots >= 1 && kSlots <= kBoxes && kBoxes % kSlots == 0);
+  const int n_tma = n_total & ~7;
+  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
+  // stmatrix x4: lanes 8i..8i+7 give the rows of matrix i; matrices 0/1 are rows 0-7 / 8-15 of the
+  // warp's 16 rows at columns +0..7, matrices 2/3 the same rows at columns +8..15 (HOPPER_NOTES §5).
+  const int row = 16 * warp + (lane & 7) + 8 * ((lane >> 3) & 1);
+  const int col = 8 * (lane >> 4);
+  const int row0 = m0 + consumer * kStoreBoxRows;
+  // The < 8 tail columns [n_tma, N) all lie in one box (n_tma is a multiple of 8, boxes of 64).
+  const bool has_tail = n_tma < n_total && n_tma >= n0 && n_tma < n0 + BLOCK_N;
+  const int tail_box = has_tail ? (n_tma - n0) / kStoreBoxCols : -1;
+  if constexpr (kSlots == kBoxes) {
+    // ---- full tile: stage every box, then store them all ----
+    if (thread_in_wg == 0) tma_store_wait_read<0>();  // the previous tile's stores have read the boxes
+    named_barrier_sync(1 + consumer, 128);
+#pragma unroll
+    for (int box = 0; box < kBoxes; ++box) {
+      uint8_t* dst = slots + box * kStoreBoxBytes;
+#pragma unroll
+      for (int p = 0; p < kStoreBoxCols / 16; ++p)
+        stmatrix_block<BLOCK_N>(dst + kmajor_sw128_offset(row, 16 * p + col), acc, alpha,
+                                (box * kStoreBoxCols) / 16 + p);
+    }
+    fence_proxy_async_smem();               // my stmatrix writes before the async-proxy (TMA) read
+    named_barrier_sync(1 + consumer, 128);  // all boxes written
+    if (thread_in_wg == 0) {
+      if (row0 < m_total) {  // NOTES: a box wholly past M or N has nothing to write: skip it
+#pragma unroll
+        for (int box = 0; box < kBoxes; ++box)
+          if (n0 + box * kStoreBoxCols < n_tma)
+            tma_store_2d(tmap_d, slots + box * kStoreBoxBytes, n0 + box * kStoreBoxCols, row0);
+      }
+      tma_store_commit();
+    }
+    if (has_tail)
+      store_tail_columns(slots + tail_box * kStoreBoxBytes, tail_box, thread_in_wg, consumer, m_total, n_total, n_tma,
+                         m0, n0, d, ldd);
+  } else {
+    // ---- in parts: box b through slot b % kSlots, one bulk group per box ----
+#pragma unroll
+    for (int box = 0; box < kBoxes; ++box) {
+      uint8_t* slot = slots + (box % kSlots) * kStoreBoxBytes;
+      // The last store that read this slot was committed kSlots groups ago (this tile's box
+      // - kSlots, or the previous tile's box + kBoxes - kSlots: every box commits one group).
+      if (thread_in_wg == 0) tma_store_wait_read<kSlots - 1>();
+      named_barrier_sync(1 + consumer, 128);  // ... and only then may anyone overwrite it
+#pragma unroll
+      for (int p = 0; p < kStoreBoxCols / 16; ++p)
+        stmatrix_block<BLOCK_N>(slot + kmajor_sw128_offset(row, 16 * p + col), acc, alpha,
+                                (box * kStoreBoxCols) / 16 + p);
+      fence_proxy_async_smem();               // my stmatrix writes before the async-proxy (TMA) read
+      named_barrier_sync(1 + consumer, 128);  // the whole box is written
+      if (thread_in_wg == 0) {
+        // NOTES: a box wholly past M or N has nothing to write: skip the store, but still commit
+        // (an empty group), so that the group count per box stays one.
+        if (row0 < m_total && n0 + box * kStoreBoxCols < n_tma)
+          tma_store_2d(tmap_d, slot, n0 + box * kStoreBoxCols, row0);
+        tma_store_commit();
+      }
+      if (box == tail_box)
+        store_tail_columns(slot, box, thread_in_wg, consumer, m_total, n_total, n_tma, m0, n0, d, ldd);
+    }
+  }
+}
+
 // Persistent warp-specialised GEMM. Grid: P CTAs (a multiple of kClusterM), cluster (kClusterM,1,1)
-// set at launch. Dynamic smem: Traits::kLayout.total_bytes.
-template <int BLOCK_M, int BLOCK_N, int kStages, int kClusterM>
-__global__ void __launch_bounds__(GemmTraits<BLOCK_M, BLOCK_N, kStages, kClusterM>::kThreads, 1)
+// set at launch. Dynamic smem: Traits::kLayout.total_bytes. kStageCols: epilogue staging width.
+template <int BLOCK_M, int BLOCK_N, int kStages, int kClusterM, int kStageCols = BLOCK_N>
+__global__ void __launch_bounds__(GemmTraits<BLOCK_M, BLOCK_N, kStages, kClusterM, kStageCols>::kThreads, 1)
     gemm_bf16_nt_kernel(const __grid_constant__ CUtensorMap tmap_a,  // A [M, K]: boxes 64 k x BLOCK_M rows
                         const __grid_constant__ CUtensorMap tmap_b,  // B [N, K]: boxes 64 k x BLOCK_N/kClusterM
                         const __grid_constant__ CUtensorMap tmap_d,  // D [M, N & ~7] (stride ldd): 64 x 64
                         int m_total, int n_total, int k_total, float alpha, sched::Mapping mapping,
                         __nv_bfloat16* d, int64_t ldd) {  // D again, for the < 8 tail columns (store_tile)
-  using T = GemmTraits<BLOCK_M, BLOCK_N, kStages, kClusterM>;
+  using T = GemmTraits<BLOCK_M, BLOCK_N, kStages, kClusterM, kStageCols>;
   constexpr plan::SmemLayout L = T::kLayout;
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = align_smem_1024(smem_raw);
@@ -236,7 +297,7 @@ __global__ void __launch_bounds__(GemmTraits<BLOCK_M, BLOCK_N, kStages, kCluster
     if constexpr (T::kConsumers == 2) setmaxnreg_inc<T::kConsumerRegs>();
     const int consumer = warpgroup - 1;
     const uint32_t smem_base = smem_u32(smem);
-    uint8_t* boxes = smem + L.d_offset + consumer * T::kBoxesPerConsumer * kStoreBoxBytes;
+    uint8_t* slots = smem + L.d_offset + consumer * T::kSlotsPerConsumer * kStoreBoxBytes;
     float acc[T::kAcc];
     PipelineState<kStages> consume;
     for (int it = 0; it < num_iters; ++it) {
@@ -260,7 +321,8 @@ __global__ void __launch_bounds__(GemmTraits<BLOCK_M, BLOCK_N, kStages, kCluster
       wgmma_wait<0>();
       fence_accumulators(acc);
       if (held >= 0 && lane < kClusterM) release_stage<kClusterM>(&empty[held], lane);
-      store_tile<BLOCK_N>(acc, alpha, &tmap_d, boxes, consumer, thread_in_wg, m_total, n_total, m0, n0, d, ldd);
+      store_tile<BLOCK_N, T::kSlotsPerConsumer>(acc, alpha, &tmap_d, slots, consumer, thread_in_wg, m_total, n_total,
+                                                m0, n0, d, ldd);
     }
     if (thread_in_wg == 0) tma_store_wait_all<0>();  // the staging tile must outlive the last store
   }

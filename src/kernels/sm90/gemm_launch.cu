@@ -33,12 +33,22 @@ struct DeviceCache {
   std::atomic<int> ctas[kMaxDevices] = {};
 };
 
+// Epilogue staging width: 128x256 stages its 64 KiB tile in 128-column parts (two 64 x 64 slots
+// per consumer, 32 KiB), which makes room for a 4th 48 KiB stage (ladder step 9's layout). The
+// others keep the full tile: a narrower staging would not add a stage to 128x192 or 128x128.
+constexpr int epilogue_stage_cols(int bm, int bn) { return bm == 128 && bn == 256 ? 128 : bn; }
+
 template <int BM, int BN, int kClusterM>
 struct Config {
-  static constexpr int kStages = plan::max_stages_that_fit(BM, BN, kGemmBlockK, /*d_elem_bytes=*/2);
-  using Traits = GemmTraits<BM, BN, kStages, kClusterM>;
-  static constexpr auto kernel = gemm_bf16_nt_kernel<BM, BN, kStages, kClusterM>;
+  static constexpr int kStageCols = epilogue_stage_cols(BM, BN);
+  static constexpr int kStages = plan::max_stages_that_fit(BM, BN, kGemmBlockK, /*d_elem_bytes=*/2,
+                                                           plan::kSmemLimitPerBlock, /*ab_elem_bytes=*/2, kStageCols);
+  using Traits = GemmTraits<BM, BN, kStages, kClusterM, kStageCols>;
+  static constexpr auto kernel = gemm_bf16_nt_kernel<BM, BN, kStages, kClusterM, kStageCols>;
 };
+static_assert(Config<128, 256, 2>::kStages == 4, "128x256 with part-staged epilogue: 4 stages");
+static_assert(Config<128, 192, 2>::kStages == 4 && Config<128, 128, 1>::kStages == 6 && Config<64, 128, 1>::kStages == 8,
+              "the other configs are unchanged");
 
 cudaLaunchAttribute cluster_attribute(int cluster_m) {
   cudaLaunchAttribute attr = {};

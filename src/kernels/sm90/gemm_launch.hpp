@@ -17,10 +17,11 @@
 namespace tilegemm::sm90 {
 
 // The instantiated configurations (BLOCK_M x BLOCK_N, BK = 64; stages = as many as fit the planner's
-// smem layout with a full BLOCK_M x BLOCK_N bf16 epilogue tile).
+// smem layout with the config's epilogue staging: a full BLOCK_M x BLOCK_N bf16 tile, except
+// 128x256, which stages 128 columns at a time (gemm_launch.cu, epilogue_stage_cols)).
 enum class TileConfig : int {
   automatic = 0,  // choose_tile_config()
-  t128x256 = 1,   // 2 consumers x 64x256, 3 stages; cluster 2 along M (B multicast) when m-blocks are even
+  t128x256 = 1,   // 2 consumers x 64x256, 4 stages (epilogue staged in halves); cluster 2 along M (B multicast) when m-blocks are even
   t128x128 = 2,   // 2 consumers x 64x128, 6 stages, no cluster
   t64x128 = 3,    // 1 consumer  x 64x128, 8 stages, no cluster (small M)
   t128x192 = 4,   // 2 consumers x 64x192, 4 stages; cluster 2 along M when m-blocks are even

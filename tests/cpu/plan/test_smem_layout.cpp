@@ -11,6 +11,9 @@ namespace {
 constexpr SmemLayout k128x128 = compute_smem_layout(128, 128, 64, 4, 2);
 static_assert(k128x128.total_bytes == 164928);
 static_assert(max_stages_that_fit(128, 256, 64, 2) == 3);
+// The production 128x256 config stages its epilogue in 128-column parts: 32 KiB of D, 4 stages.
+static_assert(max_stages_that_fit(128, 256, 64, 2, kSmemLimitPerBlock, 2, /*d_stage_cols=*/128) == 4);
+static_assert(compute_smem_layout(128, 256, 64, 4, 2, 2, 128).total_bytes == 230464);
 
 TEST(SmemLayout, HandComputed128x128Bf16FourStages) {
   // A stage 128*64*2 = 16384, B stage 16384; 4 stages each -> A [0, 65536), B [65536, 131072);
@@ -36,9 +39,11 @@ TEST(SmemLayout, AlignmentAndOrderingForEveryPlannerTile) {
   for (int bm : {16, 32, 64, 128, 256}) {
     for (int bn = 8; bn <= 256; bn += 8) {
       for (int d_elem : {2, 4}) {
+        for (int d_cols : {0, 8, 64, bn / 2, bn}) {
+        if (d_cols > bn) continue;  // 64 > bn for the narrow tiles
         for (int stages = 1; stages <= kMaxStages; ++stages) {
-          const SmemLayout L = compute_smem_layout(bm, bn, 64, stages, d_elem);
-          SCOPED_TRACE(testing::Message() << bm << "x" << bn << " d" << d_elem << " s" << stages);
+          const SmemLayout L = compute_smem_layout(bm, bn, 64, stages, d_elem, 2, d_cols);
+          SCOPED_TRACE(testing::Message() << bm << "x" << bn << " d" << d_elem << " cols" << d_cols << " s" << stages);
           for (int s = 0; s < stages; ++s) {
             ASSERT_EQ(L.a_offset(s) % 1024, 0);  // 128B swizzle: every tile on a 1024-B boundary
             ASSERT_EQ(L.b_offset(s) % 1024, 0);
@@ -57,11 +62,52 @@ TEST(SmemLayout, AlignmentAndOrderingForEveryPlannerTile) {
           // A 64-row WGMMA pass from the last A stage stays inside the allocation.
           ASSERT_LE(L.a_offset(stages - 1) + L.wgmma_a_read_bytes, L.used_bytes);
           ASSERT_EQ(L.total_bytes, L.used_bytes + kSmemBaseSlack);
-          ASSERT_EQ(L.d_bytes, bm * bn * d_elem);
+          const int cols = d_cols == 0 ? bn : d_cols;  // 0 = the full tile
+          ASSERT_EQ(L.d_stage_cols, cols);
+          ASSERT_EQ(L.d_bytes, bm * cols * d_elem);
+          // Staging only moves the barriers: the stages sit where they sit with a full tile.
+          const SmemLayout F = compute_smem_layout(bm, bn, 64, stages, d_elem);
+          ASSERT_EQ(L.a_base, F.a_base);
+          ASSERT_EQ(L.b_base, F.b_base);
+          ASSERT_EQ(L.d_offset, F.d_offset);
+          ASSERT_LE(L.total_bytes, F.total_bytes);
+        }
         }
       }
     }
   }
+}
+
+TEST(SmemLayout, DefaultStagingIsTheFullTile) {
+  for (int bn : {64, 128, 192, 256}) {
+    for (int stages : {1, 3, 4, 6}) {
+      const SmemLayout D = compute_smem_layout(128, bn, 64, stages, 2);
+      const SmemLayout E = compute_smem_layout(128, bn, 64, stages, 2, 2, bn);
+      EXPECT_EQ(D.d_stage_cols, bn);
+      EXPECT_EQ(D.d_bytes, E.d_bytes);
+      EXPECT_EQ(D.full_barrier_base, E.full_barrier_base);
+      EXPECT_EQ(D.total_bytes, E.total_bytes);
+    }
+    EXPECT_EQ(max_stages_that_fit(128, bn, 64, 2), max_stages_that_fit(128, bn, 64, 2, kSmemLimitPerBlock, 2, bn));
+  }
+}
+
+TEST(SmemLayout, HandComputed128x256HalfStagingFourStages) {
+  // A 4 x 16384 -> [0, 65536); B 4 x 32768 -> [65536, 196608); D 128 x 128 x 2 = 32768 at 196608;
+  // full barriers at 229376, empty at 229408; end 229440; + 1024 slack = 230464 <= 232448.
+  const SmemLayout L = compute_smem_layout(128, 256, 64, 4, 2, 2, 128);
+  EXPECT_EQ(L.b_base, 65536);
+  EXPECT_EQ(L.d_offset, 196608);
+  EXPECT_EQ(L.d_stage_cols, 128);
+  EXPECT_EQ(L.d_bytes, 32768);
+  EXPECT_EQ(L.full_barrier(0), 229376);
+  EXPECT_EQ(L.empty_barrier(3), 229432);
+  EXPECT_EQ(L.used_bytes, 229440);
+  EXPECT_EQ(L.total_bytes, 230464);
+  EXPECT_TRUE(L.fits());
+  EXPECT_FALSE(compute_smem_layout(128, 256, 64, 5, 2, 2, 128).fits());
+  // The full tile with 4 stages does not fit: that is why the kernel stages in parts.
+  EXPECT_FALSE(compute_smem_layout(128, 256, 64, 4, 2).fits());
 }
 
 TEST(SmemLayout, SmallBmReadsSixtyFourRowsIntoValidSmem) {
@@ -79,6 +125,16 @@ TEST(SmemLayout, MaxStagesIsTheDeepestThatFits) {
         ASSERT_LE(s, kMaxStages);
         if (s > 0) ASSERT_TRUE(compute_smem_layout(bm, bn, 64, s, d_elem).fits());
         if (s < kMaxStages) ASSERT_FALSE(compute_smem_layout(bm, bn, 64, s + 1, d_elem).fits());
+        int prev = -1;  // a narrower staging never fits fewer stages
+        for (int d_cols : {bn, bn / 2, 16}) {
+          const int t = max_stages_that_fit(bm, bn, 64, d_elem, kSmemLimitPerBlock, 2, d_cols);
+          SCOPED_TRACE(testing::Message() << bm << "x" << bn << " d" << d_elem << " cols" << d_cols);
+          ASSERT_LE(t, kMaxStages);
+          if (t > 0) ASSERT_TRUE(compute_smem_layout(bm, bn, 64, t, d_elem, 2, d_cols).fits());
+          if (t < kMaxStages) ASSERT_FALSE(compute_smem_layout(bm, bn, 64, t + 1, d_elem, 2, d_cols).fits());
+          ASSERT_GE(t, prev);
+          prev = t;
+        }
       }
     }
   }

@@ -51,6 +51,8 @@ TEST(SmemLayoutNvrtc, CompilesUnderNvrtcForSm90a) {
 using namespace tilegemm::plan;
 constexpr SmemLayout kL = compute_smem_layout(128, 128, 64, 4, 2);
 static_assert(kL.total_bytes == 164928, "same layout as on the host");
+static_assert(compute_smem_layout(128, 256, 64, 4, 2, 2, 128).total_bytes == 230464, "part-staged D");
+static_assert(max_stages_that_fit(128, 256, 64, 2, kSmemLimitPerBlock, 2, 128) == 4, "4 stages");
 extern "C" __global__ void probe(int* out, int s) {
   const SmemLayout L = compute_smem_layout(64, 128, 64, max_stages_that_fit(64, 128, 64, 4), 4);
   out[0] = L.a_offset(s) + L.b_offset(s) + L.full_barrier(s) + kL.total_bytes;
