@@ -12,6 +12,7 @@
 #include "kernels/sm90/ptx.cuh"
 #include "kernels/sm90/smem_layout_math.hpp"
 #include "kernels/sm90/tensor_map.hpp"
+#include "plan/smem_layout.hpp"
 
 namespace tilegemm::ladder {
 
@@ -112,43 +113,48 @@ struct RingState {
   }
 };
 
-// Dynamic shared memory of a pipelined step, one fact in one place for the kernels, the launch
-// code and the CPU tests:
-//   [stage 0: A | B] [stage 1: A | B] ... [D staging] [full[0..S)] [empty[0..S)]
+// Dynamic shared memory of a pipelined step: the ladder's names over the one layout function the
+// planner and the production kernel use (plan/smem_layout.hpp):
+//   [A stage 0..S) [B stage 0..S) [D staging] [full[0..S)] [empty[0..S)]
 // Every A/B tile and the D staging start on a 1024-B boundary (the 128B swizzle repeats every
 // 1024 B and TMA swizzles by absolute address: HOPPER_NOTES §3, §12 bug 5). The launch asks for
 // kSmemAlignSlack more than it uses, because the kernel rounds the dynamic-smem base up to 1024.
-// TODO(use plan/smem_layout.hpp once the planner's function lands, for steps 7-9).
-inline constexpr int kSmemAlignSlack = 1024;
-inline constexpr int kMaxDynamicSmem = 232448;  // opt-in maximum per block on H100/H200 (§9)
+inline constexpr int kSmemAlignSlack = plan::kSmemBaseSlack;
+inline constexpr int kMaxDynamicSmem = plan::kSmemLimitPerBlock;  // opt-in max per block (§9)
 
-template <int kStages_, int kABytes, int kBBytes, int kDBytes>
+// kDStageCols: output columns the bf16 TMA-store staging holds at once (0: no staging, the
+// epilogue stores from registers).
+template <int kStages_, int kBM, int kBN, int kDStageCols>
 struct RingSmem {
+  TG_HD static constexpr plan::SmemLayout layout() {
+    return plan::compute_smem_layout(kBM, kBN, kTileK, kStages_, kDStageCols > 0 ? 2 : 0, 2, kDStageCols);
+  }
   static constexpr int stages = kStages_;
-  static constexpr int a_stage_bytes = kABytes;  // one A tile (BM x 64 bf16)
-  static constexpr int b_stage_bytes = kBBytes;  // one B tile (BN x 64 bf16)
-  static constexpr int d_bytes = kDBytes;        // TMA-store staging (0: epilogue stores from registers)
-  static constexpr int stage_bytes = kABytes + kBBytes;
-  TG_HD static constexpr int a_offset(int s) { return s * stage_bytes; }
-  TG_HD static constexpr int b_offset(int s) { return s * stage_bytes + kABytes; }
-  static constexpr int d_offset = kStages_ * stage_bytes;
-  TG_HD static constexpr int full_offset(int s) { return d_offset + kDBytes + 8 * s; }
-  TG_HD static constexpr int empty_offset(int s) { return d_offset + kDBytes + 8 * (kStages_ + s); }
-  static constexpr int used_bytes = d_offset + kDBytes + 16 * kStages_;
-  static constexpr int launch_bytes = used_bytes + kSmemAlignSlack;
+  static constexpr int a_stage_bytes = layout().a_stage_bytes;  // one A tile (BM x 64 bf16)
+  static constexpr int b_stage_bytes = layout().b_stage_bytes;  // one B tile (BN x 64 bf16)
+  static constexpr int d_bytes = layout().d_bytes;              // TMA-store staging
+  static constexpr int stage_bytes = a_stage_bytes + b_stage_bytes;  // expect_tx per stage
+  TG_HD static constexpr int a_offset(int s) { return layout().a_offset(s); }
+  TG_HD static constexpr int b_offset(int s) { return layout().b_offset(s); }
+  static constexpr int d_offset = layout().d_offset;
+  TG_HD static constexpr int full_offset(int s) { return layout().full_barrier(s); }
+  TG_HD static constexpr int empty_offset(int s) { return layout().empty_barrier(s); }
+  static constexpr int used_bytes = layout().used_bytes;
+  static constexpr int launch_bytes = layout().total_bytes;
 };
 
 // The rings of steps 5-9. 128 x 128 tiles: 4 stages of 32 KiB (128 KiB). Not "as many as fit":
 // on the H200, 7 stages (224 KiB) made steps 6 and 7 12-16 % slower at 8192^3 and left step 8
 // unchanged (docs/LADDER.md, measurement log); the cause is not established.
 inline constexpr int kStages128x128 = 4;
-using Step05Smem = RingSmem<kStages128x128, kTileBytes, kTileBytes, 0>;
-using Step06Smem = RingSmem<kStages128x128, kTileBytes, kTileBytes, 0>;
-using Step07Smem = RingSmem<kStages128x128, kTileBytes, kTileBytes, 0>;
-using Step08Smem = RingSmem<kStages128x128, kTileBytes, kTileBytes, 0>;
-// 128 x 256 tile: A 16 KiB + B 32 KiB per stage; D staging: 2 consumers x 2 slots x (64 x 64 bf16).
-// 4 stages (192 KiB) + 32 KiB staging fill the budget; a full 64 KiB D tile would leave 3 stages.
-using Step09Smem = RingSmem<4, 128 * kTileK * 2, 256 * kTileK * 2, 2 * 2 * 64 * 64 * 2>;
+using Step05Smem = RingSmem<kStages128x128, kTileM, kTileN, 0>;
+using Step06Smem = RingSmem<kStages128x128, kTileM, kTileN, 0>;
+using Step07Smem = RingSmem<kStages128x128, kTileM, kTileN, 0>;
+using Step08Smem = RingSmem<kStages128x128, kTileM, kTileN, 0>;
+// 128 x 256 tile: A 16 KiB + B 32 KiB per stage; the D staging holds 128 of the 256 columns
+// (2 consumers x 2 slots x 64 x 64 bf16 = 32 KiB). 4 stages (192 KiB) + 32 KiB fill the budget;
+// a full 64 KiB D tile would leave 3 stages.
+using Step09Smem = RingSmem<4, 128, 256, 128>;
 
 // Rounds the dynamic shared-memory base up to 1024 B (the launch budgets kSmemAlignSlack for it).
 __device__ __forceinline__ uint8_t* align_smem_1024(uint8_t* raw) {
