@@ -12,7 +12,7 @@ cli="$build/cli/tilegemm"
 status=0
 log() { echo "== $*" | tee -a "$out/summary.txt"; }
 
-log "$(date -u +%FT%TZ) commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown) on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
+log "$(date -u +%FT%TZ) build of commit $(cat "$build/COMMIT" 2>/dev/null || echo unknown) on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
 for w in $what; do
   case $w in
     info) "$cli" info 2>&1 | tee "$out/info.txt" || status=1 ;;
