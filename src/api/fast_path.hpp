@@ -59,6 +59,7 @@ struct GemmOptions {
   std::optional<sched::Mapping> mapping;  // tile order of the SM90 path (default: grouped-m:8)
   bool force_fallback = false;            // run the SIMT fallback even when the fast path could
   sm90::TileConfig sm90_config = sm90::TileConfig::automatic;  // tests: force one instantiation
+  int sm90_splits = 0;  // split-K: 0 = the rule (sm90::choose_splits), n >= 1 = force n (tests, tools)
 };
 
 // gemm() = gemm_with_options(args, {}).

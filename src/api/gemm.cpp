@@ -68,6 +68,7 @@ Status gemm_with_options(const GemmArgs& args, const GemmOptions& options) {
       sm90::LaunchOptions o;
       if (options.mapping) o.mapping = *options.mapping;
       o.config = options.sm90_config;
+      o.splits = options.sm90_splits;
       if (!sched::is_valid(o.mapping))
         return Status{ErrorCode::invalid_argument, "mapping",
                       "mapping: group, box_m and box_n must be >= 1 for the SM90 tile order"};

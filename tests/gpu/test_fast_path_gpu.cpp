@@ -1,6 +1,7 @@
 // The SM90 fast path (src/kernels/sm90/gemm_kernel.cuh behind gemm()'s select_path) against the CPU
 // reference: M, N that are no multiple of any tile, ragged K, ldd > N and padded lda/ldb, every
-// instantiated tile configuration, every mapping kind; and problems the rule sends to the fallback.
+// instantiated tile configuration, every mapping kind; split-K on decode shapes (the rule's choice
+// and forced split counts, bit-for-bit determinism); and problems the rule sends to the fallback.
 // Inputs random normal (seeded), D's elements poisoned with NaN, every other byte of D's
 // allocation (guards before/after, the gap between N and ldd) set to a pattern that must survive.
 #include <algorithm>
@@ -36,12 +37,14 @@ struct FastCase {
   sm90::TileConfig config = sm90::TileConfig::automatic;
   bool expect_fast = true;  // what select_path's rule must say
   bool probe = false;       // call sm90::launch_gemm directly, bypassing the rule, and only report
+  int splits = 0;           // split-K: 0 = the rule, n >= 1 forced (LaunchOptions::splits)
+  int expect_splits = -1;   // >= 0: call sm90::launch_gemm directly and check the split count that ran
 
   std::string name() const {
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " lda+" + std::to_string(lda_pad) +
            " ldb+" + std::to_string(ldb_pad) + " ldd+" + std::to_string(ldd_pad) + " offset " +
            std::to_string(offset) + " alpha " + std::to_string(alpha) + " mapping " + sched::mapping_name(mapping) +
-           " config " + sm90::tile_config_name(config);
+           " config " + sm90::tile_config_name(config) + " splits " + std::to_string(splits);
   }
 };
 
@@ -73,7 +76,8 @@ std::vector<int64_t> checked_rows(int64_t m) {
   return rows;
 }
 
-void run_fast_case(const FastCase& cs, uint64_t seed) {
+// d_out (optional): D's whole allocation after the call, for bit-for-bit comparisons.
+void run_fast_case(const FastCase& cs, uint64_t seed, std::vector<__nv_bfloat16>* d_out = nullptr) {
   SCOPED_TRACE(cs.name());
   // Leading dimensions: the packed one rounded up to 8 elements (16-B TMA strides), plus the pad.
   auto round8 = [](int64_t x) { return (x + 7) / 8 * 8; };
@@ -104,24 +108,28 @@ void run_fast_case(const FastCase& cs, uint64_t seed) {
   args.b = MatrixRef{b_base + first, cs.n, cs.k, ldb, DType::bf16, Major::k_major};
   args.d = MatrixRef{d_base + first, cs.m, cs.n, ldd, DType::bf16, row_major};
   args.alpha = cs.alpha;
-  if (cs.probe) {
+  if (!cs.probe) EXPECT_EQ(detail::sm90_eligible(args), cs.expect_fast) << detail::sm90_ineligible_reason(args);
+  if (cs.probe || cs.expect_splits >= 0) {
     sm90::GemmProblem p{args.a.ptr, args.b.ptr, const_cast<void*>(args.d.ptr), int(cs.m), int(cs.n), int(cs.k),
                         lda, ldb, ldd, cs.alpha, nullptr};
     sm90::LaunchOptions o;
     o.mapping = cs.mapping;
     o.config = cs.config;
+    o.splits = cs.splits;
     const sm90::LaunchResult lr = sm90::launch_gemm(p, o);
     ASSERT_TRUE(lr.ok()) << lr.message;
+    if (cs.expect_splits >= 0) EXPECT_EQ(lr.splits, cs.expect_splits) << "split count that ran";
   } else {
-    EXPECT_EQ(detail::sm90_eligible(args), cs.expect_fast) << detail::sm90_ineligible_reason(args);
     detail::GemmOptions options;
     options.mapping = cs.mapping;
     options.sm90_config = cs.config;
+    options.sm90_splits = cs.splits;
     const Status st = detail::gemm_with_options(args, options);
     ASSERT_TRUE(st.ok()) << st.argument << ": " << st.message;
   }
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(d_after.data(), d_base, d_elems * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+  if (d_out != nullptr) *d_out = d_after;
 
   // Nothing outside D's elements changed (guards, and the ldd - N gap of every row).
   size_t changed = 0, nan_left = 0;
@@ -235,6 +243,105 @@ TEST(FastPathGpu, IneligibleProblemsStayOnTheFallback) {
   FastCase fp32_like{70, 90, 40, 0, 0, /*ldd_pad=*/1};  // ldd = 97
   fp32_like.expect_fast = false;
   run_fast_case(fp32_like, 55);
+}
+
+// ---- split-K (decode shapes) ----
+
+int device_sms() {
+  int device = 0, sms = 0;
+  EXPECT_EQ(cudaGetDevice(&device), cudaSuccess);
+  EXPECT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
+  return sms;
+}
+
+// The split count the automatic choice should run (config rule, then split rule; the splittable
+// configs run one CTA per SM without clusters, so their persistent grid is the SM count).
+int expected_auto_splits(int64_t m, int64_t n, int64_t k, int sms) {
+  const sm90::TileConfig c = sm90::choose_tile_config(m, n, sms);
+  int bm = 0;
+  if (c == sm90::TileConfig::t64x128) bm = 64;
+  if (c == sm90::TileConfig::t128x128) bm = 128;
+  if (bm == 0) return 1;
+  return sm90::choose_splits(sm90::ceil_div64(m, bm) * sm90::ceil_div64(n, 128), sms, sm90::ceil_div64(k, 64));
+}
+
+TEST(FastPathGpu, SplitRule) {
+  EXPECT_EQ(sm90::choose_splits(17, 132, 112), 7);   // 1x2112x7168 on 64x128
+  EXPECT_EQ(sm90::choose_splits(5, 132, 112), 26);   // 1x576x7168
+  EXPECT_EQ(sm90::choose_splits(64, 132, 112), 2);   // 128x4096x7168
+  EXPECT_EQ(sm90::choose_splits(66, 132, 112), 1);   // half the GPU busy: no split
+  EXPECT_EQ(sm90::choose_splits(192, 132, 24), 1);   // more tiles than SMs
+  EXPECT_EQ(sm90::choose_splits(5, 132, 8), 2);      // K = 512: >= 4 k-blocks per split
+  EXPECT_EQ(sm90::choose_splits(5, 132, 9), 2);      // K = 520
+  EXPECT_EQ(sm90::choose_splits(5, 132, 7), 1);      // < 2 splits of 4 k-blocks
+  EXPECT_EQ(sm90::choose_splits(1, 132, 1000), 132);
+}
+
+TEST(FastPathGpu, DecodeShapesAutoSplitTwoSeeds) {
+  const int sms = device_sms();
+  for (uint64_t seed : {71u, 72u})
+    for (int64_t m : {1, 7, 64, 128})
+      for (int64_t n : {576, 2112, 1000})
+        for (int64_t k : {512, 7168, 520}) {
+          FastCase cs{m, n, k};
+          cs.expect_splits = expected_auto_splits(m, n, k, sms);
+          run_fast_case(cs, seed);
+        }
+}
+
+TEST(FastPathGpu, DecodeShapesForcedSplits) {
+  // Forced counts bypass the rule (only clamped to the k-blocks: K = 512 has 8, 520 has 9). Odd N
+  // (577, 1001: the reduce's last 4-column group is partial), the 128x128 instantiation, a split
+  // count that does not divide the k-blocks (3 of 112, 8 of 9) and more units than SMs (8 x 34).
+  const FastCase shapes[] = {{1, 576, 7168}, {7, 1001, 520}, {64, 2112, 512}, {128, 1000, 7168}, {128, 577, 520}};
+  for (int splits : {1, 2, 3, 8}) {
+    for (const FastCase& s : shapes) {
+      FastCase cs = s;
+      cs.splits = splits;
+      cs.expect_splits = splits;
+      run_fast_case(cs, 80 + uint64_t(splits));
+    }
+    for (const FastCase& s : {FastCase{128, 1000, 520}, FastCase{7, 2112, 7168}, FastCase{200, 1001, 1024}}) {
+      FastCase cs = s;
+      cs.config = sm90::TileConfig::t128x128;
+      cs.splits = splits;
+      cs.expect_splits = splits;
+      run_fast_case(cs, 90 + uint64_t(splits));
+    }
+    // A config without a split-K instantiation ignores the request.
+    FastCase big{128, 1000, 520};
+    big.config = sm90::TileConfig::t128x256;
+    big.splits = splits;
+    big.expect_splits = 1;
+    run_fast_case(big, 95);
+  }
+}
+
+TEST(FastPathGpu, SplitKGuardBandsAndAlpha) {
+  // ldd > N and padded lda/ldb with split-K: the reduce writes only columns < N of rows < M.
+  for (uint64_t seed : {101u, 102u})
+    for (int splits : {0, 3, 8}) {
+      FastCase cs{7, 1001, 7168, /*lda_pad=*/8, /*ldb_pad=*/8, /*ldd_pad=*/24};
+      cs.alpha = -0.75f;
+      cs.splits = splits;
+      run_fast_case(cs, seed);
+      FastCase one{1, 577, 520, 16, 8, 40};
+      one.alpha = 0.5f;
+      one.splits = splits;
+      run_fast_case(one, seed + 10);
+    }
+}
+
+TEST(FastPathGpu, SplitKIsDeterministic) {
+  // Same inputs twice -> the same bits (fixed K ranges, fixed summation order in the reduce).
+  for (FastCase cs : {FastCase{128, 2112, 7168}, FastCase{1, 576, 7168}, FastCase{7, 1001, 7168}}) {
+    if (cs.m == 7) cs.splits = 8;
+    std::vector<__nv_bfloat16> first, second;
+    run_fast_case(cs, 111, &first);
+    run_fast_case(cs, 111, &second);
+    ASSERT_EQ(first.size(), second.size());
+    EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * 2), 0) << cs.name() << ": results differ";
+  }
 }
 
 // Not a pass/fail test: what the kernel does with a K that ends inside a 16-B chunk when lda > K

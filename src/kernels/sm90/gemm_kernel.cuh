@@ -29,6 +29,14 @@
 //     ring, one bulk group per box, as ladder step 9 does: before refilling a slot the issuing
 //     thread waits (wait_group.read kSlots - 1) for the store that last read it, then a named
 //     barrier lets the other writers in.
+// Split-K (kSplitK = true; the launch code uses it for decode shapes whose tiles fill less than half
+// of the GPU, gemm_launch.hpp choose_splits): the work unit is (slot, k-split) instead of a slot;
+// unit u is slot u / S, split u % S, and covers k-blocks [split·KB/S, (split+1)·KB/S). Instead of
+// the bf16 epilogue each consumer writes its fp32 accumulators straight from registers to the
+// workspace ws[split][m][n] ([S][M][N_pad], N_pad = n-blocks · BLOCK_N, rows >= M not written), and
+// splitk_reduce_kernel (below, a second launch on the same stream) sums the S partials in split
+// order, applies alpha, converts to bf16 and writes D with bounds-checked plain stores: the result
+// is deterministic (fixed K ranges, fixed summation order), bit for bit from run to run.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +54,13 @@ inline constexpr int kGemmBlockK = 64;    // one 128-B swizzled line of bf16 per
 inline constexpr int kStoreBoxCols = 64;  // D store box: 64 columns (128 B, the swizzle span)
 inline constexpr int kStoreBoxRows = 64;  //              x 64 rows (one consumer's rows)
 inline constexpr int kStoreBoxBytes = kStoreBoxCols * kStoreBoxRows * 2;
+
+// Split-K arguments (kernel parameter; ignored by the kSplitK = false instantiations).
+struct SplitKArgs {
+  float* workspace = nullptr;  // [splits][M][n_pad] fp32 partial tiles
+  int splits = 1;              // S >= 1, <= the number of k-blocks (every split gets >= 1)
+  int n_pad = 0;               // n-blocks · BLOCK_N: the workspace row length
+};
 
 // Compile-time facts of one instantiation, shared by the kernel and its launch code.
 template <int BLOCK_M, int BLOCK_N, int kStages_, int kClusterM, int kStageCols_ = BLOCK_N>
@@ -230,15 +245,66 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BLOCK_N / 2], floa
   }
 }
 
+// Split-K epilogue: one consumer's fp32 accumulators (rows [row0, row0 + 64) of the tile at column
+// n0) -> the workspace rows < m_total, as float2 (the two adjacent columns a thread holds,
+// HOPPER_NOTES §4). Columns need no check: the workspace rows are n_pad = whole tiles long.
+template <int BLOCK_N>
+__device__ __forceinline__ void store_partial(const float (&acc)[BLOCK_N / 2], float* ws_split, int n_pad,
+                                              int m_total, int row0, int n0, int thread_in_wg) {
+  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
+  const int r = row0 + 16 * warp + lane / 4;
+  const int c = n0 + 2 * (lane % 4);
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const int row = r + 8 * i;
+    if (row < m_total) {
+      float* dst = ws_split + int64_t(row) * n_pad + c;
+#pragma unroll
+      for (int j = 0; j < BLOCK_N / 8; ++j)
+        *reinterpret_cast<float2*>(dst + 8 * j) = make_float2(acc[4 * j + 2 * i], acc[4 * j + 2 * i + 1]);
+    }
+  }
+}
+
+// One work unit: the tile, and the k-blocks [kb0, kb1) of it to compute (split `split` of S).
+struct UnitWork {
+  sched::TileWork work;
+  int kb0 = 0, kb1 = 0, split = 0;
+};
+
+// The work of CTA `cta` at step `iter`. Without split-K: the persistent slot walk, all k-blocks.
+// With split-K: unit u = cta + iter · P, slot u / S, split u % S, k-blocks [split·KB/S, (split+1)·KB/S).
+template <bool kSplitK>
+__device__ __forceinline__ UnitWork unit_work(const sched::Schedule& schedule, int cta, int iter, int num_ctas,
+                                              int num_kb, int splits) {
+  UnitWork u;
+  if constexpr (kSplitK) {
+    const int unit = cta + iter * num_ctas;
+    const int slot = unit / splits;
+    u.split = unit - slot * splits;
+    u.work = sched::slot_work(schedule, slot);
+    u.kb0 = int(int64_t(u.split) * num_kb / splits);
+    u.kb1 = int(int64_t(u.split + 1) * num_kb / splits);
+  } else {
+    (void)splits;
+    u.work = sched::persistent_work(schedule, cta, iter, num_ctas);
+    u.kb0 = 0;
+    u.kb1 = num_kb;
+  }
+  return u;
+}
+
 // Persistent warp-specialised GEMM. Grid: P CTAs (a multiple of kClusterM), cluster (kClusterM,1,1)
 // set at launch. Dynamic smem: Traits::kLayout.total_bytes. kStageCols: epilogue staging width.
-template <int BLOCK_M, int BLOCK_N, int kStages, int kClusterM, int kStageCols = BLOCK_N>
+template <int BLOCK_M, int BLOCK_N, int kStages, int kClusterM, int kStageCols = BLOCK_N, bool kSplitK = false>
 __global__ void __launch_bounds__(GemmTraits<BLOCK_M, BLOCK_N, kStages, kClusterM, kStageCols>::kThreads, 1)
     gemm_bf16_nt_kernel(const __grid_constant__ CUtensorMap tmap_a,  // A [M, K]: boxes 64 k x BLOCK_M rows
                         const __grid_constant__ CUtensorMap tmap_b,  // B [N, K]: boxes 64 k x BLOCK_N/kClusterM
                         const __grid_constant__ CUtensorMap tmap_d,  // D [M, N & ~7] (stride ldd): 64 x 64
                         int m_total, int n_total, int k_total, float alpha, sched::Mapping mapping,
-                        __nv_bfloat16* d, int64_t ldd) {  // D again, for the < 8 tail columns (store_tile)
+                        __nv_bfloat16* d, int64_t ldd,  // D again, for the < 8 tail columns (store_tile)
+                        SplitKArgs split) {             // kSplitK only
+  static_assert(!kSplitK || kClusterM == 1, "split-K runs without clusters (no lock-step pairs)");
   using T = GemmTraits<BLOCK_M, BLOCK_N, kStages, kClusterM, kStageCols>;
   constexpr plan::SmemLayout L = T::kLayout;
   extern __shared__ uint8_t smem_raw[];
@@ -250,7 +316,14 @@ __global__ void __launch_bounds__(GemmTraits<BLOCK_M, BLOCK_N, kStages, kCluster
   const int num_kb = sched::ceil_div(k_total, kGemmBlockK);  // the last k-block may be ragged (zero-filled)
   const uint32_t rank = kClusterM == 2 ? cluster_ctarank() : 0u;
   const sched::Schedule schedule{sched::make_tile_grid(m_total, n_total, BLOCK_M, BLOCK_N), mapping, T::kClusterAxis};
-  const int num_iters = sched::persistent_iterations(schedule, blockIdx.x, gridDim.x);
+  const int splits = kSplitK ? split.splits : 1;
+  int num_iters = 0;
+  if constexpr (kSplitK) {
+    const int units = sched::num_slots(schedule) * splits;
+    num_iters = int(blockIdx.x) < units ? sched::ceil_div(units - int(blockIdx.x), int(gridDim.x)) : 0;
+  } else {
+    num_iters = sched::persistent_iterations(schedule, blockIdx.x, gridDim.x);
+  }
 
   if (threadIdx.x == 0) {
     prefetch_tensor_map(&tmap_a);
@@ -274,10 +347,11 @@ __global__ void __launch_bounds__(GemmTraits<BLOCK_M, BLOCK_N, kStages, kCluster
     if (warp == 0 && elect_one_sync()) {
       PipelineState<kStages> produce;
       for (int it = 0; it < num_iters; ++it) {
-        const sched::TileWork work = sched::persistent_work(schedule, blockIdx.x, it, gridDim.x);
+        const UnitWork unit = unit_work<kSplitK>(schedule, blockIdx.x, it, gridDim.x, num_kb, splits);
+        const sched::TileWork& work = unit.work;
         if (!work.has_tile) continue;
         const int m0 = work.tile.m_block * BLOCK_M, n0 = work.tile.n_block * BLOCK_N;
-        for (int kb = 0; kb < num_kb; ++kb) {
+        for (int kb = unit.kb0; kb < unit.kb1; ++kb) {
           const int s = produce.stage;
           mbar_wait(&empty[s], produce.phase ^ 1u);
           mbar_arrive_expect_tx(&full[s], T::kStageTxBytes);  // full boxes, even where zero-filled
@@ -301,17 +375,18 @@ __global__ void __launch_bounds__(GemmTraits<BLOCK_M, BLOCK_N, kStages, kCluster
     float acc[T::kAcc];
     PipelineState<kStages> consume;
     for (int it = 0; it < num_iters; ++it) {
-      const sched::TileWork work = sched::persistent_work(schedule, blockIdx.x, it, gridDim.x);
+      const UnitWork unit = unit_work<kSplitK>(schedule, blockIdx.x, it, gridDim.x, num_kb, splits);
+      const sched::TileWork& work = unit.work;
       if (!work.has_tile) continue;
       const int m0 = work.tile.m_block * BLOCK_M, n0 = work.tile.n_block * BLOCK_N;
       int held = -1;  // stage whose wgmma may still be running
       fence_accumulators(acc);
-      for (int kb = 0; kb < num_kb; ++kb) {
+      for (int kb = unit.kb0; kb < unit.kb1; ++kb) {
         const int s = consume.stage;
         mbar_wait(&full[s], consume.phase);
         wgmma_fence();
         wgmma_block_k64<BLOCK_N>(acc, smem_base + L.a_offset(s) + consumer * 64 * 128, smem_base + L.b_offset(s),
-                                 /*accumulate=*/kb > 0);
+                                 /*accumulate=*/kb > unit.kb0);
         wgmma_commit();
         wgmma_wait<1>();  // k-block kb-1 retired; kb may still run
         if (held >= 0 && lane < kClusterM) release_stage<kClusterM>(&empty[held], lane);
@@ -321,14 +396,55 @@ __global__ void __launch_bounds__(GemmTraits<BLOCK_M, BLOCK_N, kStages, kCluster
       wgmma_wait<0>();
       fence_accumulators(acc);
       if (held >= 0 && lane < kClusterM) release_stage<kClusterM>(&empty[held], lane);
-      store_tile<BLOCK_N, T::kSlotsPerConsumer>(acc, alpha, &tmap_d, slots, consumer, thread_in_wg, m_total, n_total,
-                                                m0, n0, d, ldd);
+      if constexpr (kSplitK) {
+        store_partial<BLOCK_N>(acc, split.workspace + int64_t(unit.split) * m_total * split.n_pad, split.n_pad, m_total,
+                               m0 + consumer * 64, n0, thread_in_wg);
+      } else {
+        store_tile<BLOCK_N, T::kSlotsPerConsumer>(acc, alpha, &tmap_d, slots, consumer, thread_in_wg, m_total, n_total,
+                                                  m0, n0, d, ldd);
+      }
     }
     if (thread_in_wg == 0) tma_store_wait_all<0>();  // the staging tile must outlive the last store
   }
   // NOTES: no CTA of a pair may exit while its peer can still multicast into it or arrive on its
   // empty barriers (HOPPER_NOTES §9, §12 bug 6).
   if constexpr (kClusterM == 2) cluster_sync();
+}
+
+// Split-K reduction: D[m, n] = bf16(alpha · Σ_{s = 0..S-1} ws[s][m][n]), summed in split order.
+// One thread per 4 consecutive columns of a row (float4 loads: n_pad and the 4-column groups are
+// multiples of 4); a full group is stored as 8 B (d 16-B aligned, ldd a multiple of 8), the last
+// group of a row with N % 4 != 0 element by element, so nothing past column N is written.
+// Block: kThreads threads (a template so that the header stays include-anywhere).
+template <int kThreads>
+__global__ void __launch_bounds__(kThreads) splitk_reduce_kernel(const float* __restrict__ ws, int splits, int m_total,
+                                                            int n_total, int n_pad, float alpha,
+                                                            __nv_bfloat16* __restrict__ d, int64_t ldd) {
+  const int groups = (n_total + 3) / 4;
+  const int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (idx >= int64_t(m_total) * groups) return;
+  const int row = int(idx / groups);
+  const int c = int(idx - int64_t(row) * groups) * 4;
+  const int64_t split_stride = int64_t(m_total) * n_pad;
+  const float* src = ws + int64_t(row) * n_pad + c;
+  float4 sum = *reinterpret_cast<const float4*>(src);
+  for (int s = 1; s < splits; ++s) {
+    const float4 v = *reinterpret_cast<const float4*>(src + s * split_stride);
+    sum.x += v.x;
+    sum.y += v.y;
+    sum.z += v.z;
+    sum.w += v.w;
+  }
+  __nv_bfloat16* out = d + int64_t(row) * ldd + c;
+  if (c + 4 <= n_total) {
+    *reinterpret_cast<uint2*>(out) = make_uint2(pack_bf16x2(alpha * sum.x, alpha * sum.y),
+                                                pack_bf16x2(alpha * sum.z, alpha * sum.w));
+  } else {
+    // 1..3 columns left (no local array: a dynamically indexed one would live on the stack)
+    out[0] = __float2bfloat16_rn(alpha * sum.x);
+    if (c + 1 < n_total) out[1] = __float2bfloat16_rn(alpha * sum.y);
+    if (c + 2 < n_total) out[2] = __float2bfloat16_rn(alpha * sum.z);
+  }
 }
 
 }  // namespace tilegemm::sm90

@@ -3,6 +3,9 @@
 #include "kernels/sm90/gemm_launch.hpp"
 
 #include <atomic>
+#include <map>
+#include <mutex>
+#include <utility>
 
 #include <cuda_runtime.h>
 
@@ -38,14 +41,19 @@ struct DeviceCache {
 // others keep the full tile: a narrower staging would not add a stage to 128x192 or 128x128.
 constexpr int epilogue_stage_cols(int bm, int bn) { return bm == 128 && bn == 256 ? 128 : bn; }
 
-template <int BM, int BN, int kClusterM>
+template <int BM, int BN, int kClusterM, bool kSplitK = false>
 struct Config {
   static constexpr int kStageCols = epilogue_stage_cols(BM, BN);
   static constexpr int kStages = plan::max_stages_that_fit(BM, BN, kGemmBlockK, /*d_elem_bytes=*/2,
                                                            plan::kSmemLimitPerBlock, /*ab_elem_bytes=*/2, kStageCols);
   using Traits = GemmTraits<BM, BN, kStages, kClusterM, kStageCols>;
-  static constexpr auto kernel = gemm_bf16_nt_kernel<BM, BN, kStages, kClusterM, kStageCols>;
+  static constexpr auto kernel = gemm_bf16_nt_kernel<BM, BN, kStages, kClusterM, kStageCols, kSplitK>;
 };
+
+// Split-K instantiations exist for the small configs only (gemm_launch.hpp, choose_splits).
+constexpr bool has_split_instantiation(int bm, int bn, int cluster_m) {
+  return cluster_m == 1 && bn == 128 && (bm == 64 || bm == 128);
+}
 static_assert(Config<128, 256, 2>::kStages == 4, "128x256 with part-staged epilogue: 4 stages");
 static_assert(Config<128, 192, 2>::kStages == 4 && Config<128, 128, 1>::kStages == 6 && Config<64, 128, 1>::kStages == 8,
               "the other configs are unchanged");
@@ -94,6 +102,48 @@ cudaError_t persistent_ctas(int* ctas) {
   return cudaSuccess;
 }
 
+// ---- split-K workspace: one per (device, stream), see launch_gemm in gemm_launch.hpp ----
+struct Workspace {
+  void* ptr = nullptr;
+  size_t bytes = 0;
+};
+std::mutex g_workspace_mutex;
+std::map<std::pair<int, cudaStream_t>, Workspace>& workspaces() {
+  static auto* m = new std::map<std::pair<int, cudaStream_t>, Workspace>;  // never destroyed (no exit-time CUDA calls)
+  return *m;
+}
+
+// A workspace of >= bytes for (device, stream), or nullptr (the caller then runs unsplit).
+float* splitk_workspace(int device, int num_sms, cudaStream_t stream, size_t bytes) {
+  std::lock_guard<std::mutex> lock(g_workspace_mutex);
+  Workspace& w = workspaces()[{device, stream}];
+  if (w.bytes >= bytes) return static_cast<float*>(w.ptr);
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  if (capture != cudaStreamCaptureStatusNone) return nullptr;  // no allocation inside a capture
+  // Room for anything the rule can choose: <= num_sms units of at most 128 x 128 fp32.
+  const size_t rule_max = size_t(num_sms > 0 ? num_sms : 132) * 128 * 128 * sizeof(float);
+  const size_t want = bytes > rule_max ? bytes : rule_max;
+  if (w.ptr != nullptr) {  // grow: earlier calls on this stream may still read the old one
+    if (cudaStreamSynchronize(stream) != cudaSuccess || cudaFree(w.ptr) != cudaSuccess) {
+      (void)cudaGetLastError();
+      w = {};
+      return nullptr;
+    }
+    w = {};
+  }
+  void* ptr = nullptr;
+  if (cudaMalloc(&ptr, want) != cudaSuccess) {
+    (void)cudaGetLastError();  // out of memory is not sticky: clear it and run unsplit
+    return nullptr;
+  }
+  w = {ptr, want};
+  return static_cast<float*>(ptr);
+}
+
 template <typename C>
 LaunchResult launch_config(const GemmProblem& p, const LaunchOptions& o, TileConfig which) {
   using T = typename C::Traits;
@@ -135,7 +185,33 @@ LaunchResult launch_config(const GemmProblem& p, const LaunchOptions& o, TileCon
   const sched::Schedule schedule{sched::make_tile_grid(p.m, p.n, T::kBlockM, T::kBlockN),
                                  o.mapping, T::kClusterAxis};
   const int slots = sched::num_slots(schedule);  // a multiple of kCluster
-  const int grid = slots < ctas ? slots : ctas;
+  int grid = slots < ctas ? slots : ctas;
+  auto kernel = C::kernel;
+  SplitKArgs split;
+
+  if constexpr (has_split_instantiation(T::kBlockM, T::kBlockN, kCluster)) {
+    using S = Config<T::kBlockM, T::kBlockN, 1, /*kSplitK=*/true>;
+    const int64_t num_kb = ceil_div64(p.k, kGemmBlockK);
+    int64_t splits = o.splits > 0 ? o.splits : choose_splits(slots, ctas, num_kb);
+    if (splits > num_kb) splits = num_kb;  // every split gets >= 1 k-block
+    const int64_t n_pad = int64_t(schedule.grid.num_n_blocks) * T::kBlockN;
+    const int64_t units = int64_t(slots) * splits;
+    if (splits > 1 && units <= INT32_MAX && n_pad <= INT32_MAX) {
+      int split_ctas = 0, device = 0, num_sms = 0;
+      if (cudaGetDevice(&device) == cudaSuccess &&
+          cudaDeviceGetAttribute(&num_sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess &&
+          persistent_ctas<S>(&split_ctas) == cudaSuccess) {
+        const size_t bytes = size_t(splits) * size_t(p.m) * size_t(n_pad) * sizeof(float);
+        if (float* ws = splitk_workspace(device, num_sms, p.stream, bytes); ws != nullptr) {
+          kernel = S::kernel;
+          split = SplitKArgs{ws, int(splits), int(n_pad)};
+          grid = units < split_ctas ? int(units) : split_ctas;
+        }
+      } else {
+        (void)cudaGetLastError();  // a failed query only means: run unsplit
+      }
+    }
+  }
 
   cudaLaunchConfig_t config = {};
   config.gridDim = dim3(static_cast<unsigned>(grid), 1, 1);
@@ -145,9 +221,25 @@ LaunchResult launch_config(const GemmProblem& p, const LaunchOptions& o, TileCon
   cudaLaunchAttribute attr = cluster_attribute(kCluster);
   config.attrs = &attr;
   config.numAttrs = 1;
-  r.error = cudaLaunchKernelEx(&config, C::kernel, tmap_a, tmap_b, tmap_d, p.m, p.n, p.k, p.alpha, o.mapping,
-                               static_cast<__nv_bfloat16*>(p.d), p.ldd);
-  if (r.error != cudaSuccess) r.message = std::string("cudaLaunchKernelEx: ") + cudaGetErrorString(r.error);
+  r.error = cudaLaunchKernelEx(&config, kernel, tmap_a, tmap_b, tmap_d, p.m, p.n, p.k, p.alpha, o.mapping,
+                               static_cast<__nv_bfloat16*>(p.d), p.ldd, split);
+  if (r.error != cudaSuccess) {
+    r.message = std::string("cudaLaunchKernelEx: ") + cudaGetErrorString(r.error);
+    return r;
+  }
+  if (split.splits > 1) {
+    r.splits = split.splits;
+    constexpr int kReduceThreads = 256;
+    const int64_t threads = int64_t(p.m) * ((p.n + 3) / 4);
+    cudaLaunchConfig_t rc = {};
+    rc.gridDim = dim3(static_cast<unsigned>(ceil_div64(threads, kReduceThreads)), 1, 1);
+    rc.blockDim = dim3(kReduceThreads, 1, 1);
+    rc.stream = p.stream;
+    r.error = cudaLaunchKernelEx(&rc, splitk_reduce_kernel<kReduceThreads>, static_cast<const float*>(split.workspace),
+                                 split.splits, p.m, p.n, split.n_pad, p.alpha, static_cast<__nv_bfloat16*>(p.d), p.ldd);
+    if (r.error != cudaSuccess)
+      r.message = std::string("cudaLaunchKernelEx (split-K reduce): ") + cudaGetErrorString(r.error);
+  }
   return r;
 }
 

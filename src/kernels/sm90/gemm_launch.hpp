@@ -68,6 +68,24 @@ inline bool uses_cluster_pair(TileConfig c, int64_t m) {
   return (c == TileConfig::t128x256 || c == TileConfig::t128x192) && ceil_div64(m, 128) % 2 == 0;
 }
 
+// Split-K (decode shapes: few output tiles, long K). Only the 64x128 and 128x128 configs have a
+// split-K instantiation (no clusters); the others never split. The rule, for `tiles` output tiles
+// on `ctas` resident CTAs and `num_kb` = ceil(K / 64) k-blocks:
+//   tiles >= ctas / 2            -> S = 1 (at least half the GPU is busy already; the large shapes
+//                                   keep exactly the unsplit kernel);
+//   otherwise S = min(floor(ctas / tiles), floor(num_kb / 4)), and S = 1 if that is < 2.
+// floor(ctas / tiles) keeps the S · tiles work units within one wave (rounding up would give some
+// CTAs two units and double the time); num_kb / 4 keeps >= 4 k-blocks per split, so that the ring
+// fills and the fp32 partials (S · M · N_pad · 4 B, written and read back once by the reduce
+// kernel) stay small next to B. Examples on 132 SMs: 1x2112x7168 (64x128: 17 tiles, 112 k-blocks)
+// -> S = 7; 1x576x7168 (5 tiles) -> S = 26; 128x4096x7168 (64 tiles) -> S = 2.
+inline int choose_splits(int64_t tiles, int ctas, int64_t num_kb) {
+  if (tiles < 1 || ctas < 2 || 2 * tiles >= ctas) return 1;
+  int64_t s = ctas / tiles;
+  if (s > num_kb / 4) s = num_kb / 4;
+  return s >= 2 ? int(s) : 1;
+}
+
 struct GemmProblem {
   const void* a = nullptr;  // A [M, K] K-major bf16, row m at a + m * lda
   const void* b = nullptr;  // B [N, K] K-major bf16, row n at b + n * ldb
@@ -81,16 +99,26 @@ struct GemmProblem {
 struct LaunchOptions {
   sched::Mapping mapping{sched::MappingKind::grouped_m, 8};  // tile order (any valid mapping)
   TileConfig config = TileConfig::automatic;
+  // Split-K: 0 = the rule (choose_splits); n >= 1 = force n splits (clamped to the number of
+  // k-blocks; 1 = never split). Configs without a split-K instantiation ignore it. Either way the
+  // split runs only if the workspace can be had (below); otherwise the call runs unsplit.
+  int splits = 0;
 };
 
 struct LaunchResult {
   cudaError_t error = cudaSuccess;
   std::string message;  // empty when ok; otherwise what failed, with values
   TileConfig config = TileConfig::automatic;  // what ran
+  int splits = 1;                             // what ran: 1 = one kernel, S > 1 = split-K + reduce
   bool ok() const { return error == cudaSuccess && message.empty(); }
 };
 
-// Enqueues D = alpha · A·Bᵀ on problem.stream.
+// Enqueues D = alpha · A·Bᵀ on problem.stream. With split-K, two kernels: the GEMM writing fp32
+// partials into a workspace, then the reduce. The workspace is internal: one per (device, stream),
+// allocated on first use with room for any split the rule can choose (SMs · 128 · 128 fp32), grown
+// (after synchronizing that stream) only for larger forced splits, never freed; while the stream
+// is being captured into a graph it is never allocated or grown (the call then runs unsplit).
+// Calls on one stream share it in stream order; different streams never share one.
 LaunchResult launch_gemm(const GemmProblem& problem, const LaunchOptions& options);
 
 }  // namespace tilegemm::sm90
