@@ -25,6 +25,13 @@ std::string require_multiple(const char* what, int value, int multiple) {
          " (got " + std::to_string(value) + ")";
 }
 
+std::string require_tile_multiples(int m, int n, int k, int tile_m, int tile_n, int tile_k) {
+  std::string e = require_multiple("M", m, tile_m);
+  if (e.empty()) e = require_multiple("N", n, tile_n);
+  if (e.empty()) e = require_multiple("K", k, tile_k);
+  return e;
+}
+
 std::string require_equal(const char* what, int value, int expected) {
   if (value == expected) return {};
   return std::string(what) + " must be " + std::to_string(expected) + " (got " + std::to_string(value) + ")";

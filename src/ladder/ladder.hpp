@@ -36,5 +36,7 @@ const Step* find_step(int number);
 // check_shape helpers: "" when fine, else "M must be a positive multiple of 128 (got 100)".
 std::string require_multiple(const char* what, int value, int multiple);
 std::string require_equal(const char* what, int value, int expected);
+// The rule of every step that tiles the whole output: M, N, K positive multiples of the tile.
+std::string require_tile_multiples(int m, int n, int k, int tile_m, int tile_n, int tile_k);
 
 }  // namespace tilegemm::ladder

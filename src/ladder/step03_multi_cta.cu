@@ -48,10 +48,7 @@ __global__ void __launch_bounds__(kThreads) multi_cta_kernel(const __nv_bfloat16
 }
 
 std::string check(int m, int n, int k) {
-  std::string e = require_multiple("M", m, kTileM);
-  if (e.empty()) e = require_multiple("N", n, kTileN);
-  if (e.empty()) e = require_multiple("K", k, kTileK);
-  return e;
+  return require_tile_multiples(m, n, k, kTileM, kTileN, kTileK);
 }
 
 cudaError_t launch(const Problem& p, cudaStream_t stream) {

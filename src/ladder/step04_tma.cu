@@ -64,10 +64,7 @@ __global__ void __launch_bounds__(kThreads) tma_kernel(const __grid_constant__ C
 }
 
 std::string check(int m, int n, int k) {
-  std::string e = require_multiple("M", m, kTileM);
-  if (e.empty()) e = require_multiple("N", n, kTileN);
-  if (e.empty()) e = require_multiple("K", k, kTileK);
-  return e;
+  return require_tile_multiples(m, n, k, kTileM, kTileN, kTileK);
 }
 
 cudaError_t launch(const Problem& p, cudaStream_t stream) {

@@ -104,10 +104,7 @@ __global__ void __launch_bounds__(kThreads, 1) persistent_kernel(const __grid_co
 }
 
 std::string check(int m, int n, int k) {
-  std::string e = require_multiple("M", m, kTileM);
-  if (e.empty()) e = require_multiple("N", n, kTileN);
-  if (e.empty()) e = require_multiple("K", k, kTileK);
-  return e;
+  return require_tile_multiples(m, n, k, kTileM, kTileN, kTileK);
 }
 
 cudaError_t launch(const Problem& p, cudaStream_t stream) {

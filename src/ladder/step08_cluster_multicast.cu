@@ -120,11 +120,9 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
   sm90::cluster_sync();  // nobody leaves while the peer may still multicast or arrive into it
 }
 
+// M covers whole cluster pairs: every CTA of a pair has a tile.
 std::string check(int m, int n, int k) {
-  std::string e = require_multiple("M", m, kClusterSize * kTileM);  // every CTA of a pair has a tile
-  if (e.empty()) e = require_multiple("N", n, kTileN);
-  if (e.empty()) e = require_multiple("K", k, kTileK);
-  return e;
+  return require_tile_multiples(m, n, k, kClusterSize * kTileM, kTileN, kTileK);
 }
 
 cudaError_t launch(const Problem& p, cudaStream_t stream) {

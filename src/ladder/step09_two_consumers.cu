@@ -184,10 +184,7 @@ __global__ void __cluster_dims__(kClusterSize, 1, 1) __launch_bounds__(kThreads,
 }
 
 std::string check(int m, int n, int k) {
-  std::string e = require_multiple("M", m, kClusterSize * kBM);
-  if (e.empty()) e = require_multiple("N", n, kBN);
-  if (e.empty()) e = require_multiple("K", k, kTileK);
-  return e;
+  return require_tile_multiples(m, n, k, kClusterSize * kBM, kBN, kTileK);
 }
 
 cudaError_t launch(const Problem& p, cudaStream_t stream) {
