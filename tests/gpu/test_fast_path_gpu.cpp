@@ -168,6 +168,7 @@ void run_fast_case(const FastCase& cs, uint64_t seed, std::vector<__nv_bfloat16>
 }
 
 constexpr sm90::TileConfig kConfigs[] = {sm90::TileConfig::t128x256, sm90::TileConfig::t128x192,
+                                         sm90::TileConfig::t128x176, sm90::TileConfig::t128x144,
                                          sm90::TileConfig::t128x128, sm90::TileConfig::t64x128};
 
 TEST(FastPathGpu, OddShapesEveryConfigTwoSeeds) {
@@ -200,7 +201,8 @@ TEST(FastPathGpu, PaddedLeadingDimensionsAndGuards) {
   // padded by 8 (the padding is random data that must not be read as K).
   for (uint64_t seed : {31u, 32u})
     for (sm90::TileConfig c : {sm90::TileConfig::automatic, sm90::TileConfig::t128x256, sm90::TileConfig::t128x192,
-                               sm90::TileConfig::t128x128, sm90::TileConfig::t64x128}) {
+                               sm90::TileConfig::t128x176, sm90::TileConfig::t128x144, sm90::TileConfig::t128x128,
+                               sm90::TileConfig::t64x128}) {
       FastCase cs{129, 257, 72, /*lda_pad=*/8, /*ldb_pad=*/8, /*ldd_pad=*/16 /* 264+16 = 280 */};
       cs.config = c;
       cs.alpha = -0.75f;
@@ -209,6 +211,30 @@ TEST(FastPathGpu, PaddedLeadingDimensionsAndGuards) {
       wide.config = c;
       run_fast_case(wide, seed + 5);
     }
+}
+
+TEST(FastPathGpu, DirectEpilogueConfigsOddShapesGuardsTwoSeeds) {
+  // 128x144 / 128x176 (BLOCK_N not a multiple of 64: direct bounds-checked stores, no TMA store):
+  // N ragged inside a tile, inside a 16-column wgmma block and inside a column pair (odd N);
+  // even / odd number of 128-row blocks (clusters or not); ldd > N (the gap keeps its guards).
+  const FastCase shapes[] = {{1000, 577, 520},  {777, 2113, 136, 8, 8, 24}, {129, 143, 72},
+                             {256, 176, 64},    {300, 145, 1000, 0, 0, 40}, {130, 353, 8},
+                             {4096, 576, 7168}, {4096, 2112, 704}};
+  for (uint64_t seed : {61u, 62u})
+    for (const FastCase& s : shapes)
+      for (sm90::TileConfig c : {sm90::TileConfig::t128x144, sm90::TileConfig::t128x176}) {
+        FastCase cs = s;
+        cs.config = c;
+        cs.alpha = seed == 62u ? -0.5f : 1.0f;
+        run_fast_case(cs, seed);
+      }
+  // The rule picks them for the suite's small-N large-M shapes.
+  EXPECT_EQ(sm90::choose_tile_config(4096, 576, 132), sm90::TileConfig::t128x144);
+  EXPECT_EQ(sm90::choose_tile_config(4096, 2112, 132), sm90::TileConfig::t128x176);
+  for (uint64_t seed : {63u, 64u}) {
+    run_fast_case({4096, 576, 7168}, seed);
+    run_fast_case({4096, 2112, 7168}, seed);
+  }
 }
 
 TEST(FastPathGpu, EveryMappingKind) {

@@ -29,6 +29,9 @@
 //     ring, one bulk group per box, as ladder step 9 does: before refilling a slot the issuing
 //     thread waits (wait_group.read kSlots - 1) for the store that last read it, then a named
 //     barrier lets the other writers in.
+// Direct epilogue (BLOCK_N not a multiple of 64: the 128x144 and 128x176 configs): no staging, no
+// TMA store; each consumer writes alpha · acc as bf16 straight from its registers with
+// bounds-checked 4-B stores (store_tile_direct), which also covers the ragged N edge and ldd > N.
 // Split-K (kSplitK = true; the launch code uses it for decode shapes whose tiles fill less than half
 // of the GPU, gemm_launch.hpp choose_splits): the work unit is (slot, k-split) instead of a slot;
 // unit u is slot u / S, split u % S, and covers k-blocks [split·KB/S, (split+1)·KB/S). Instead of
@@ -66,11 +69,17 @@ struct SplitKArgs {
 template <int BLOCK_M, int BLOCK_N, int kStages_, int kClusterM, int kStageCols_ = BLOCK_N>
 struct GemmTraits {
   static_assert(BLOCK_M == 64 || BLOCK_M == 128, "one or two consumer warpgroups of 64 rows");
-  static_assert(BLOCK_N % 64 == 0 && BLOCK_N >= 64 && BLOCK_N <= 256, "wgmma N and 64-wide store boxes");
+  // BLOCK_N a multiple of 64: the staged TMA-store epilogue (64-column boxes). Otherwise (128x144,
+  // 128x176: widths picked for wave quantization) the direct epilogue: bounds-checked plain stores
+  // from the accumulator fragment (store_tile_direct), no staging smem.
+  static constexpr bool kDirectEpilogue = BLOCK_N % 64 != 0;
+  static_assert(BLOCK_N % 16 == 0 && BLOCK_N >= 64 && BLOCK_N <= 256, "wgmma N (step 16)");
+  static_assert(!kDirectEpilogue || BLOCK_N % (8 * kClusterM) == 0, "B multicast halves: whole 8-row swizzle atoms");
   static_assert(kClusterM == 1 || kClusterM == 2);
   // Staging width: whole 64-column boxes, and a whole number of ring turns per tile, so that box b
   // of every tile uses slot b % kSlots and the slot's previous reader is exactly kSlots groups back.
-  static_assert(kStageCols_ % 64 == 0 && kStageCols_ >= 64 && kStageCols_ <= BLOCK_N && BLOCK_N % kStageCols_ == 0,
+  static_assert(kDirectEpilogue || (kStageCols_ % 64 == 0 && kStageCols_ >= 64 && kStageCols_ <= BLOCK_N &&
+                                    BLOCK_N % kStageCols_ == 0),
                 "epilogue staging: whole boxes, a divisor of BLOCK_N");
   static constexpr int kBlockM = BLOCK_M, kBlockN = BLOCK_N;
   static constexpr int kConsumers = BLOCK_M / 64;
@@ -79,14 +88,15 @@ struct GemmTraits {
   static constexpr int kAcc = BLOCK_N / 2;  // fp32 accumulators per consumer thread (m64nBLOCK_N)
   static constexpr int kStageCols = kStageCols_;
   static constexpr plan::SmemLayout kLayout = plan::compute_smem_layout(
-      BLOCK_M, BLOCK_N, kGemmBlockK, kStages, /*d_elem_bytes=*/2, /*ab_elem_bytes=*/2, kStageCols);
+      BLOCK_M, BLOCK_N, kGemmBlockK, kStages, /*d_elem_bytes=*/kDirectEpilogue ? 0 : 2, /*ab_elem_bytes=*/2,
+      kStageCols);
   static_assert(kLayout.fits(), "stages do not fit in 227 KiB");
   static constexpr int kStageTxBytes = kLayout.a_stage_bytes + kLayout.b_stage_bytes;  // full boxes
   static constexpr int kBLoadRows = BLOCK_N / kClusterM;  // B rows this CTA loads (and multicasts)
   static constexpr int kBLoadBytes = kBLoadRows * kGemmBlockK * 2;
   static constexpr int kBoxesPerConsumer = BLOCK_N / kStoreBoxCols;    // boxes of one consumer's 64 rows
   static constexpr int kSlotsPerConsumer = kStageCols / kStoreBoxCols;  // boxes it can stage at once
-  static_assert(kLayout.d_bytes == kConsumers * kSlotsPerConsumer * kStoreBoxBytes);
+  static_assert(kLayout.d_bytes == (kDirectEpilogue ? 0 : kConsumers * kSlotsPerConsumer * kStoreBoxBytes));
   // Registers (setmaxnreg, two consumers only): 128·56 + 256·224 = 64512 <= 65536. The producer
   // gets 56, not step 9's 40: it evaluates the run-time mapping (Hilbert/Morton descend a quadtree)
   // and the cluster pairing per tile, and at 40 ptxas spilled in the 2-CTA instantiation.
@@ -245,6 +255,35 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BLOCK_N / 2], floa
   }
 }
 
+// Direct epilogue (BLOCK_N not a multiple of 64): alpha · acc -> bf16 -> plain stores from the
+// fragment (HOPPER_NOTES §4: thread holds rows 16·warp + lane/4 (+8), columns 8j + 2·(lane%4) (+1)).
+// Bounds-checked per element pair: nothing at rows >= M or columns >= N is written (ldd gap kept).
+// Column pairs start even, d is 16-B aligned and ldd a multiple of 8: a pair is one aligned 4-B store.
+template <int BLOCK_N>
+__device__ __forceinline__ void store_tile_direct(const float (&acc)[BLOCK_N / 2], float alpha, int m_total,
+                                                  int n_total, int row0, int n0, int thread_in_wg,
+                                                  __nv_bfloat16* d, int64_t ldd) {
+  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
+  const int r = row0 + 16 * warp + lane / 4;
+  const int c = n0 + 2 * (lane % 4);
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const int row = r + 8 * i;
+    if (row < m_total) {
+      __nv_bfloat16* dst = d + int64_t(row) * ldd;
+#pragma unroll
+      for (int j = 0; j < BLOCK_N / 8; ++j) {
+        const int col = c + 8 * j;
+        const float v0 = alpha * acc[4 * j + 2 * i], v1 = alpha * acc[4 * j + 2 * i + 1];
+        if (col + 1 < n_total)
+          *reinterpret_cast<uint32_t*>(dst + col) = pack_bf16x2(v0, v1);
+        else if (col < n_total)
+          dst[col] = __float2bfloat16_rn(v0);
+      }
+    }
+  }
+}
+
 // Split-K epilogue: one consumer's fp32 accumulators (rows [row0, row0 + 64) of the tile at column
 // n0) -> the workspace rows < m_total, as float2 (the two adjacent columns a thread holds,
 // HOPPER_NOTES §4). Columns need no check: the workspace rows are n_pad = whole tiles long.
@@ -399,6 +438,8 @@ __global__ void __launch_bounds__(GemmTraits<BLOCK_M, BLOCK_N, kStages, kCluster
       if constexpr (kSplitK) {
         store_partial<BLOCK_N>(acc, split.workspace + int64_t(unit.split) * m_total * split.n_pad, split.n_pad, m_total,
                                m0 + consumer * 64, n0, thread_in_wg);
+      } else if constexpr (T::kDirectEpilogue) {
+        store_tile_direct<BLOCK_N>(acc, alpha, m_total, n_total, m0 + consumer * 64, n0, thread_in_wg, d, ldd);
       } else {
         store_tile<BLOCK_N, T::kSlotsPerConsumer>(acc, alpha, &tmap_d, slots, consumer, thread_in_wg, m_total, n_total,
                                                   m0, n0, d, ldd);

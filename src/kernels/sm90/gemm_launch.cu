@@ -20,6 +20,8 @@ const char* tile_config_name(TileConfig c) {
     case TileConfig::automatic: return "auto";
     case TileConfig::t128x256: return "128x256";
     case TileConfig::t128x192: return "128x192";
+    case TileConfig::t128x176: return "128x176";
+    case TileConfig::t128x144: return "128x144";
     case TileConfig::t128x128: return "128x128";
     case TileConfig::t64x128: return "64x128";
   }
@@ -44,7 +46,7 @@ constexpr int epilogue_stage_cols(int bm, int bn) { return bm == 128 && bn == 25
 template <int BM, int BN, int kClusterM, bool kSplitK = false>
 struct Config {
   static constexpr int kStageCols = epilogue_stage_cols(BM, BN);
-  static constexpr int kStages = plan::max_stages_that_fit(BM, BN, kGemmBlockK, /*d_elem_bytes=*/2,
+  static constexpr int kStages = plan::max_stages_that_fit(BM, BN, kGemmBlockK, /*d_elem_bytes=*/BN % 64 ? 0 : 2,
                                                            plan::kSmemLimitPerBlock, /*ab_elem_bytes=*/2, kStageCols);
   using Traits = GemmTraits<BM, BN, kStages, kClusterM, kStageCols>;
   static constexpr auto kernel = gemm_bf16_nt_kernel<BM, BN, kStages, kClusterM, kStageCols, kSplitK>;
@@ -57,6 +59,8 @@ constexpr bool has_split_instantiation(int bm, int bn, int cluster_m) {
 static_assert(Config<128, 256, 2>::kStages == 4, "128x256 with part-staged epilogue: 4 stages");
 static_assert(Config<128, 192, 2>::kStages == 4 && Config<128, 128, 1>::kStages == 6 && Config<64, 128, 1>::kStages == 8,
               "the other configs are unchanged");
+static_assert(Config<128, 176, 2>::kStages == 5 && Config<128, 144, 2>::kStages == 6,
+              "direct-epilogue configs: no staging, the stages take the smem");
 
 cudaLaunchAttribute cluster_attribute(int cluster_m) {
   cudaLaunchAttribute attr = {};
@@ -265,6 +269,12 @@ LaunchResult launch_gemm(const GemmProblem& p, const LaunchOptions& o) {
     case TileConfig::t128x192:
       return uses_cluster_pair(which, p.m) ? launch_config<Config<128, 192, 2>>(p, o, which)
                                            : launch_config<Config<128, 192, 1>>(p, o, which);
+    case TileConfig::t128x176:
+      return uses_cluster_pair(which, p.m) ? launch_config<Config<128, 176, 2>>(p, o, which)
+                                           : launch_config<Config<128, 176, 1>>(p, o, which);
+    case TileConfig::t128x144:
+      return uses_cluster_pair(which, p.m) ? launch_config<Config<128, 144, 2>>(p, o, which)
+                                           : launch_config<Config<128, 144, 1>>(p, o, which);
     case TileConfig::t128x128: return launch_config<Config<128, 128, 1>>(p, o, which);
     case TileConfig::automatic:
     case TileConfig::t64x128: return launch_config<Config<64, 128, 1>>(p, o, TileConfig::t64x128);

@@ -25,6 +25,8 @@ enum class TileConfig : int {
   t128x128 = 2,   // 2 consumers x 64x128, 6 stages, no cluster
   t64x128 = 3,    // 1 consumer  x 64x128, 8 stages, no cluster (small M)
   t128x192 = 4,   // 2 consumers x 64x192, 4 stages; cluster 2 along M when m-blocks are even
+  t128x176 = 5,   // 2 consumers x 64x176, 5 stages, direct epilogue (no staging); cluster 2 along M when even
+  t128x144 = 6,   // 2 consumers x 64x144, 6 stages, direct epilogue (no staging); cluster 2 along M when even
 };
 const char* tile_config_name(TileConfig c);
 
@@ -37,6 +39,10 @@ inline int64_t ceil_div64(int64_t a, int64_t b) { return (a + b - 1) / b; }
 //   i.e. the number of waves times the work of one tile, with a per-config efficiency for the
 //   smaller tiles' lower math per smem byte and per wgmma (128x256 1.0, 128x192 0.95,
 //   128x128 0.85, 64x128 0.5; rough, from ladder/measurements, not fitted). Ties: the order below.
+//   128x176 (0.93) and 128x144 (0.90) exist for wave quantization at small N: 4096x2112 -> 384
+//   tiles of 128x176 (3 waves of smaller tiles than 128x192's 352 = 3 waves), 4096x576 -> 128
+//   tiles of 128x144 (one full wave; 128x192 leaves 36 of 132 SMs idle). Their efficiencies sit
+//   between 128x128 and 128x192, so they win only where they cut the waves or the tile work per wave.
 struct TileCandidate {
   TileConfig config;
   int block_m, block_n;
@@ -44,6 +50,8 @@ struct TileCandidate {
 };
 inline constexpr TileCandidate kTileCandidates[] = {{TileConfig::t128x256, 128, 256, 1.0},
                                                     {TileConfig::t128x192, 128, 192, 0.95},
+                                                    {TileConfig::t128x176, 128, 176, 0.93},
+                                                    {TileConfig::t128x144, 128, 144, 0.90},
                                                     {TileConfig::t128x128, 128, 128, 0.85},
                                                     {TileConfig::t64x128, 64, 128, 0.5}};
 
@@ -62,10 +70,12 @@ inline TileConfig choose_tile_config(int64_t m, int64_t n, int num_sms) {
   return best;
 }
 
-// 2-CTA clusters (B multicast along M) are used by 128x256 and 128x192 only when every pair of
+// 2-CTA clusters (B multicast along M) are used by the 128-row configs but 128x128 only when every pair of
 // m-blocks is complete, so that every CTA multicasts at every step and the rings stay in lock-step.
 inline bool uses_cluster_pair(TileConfig c, int64_t m) {
-  return (c == TileConfig::t128x256 || c == TileConfig::t128x192) && ceil_div64(m, 128) % 2 == 0;
+  return (c == TileConfig::t128x256 || c == TileConfig::t128x192 || c == TileConfig::t128x176 ||
+          c == TileConfig::t128x144) &&
+         ceil_div64(m, 128) % 2 == 0;
 }
 
 // Split-K (decode shapes: few output tiles, long K). Only the 64x128 and 128x128 configs have a

@@ -85,10 +85,15 @@ TEST(FastPathRule, TileConfigChoice) {
   // Enough 128x256 tiles for every SM: 32 x 16 = 512 >= 132.
   EXPECT_EQ(sm90::choose_tile_config(4096, 4096, kSms), TileConfig::t128x256);
   EXPECT_EQ(sm90::choose_tile_config(8192, 8192, kSms), TileConfig::t128x256);
-  // 4096 x 576: one wave of 96 tiles of 128x192 beats two waves of 128x128 (160 tiles).
-  EXPECT_EQ(sm90::choose_tile_config(4096, 576, kSms), TileConfig::t128x192);
-  // 4096 x 2112: 288 tiles of 128x256 = 3 waves; 352 tiles of 128x192 = 3 waves of smaller tiles.
-  EXPECT_EQ(sm90::choose_tile_config(4096, 2112, kSms), TileConfig::t128x192);
+  // 4096 x 576: 128 tiles of 128x144 fill one wave (128x192: 96 tiles, 36 SMs idle; 128x128: 2 waves).
+  EXPECT_EQ(sm90::choose_tile_config(4096, 576, kSms), TileConfig::t128x144);
+  // 4096 x 2112: 288 tiles of 128x256 = 3 waves; 352 of 128x192 = 3 waves; 384 of 128x176 = 3 waves
+  // of the smallest tiles (2.91 waves full).
+  EXPECT_EQ(sm90::choose_tile_config(4096, 2112, kSms), TileConfig::t128x176);
+  // The suite's wide shapes keep 128x256.
+  EXPECT_EQ(sm90::choose_tile_config(4096, 7168, kSms), TileConfig::t128x256);
+  EXPECT_EQ(sm90::choose_tile_config(4096, 24576, kSms), TileConfig::t128x256);
+  EXPECT_EQ(sm90::choose_tile_config(6144, 6144, kSms), TileConfig::t128x256);
   // M = 128, N = 7168: one wave whatever the tile: the smallest tile makes the most CTAs.
   EXPECT_EQ(sm90::choose_tile_config(128, 7168, kSms), TileConfig::t64x128);
   // Clusters: 128x256 with an even number of 128-row blocks only.
@@ -97,6 +102,8 @@ TEST(FastPathRule, TileConfigChoice) {
   EXPECT_FALSE(sm90::uses_cluster_pair(TileConfig::t128x256, 777));  // 7 blocks
   EXPECT_FALSE(sm90::uses_cluster_pair(TileConfig::t128x128, 4096));
   EXPECT_TRUE(sm90::uses_cluster_pair(TileConfig::t128x192, 4096));
+  EXPECT_TRUE(sm90::uses_cluster_pair(TileConfig::t128x144, 4096));
+  EXPECT_FALSE(sm90::uses_cluster_pair(TileConfig::t128x176, 777));
 }
 
 }  // namespace
