@@ -18,6 +18,7 @@
 #include "bench/suite.hpp"
 #include "commands.hpp"
 #include "api/fast_path.hpp"
+#include "kernels/sm90/gemm_launch.hpp"
 #include "reference/cublaslt.hpp"
 #include "schedule/mapping_names.hpp"
 #include "tilegemm/tilegemm.hpp"
@@ -238,10 +239,14 @@ int run_bench(const BenchOptions& o, const std::string& title) {
 void print_dry_run(const bench::Suite& suite) {
 #if TILEGEMM_HAVE_PLANNER
   const auto profile = plan::find_builtin_profile("h200");
-  fmt::print("The demo would run the '{}' suite ({} shapes, NT, bf16 out) against cuBLASLt, with these plans\n"
-             "(planner, built-in {} profile; times are the cost model's prediction, not a measurement):\n",
-             suite.name, suite.shapes.size(), profile ? profile->name : "?");
-  fmt::print("{:>6} {:>6} {:>6}  {:<44} {:>10} {:>8}  {}\n", "M", "N", "K", "plan", "pred. us", "TFLOPS", "bound");
+  constexpr int kH200Sms = 132;
+  fmt::print("The demo would run the '{}' suite ({} shapes, NT, bf16 out) against cuBLASLt.\n"
+             "kernel: the tile config tilegemm::gemm() picks on a {}-SM H200 (c2 = 2-CTA cluster; decode\n"
+             "shapes may also split K). plan: the planner's choice (built-in {} profile; times are the cost\n"
+             "model's prediction, not a measurement; the planner does not drive the kernel yet).\n",
+             suite.name, suite.shapes.size(), kH200Sms, profile ? profile->name : "?");
+  fmt::print("{:>6} {:>6} {:>6}  {:<13} {:<44} {:>10} {:>8}  {}\n", "M", "N", "K", "kernel", "plan", "pred. us",
+             "TFLOPS", "bound");
   for (const bench::Shape& s : suite.shapes) {
     plan::Problem p;
     p.m = s.m;
@@ -253,8 +258,11 @@ void print_dry_run(const bench::Suite& suite) {
     }
     const plan::Plan pl = plan::make_plan(p, *profile);
     const plan::Candidate& c = pl.chosen();
-    fmt::print("{:>6} {:>6} {:>6}  {:<44} {:>10.1f} {:>8.1f}  {}\n", s.m, s.n, s.k, plan::describe(c.config),
-               c.time.predicted_us, c.time.tflops, c.time.bound);
+    const sm90::TileConfig kc = sm90::choose_tile_config(s.m, s.n, kH200Sms);
+    const std::string kernel =
+        std::string(sm90::tile_config_name(kc)) + (sm90::uses_cluster_pair(kc, s.m) ? " c2" : "");
+    fmt::print("{:>6} {:>6} {:>6}  {:<13} {:<44} {:>10.1f} {:>8.1f}  {}\n", s.m, s.n, s.k, kernel,
+               plan::describe(c.config), c.time.predicted_us, c.time.tflops, c.time.bound);
   }
 #else
   fmt::print("The demo would run the '{}' suite ({} shapes, NT, bf16 out) against cuBLASLt:\n", suite.name,
