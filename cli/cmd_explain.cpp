@@ -31,10 +31,7 @@ struct ExplainArgs {
   bool no_split = false;
 };
 
-[[noreturn]] void fail(const std::string& message) {
-  std::fprintf(stderr, "tilegemm explain: %s\n", message.c_str());
-  throw CLI::RuntimeError(2);
-}
+[[noreturn]] void fail(const std::string& message) { usage_error("explain", message); }
 
 void run_explain(const ExplainArgs& a) {
   using namespace tilegemm::plan;

@@ -29,10 +29,7 @@ struct MapArgs {
   std::string svg;
 };
 
-[[noreturn]] void fail(const std::string& message) {
-  std::fprintf(stderr, "tilegemm map: %s\n", message.c_str());
-  throw CLI::RuntimeError(2);
-}
+[[noreturn]] void fail(const std::string& message) { usage_error("map", message); }
 
 void run_map(const MapArgs& a) {
   using namespace tilegemm::sched;

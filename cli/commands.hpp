@@ -2,6 +2,9 @@
 // A command reports failure by throwing CLI::RuntimeError(exit_code) after printing its message.
 #pragma once
 
+#include <cstdio>
+#include <string>
+
 #include <CLI/CLI.hpp>
 
 namespace tilegemm::cli {
@@ -13,5 +16,11 @@ void add_map_command(CLI::App& app);      // cmd_map.cpp     tile-mapping explor
 void add_explain_command(CLI::App& app);  // cmd_explain.cpp planner explanation
 // The default action (no subcommand): the demo. Defined in cmd_bench.cpp.
 int run_demo();
+
+// Bad input: "tilegemm <command>: <message>" on stderr, exit code 2.
+[[noreturn]] inline void usage_error(const char* command, const std::string& message) {
+  std::fprintf(stderr, "tilegemm %s: %s\n", command, message.c_str());
+  throw CLI::RuntimeError(2);
+}
 
 }  // namespace tilegemm::cli
