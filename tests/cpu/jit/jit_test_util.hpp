@@ -1,0 +1,66 @@
+// Helpers shared by the JIT tests: a fresh temporary directory, a Runtime over it whose warnings
+// are collected, and the files a cache directory holds.
+#pragma once
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "jit/jit.hpp"
+
+namespace tilegemm::jit::test {
+
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    std::string templ = (std::filesystem::temp_directory_path() / "tilegemm_jit_test_XXXXXX").string();
+    path = ::mkdtemp(templ.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all, std::filesystem::perm_options::add, ec);
+    std::filesystem::remove_all(path, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
+// A Runtime on `cache_root` ("" = memory only) that records its warnings.
+struct TestRuntime {
+  std::shared_ptr<std::vector<std::string>> warnings = std::make_shared<std::vector<std::string>>();
+  std::shared_ptr<std::mutex> warnings_mutex = std::make_shared<std::mutex>();
+  std::unique_ptr<Runtime> runtime;
+
+  explicit TestRuntime(const std::string& cache_root) {
+    RuntimeConfig c;
+    c.cache_root = cache_root;
+    c.warn = [w = warnings, m = warnings_mutex](const std::string& line) {
+      std::lock_guard<std::mutex> lock(*m);
+      w->push_back(line);
+    };
+    runtime = std::make_unique<Runtime>(std::move(c));
+  }
+  Runtime* operator->() { return runtime.get(); }
+  std::vector<std::string> warning_lines() {
+    std::lock_guard<std::mutex> lock(*warnings_mutex);
+    return *warnings;
+  }
+};
+
+// Names of the regular files directly in `dir`, sorted.
+inline std::vector<std::string> files_in(const std::filesystem::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace tilegemm::jit::test
