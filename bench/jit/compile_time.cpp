@@ -138,6 +138,9 @@ int main(int argc, char** argv) {
   report("probe, -std=c++20", probes(replace_option(base, "-std=", "-std=c++20")));
   report("probe, without -minimal", probes(replace_option(base, "-minimal", "")));
   report("probe, without -lineinfo", probes(replace_option(base, "-lineinfo", "")));
+  std::vector<std::string> dopt = base;
+  dopt.push_back("-dopt=on");
+  report("probe, -dopt=on (implicit without -G)", probes(dopt));
   std::vector<std::string> o1 = base;
   o1.push_back("-Xptxas=-O1");
   report("probe, -Xptxas=-O1", probes(o1));

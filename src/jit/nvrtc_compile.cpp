@@ -13,7 +13,7 @@ std::vector<std::string> compile_options() {
   //   setmaxnreg exist only in the "a" variant). -std=c++17: no measurable difference to c++20
   //   (docs/JIT.md), and the header already shared with NVRTC (plan/smem_layout.hpp) is checked
   //   under c++17. -default-device: helpers need no __device__. -minimal: leaves out the texture,
-  //   surface and device-runtime declarations GEMM kernels do not use; ~15% less time on the probe
+  //   surface and device-runtime declarations GEMM kernels do not use; ~20% less time on the probe
   //   kernel (docs/JIT.md). -lineinfo: source lines for profilers; no effect on the SASS.
   return {"-arch=sm_90a", "-std=c++17", "-default-device", "-minimal", "-lineinfo"};
 }
