@@ -17,19 +17,12 @@
 #include "bench/runner.hpp"
 #include "bench/suite.hpp"
 #include "commands.hpp"
-#include "api/fast_path.hpp"
-#include "kernels/sm90/gemm_launch.hpp"
+#include "api/route.hpp"
+#include "plan/config_spec.hpp"
+#include "plan/planner.hpp"
 #include "reference/cublaslt.hpp"
 #include "schedule/mapping_names.hpp"
 #include "tilegemm/tilegemm.hpp"
-
-#if __has_include("plan/planner.hpp")
-#include "plan/config_spec.hpp"
-#include "plan/planner.hpp"
-#define TILEGEMM_HAVE_PLANNER 1
-#else
-#define TILEGEMM_HAVE_PLANNER 0
-#endif
 
 namespace tilegemm::cli {
 namespace {
@@ -45,7 +38,8 @@ struct BenchOptions {
   uint64_t seed = 20261129;
   bool no_flush = false, no_cublas = false, json = false;
   std::string json_out;
-  std::string mapping;  // --mapping NAME: tile order of the SM90 fast path (empty: its default)
+  std::string mapping;  // --mapping NAME: tile order of the sm90 kernel (empty: the planner's)
+  std::string config;   // --config SPEC: the sm90 kernel configuration (empty: the planner's)
   std::string timer;  // "events", "cupti" or empty: cupti when available, else events
 };
 
@@ -110,9 +104,18 @@ int run_bench(const BenchOptions& o, const std::string& title) {
     std::fprintf(stderr, "tilegemm bench: --layout '%s': must be nt, nn, tn or tt\n", o.layout.c_str());
     return kExitUsage;
   }
-  // --mapping reaches the fast path through detail::gemm_with_options; shapes that run on the
-  // fallback ignore it.
+  // --mapping and --config reach the sm90 path through detail::gemm_with_options; shapes that run
+  // on the fallback ignore them.
   detail::GemmOptions gemm_options;
+  if (!o.config.empty()) {
+    const plan::ParsedConfigSpec spec = plan::parse_config_spec(o.config, "--config");
+    if (!spec.ok()) {
+      std::fprintf(stderr, "tilegemm bench: %s\n", spec.error.c_str());
+      return kExitUsage;
+    }
+    gemm_options.config = spec.spec.config;
+    gemm_options.config_stages_given = spec.spec.stages_given;
+  }
   if (!o.mapping.empty()) {
     const sched::Parsed<sched::Mapping> parsed = sched::parse_mapping(o.mapping, "--mapping");
     if (!parsed.ok()) {
@@ -122,7 +125,7 @@ int run_bench(const BenchOptions& o, const std::string& title) {
     gemm_options.mapping = parsed.value;
   }
   const std::string mapping_label =
-      gemm_options.mapping ? sched::mapping_name(*gemm_options.mapping) : std::string("default (grouped-m:8)");
+      gemm_options.mapping ? sched::mapping_name(*gemm_options.mapping) : std::string("the planner's");
   // Usage errors first (they need no GPU), then the device.
   const bench::DeviceInfo dev = bench::probe_device();
   if (!dev.is_sm90()) {
@@ -154,8 +157,8 @@ int run_bench(const BenchOptions& o, const std::string& title) {
                "timer: {}\n",
                title, dev.name, dev.sm_count, suite_name, shapes->size(), o.layout, o.out, mapping_label, o.iters,
                o.no_flush ? ", L2 NOT flushed" : ", L2 flushed before each", timer->description);
-    fmt::print("{:>6} {:>6} {:>6} {:>12} {:>8} {:>12} {:>8} {:>7} {:>10}  {}\n", "M", "N", "K", "tilegemm us",
-               "TFLOPS", "cuBLAS us", "TFLOPS", "ratio", "calc_diff", "check");
+    fmt::print("{:>6} {:>6} {:>6} {:>12} {:>8} {:>12} {:>8} {:>7} {:>10}  {:<8} {}\n", "M", "N", "K", "tilegemm us",
+               "TFLOPS", "cuBLAS us", "TFLOPS", "ratio", "calc_diff", "check", "kernel");
     std::fflush(stdout);
   }
   nlohmann::json results = nlohmann::json::array();
@@ -169,6 +172,9 @@ int run_bench(const BenchOptions& o, const std::string& title) {
     c.n = s.n;
     c.k = s.k;
     const bench::CaseResult r = bench::run_case(c, candidate, run);
+    // What ran: the sm90 Config of the last call on this thread, or the fallback.
+    const std::optional<plan::Config> ran = detail::last_sm90_config();
+    const std::string kernel = ran ? plan::describe(*ran) : std::string("fallback");
     if (!r.passed()) ++failed;
     if (r.ratio > 0) {
       log_ratio_sum += std::log(r.ratio);
@@ -181,15 +187,15 @@ int run_bench(const BenchOptions& o, const std::string& title) {
         if (fell_back++ == 0) first_fallback = side->timing.fallback_reason;
       }
     if (!o.json) {
-      fmt::print("{:>6} {:>6} {:>6} {:>12} {:>8} {:>12} {:>8} {:>7} {:>10.2e}  {}{}\n", s.m, s.n, s.k,
+      fmt::print("{:>6} {:>6} {:>6} {:>12} {:>8} {:>12} {:>8} {:>7} {:>10.2e}  {:<8} {}\n", s.m, s.n, s.k,
                  time_cell(r.candidate), tflops_cell(r.candidate), time_cell(r.cublas), tflops_cell(r.cublas),
                  r.ratio > 0 ? fmt::format("{:.3f}", r.ratio) : "-", r.candidate.check.calc_diff,
-                 check_cell(r, run.with_cublas), r.sampled ? "*" : "");
+                 check_cell(r, run.with_cublas) + (r.sampled ? "*" : ""), kernel);
       std::fflush(stdout);
     }
     results.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"layout", o.layout}, {"out", o.out},
                        {"passed", r.passed()}, {"setup_error", r.setup.ok() ? "" : r.setup.message},
-                       {"checked_rows", r.checked_rows}, {"sampled", r.sampled},
+                       {"checked_rows", r.checked_rows}, {"sampled", r.sampled}, {"kernel", kernel},
                        {"tilegemm", side_json(r.candidate)},
                        {"cublaslt", run.with_cublas ? side_json(r.cublas) : nlohmann::json(nullptr)},
                        {"ratio_vs_cublas", r.ratio > 0 ? nlohmann::json(r.ratio) : nlohmann::json(nullptr)}});
@@ -212,6 +218,7 @@ int run_bench(const BenchOptions& o, const std::string& title) {
       {"device", {{"name", dev.name}, {"sms", dev.sm_count}, {"cublaslt", dev.cublaslt_version}}},
       {"options",
        {{"suite", suite_name}, {"layout", o.layout}, {"out", o.out}, {"mapping", mapping_label},
+        {"config", o.config.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.config)},
         {"iters", o.iters}, {"warmup", o.warmup},
         {"flush_l2", !o.no_flush}, {"seed", o.seed}, {"timer", bench::timing_method_name(timer->method)},
         {"timer_fallback", timer->fallback_reason.empty() ? nlohmann::json(nullptr)
@@ -234,42 +241,35 @@ int run_bench(const BenchOptions& o, const std::string& title) {
   return failed ? kExitCheckFailed : 0;
 }
 
-// Without a GPU: the suite, and (when the planner is built) the configuration it would choose on
-// the built-in H200 profile, with its predicted time.
+// Without a GPU: the suite, and the configuration gemm() would run for each shape on the built-in
+// H200 profile (the planner's choice: the same select_config gemm() calls), with its predicted time.
 void print_dry_run(const bench::Suite& suite) {
-#if TILEGEMM_HAVE_PLANNER
   const auto profile = plan::find_builtin_profile("h200");
-  constexpr int kH200Sms = 132;
   fmt::print("The demo would run the '{}' suite ({} shapes, NT, bf16 out) against cuBLASLt.\n"
-             "kernel: the tile config tilegemm::gemm() picks on a {}-SM H200 (c2 = 2-CTA cluster; decode\n"
-             "shapes may also split K). plan: the planner's choice (built-in {} profile; times are the cost\n"
-             "model's prediction, not a measurement; the planner does not drive the kernel yet).\n",
-             suite.name, suite.shapes.size(), kH200Sms, profile ? profile->name : "?");
-  fmt::print("{:>6} {:>6} {:>6}  {:<13} {:<44} {:>10} {:>8}  {}\n", "M", "N", "K", "kernel", "plan", "pred. us",
-             "TFLOPS", "bound");
+             "kernel: the configuration tilegemm::gemm() would compile and run on an H200 (the planner's choice on\n"
+             "the built-in {} profile; times are the cost model's prediction, not a measurement).\n",
+             suite.name, suite.shapes.size(), profile ? profile->name : "?");
+  std::vector<std::string> labels;
+  size_t width = 6;
+  std::vector<plan::Selection> picks;
   for (const bench::Shape& s : suite.shapes) {
     plan::Problem p;
     p.m = s.m;
     p.n = s.n;
     p.k = s.k;
-    if (!profile || !plan::validate_problem(p).ok()) {
-      fmt::print("{:>6} {:>6} {:>6}  (no plan)\n", s.m, s.n, s.k);
-      continue;
-    }
-    const plan::Plan pl = plan::make_plan(p, *profile);
-    const plan::Candidate& c = pl.chosen();
-    const sm90::TileConfig kc = sm90::choose_tile_config(s.m, s.n, kH200Sms);
-    const std::string kernel =
-        std::string(sm90::tile_config_name(kc)) + (sm90::uses_cluster_pair(kc, s.m) ? " c2" : "");
-    fmt::print("{:>6} {:>6} {:>6}  {:<13} {:<44} {:>10.1f} {:>8.1f}  {}\n", s.m, s.n, s.k, kernel,
-               plan::describe(c.config), c.time.predicted_us, c.time.tflops, c.time.bound);
+    plan::Selection sel;
+    if (profile && plan::validate_problem(p).ok()) sel = plan::select_config(p, *profile);
+    picks.push_back(sel);
+    labels.push_back(sel.found ? plan::describe(sel.config) : std::string("(no plan)"));
+    width = std::max(width, labels.back().size());
   }
-#else
-  fmt::print("The demo would run the '{}' suite ({} shapes, NT, bf16 out) against cuBLASLt:\n", suite.name,
-             suite.shapes.size());
-  fmt::print("{:>6} {:>6} {:>6}\n", "M", "N", "K");
-  for (const bench::Shape& s : suite.shapes) fmt::print("{:>6} {:>6} {:>6}\n", s.m, s.n, s.k);
-#endif
+  fmt::print("{:>6} {:>6} {:>6}  {:<{}} {:>10} {:>8}\n", "M", "N", "K", "kernel", width, "pred. us", "TFLOPS");
+  for (size_t i = 0; i < suite.shapes.size(); ++i) {
+    const bench::Shape& s = suite.shapes[i];
+    const double us = picks[i].predicted_us;
+    fmt::print("{:>6} {:>6} {:>6}  {:<{}} {:>10.1f} {:>8.1f}\n", s.m, s.n, s.k, labels[i], width, us,
+               us > 0 ? 2.0 * double(s.m) * s.n * s.k / (us * 1e-6) / 1e12 : 0.0);
+  }
 }
 
 }  // namespace
@@ -291,8 +291,11 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
   cmd->add_option("--seed", o->seed, "Seed of the random normal inputs");
   cmd->add_option("--mapping", o->mapping,
-                  "Tile order of the SM90 fast path: linear-n, linear-m, grouped-m:G, grouped-n:G, box:BMxBN, "
-                  "morton, hilbert (default grouped-m:8; shapes on the fallback ignore it)");
+                  "Tile order of the sm90 kernel: linear-n, linear-m, grouped-m:G, grouped-n:G, box:BMxBN, "
+                  "morton, hilbert (default: the planner's; shapes on the fallback ignore it)");
+  cmd->add_option("--config", o->config,
+                  "Run this sm90 configuration instead of the planner's, e.g. 128x256,cluster=2x1 (grammar: "
+                  "tilegemm explain --help); a config that cannot run a shape fails that shape");
   cmd->add_flag("--no-flush", o->no_flush, "Do not flush L2 before each timed run");
   cmd->add_option("--timer", o->timer,
                   "How a call is timed: cupti = sum of its kernels' times from CUPTI activity records (the "

@@ -1,4 +1,6 @@
-// `tilegemm explain M N K`: the planner's choice for one GEMM and why (src/plan/, docs/PLANNER.md).
+// `tilegemm explain M N K`: what tilegemm::gemm() runs for one GEMM and why: the route (sm90 kernel
+// or fallback, src/api/route.hpp) and, on the sm90 path, the planner's choice (src/plan/,
+// docs/PLANNER.md) -- the same select_config gemm() calls, so explain prints the Config gemm() runs.
 // Runs without a GPU: the device is --device, else the live GPU if there is a Hopper one, else h200.
 #include <cstdint>
 #include <cstdio>
@@ -6,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "api/route.hpp"
 #include "commands.hpp"
 #include "plan/config_spec.hpp"
 #include "plan/device_profile.hpp"
@@ -27,8 +30,8 @@ struct ExplainArgs {
   std::string config;
   std::string rank = "time";
   bool json = false;
-  bool no_swap = false;
   bool no_split = false;
+  int64_t lda = 0, ldb = 0, ldd = 0;  // 0: packed
 };
 
 [[noreturn]] void fail(const std::string& message) { usage_error("explain", message); }
@@ -59,9 +62,15 @@ void run_explain(const ExplainArgs& a) {
   } else {
     fail("--rank \"" + a.rank + "\": must be time (predicted time) or seed (the seed's score)");
   }
-  options.allow_swap_ab = !a.no_swap;
   options.allow_split_k = !a.no_split;
+  p.lda = a.lda;
+  p.ldb = a.ldb;
+  p.ldd = a.ldd;
   if (Status s = validate_problem(p); !s.ok()) fail(s.message);
+  MatrixRef c_ref;
+  const GemmArgs args = detail::placeholder_args(p, &c_ref);
+  if (Status s = validate(args); !s.ok()) fail(s.message);
+  const detail::Route route = detail::route(args);
 
   ExplainOptions eo;
   eo.top = a.top;
@@ -81,6 +90,15 @@ void run_explain(const ExplainArgs& a) {
       device = *find_builtin_profile("h200");
       eo.device_note = "no --device given and no usable GPU (" + why + "), so h200";
     }
+  }
+
+  eo.path = detail::path_name(route.path);
+  eo.route_reason = route.reason;
+  if (options.ranking != Ranking::time) eo.notes.push_back("--rank seed: gemm() ranks by predicted time");
+  if (route.path == detail::Path::fallback) {
+    const std::string text = a.json ? explain_fallback_json(p, eo) + "\n" : explain_fallback_text(p, eo);
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return;
   }
 
   std::optional<Candidate> user;
@@ -118,14 +136,16 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--top", args->top, "candidates to list")->capture_default_str();
   cmd->add_option("--rejected", args->rejected, "rejected candidates to list per rule (-1: all)")
       ->capture_default_str();
+  cmd->add_option("--lda", args->lda, "leading dimension of A in elements (default: packed)");
+  cmd->add_option("--ldb", args->ldb, "leading dimension of B in elements (default: packed)");
+  cmd->add_option("--ldd", args->ldd, "leading dimension of D in elements (default: packed)");
   cmd->add_option("--config", args->config,
                   "score this configuration too: BMxBN[,stages=S,cluster=1x1|2x1|1x2,mapping=grouped-m:8,"
-                  "group=G,persistent|static,swap,splitk=S]");
+                  "group=G,persistent|static,splitk=S] (BM 64|128, BN a multiple of 16 <= 256)");
   cmd->add_option("--rank", args->rank, "ranking: time (predicted time) | seed (the seed's score)")
       ->capture_default_str();
-  cmd->add_flag("--no-swap-ab", args->no_swap, "leave swap-AB candidates out");
   cmd->add_flag("--no-split-k", args->no_split, "leave split-K candidates out");
-  cmd->add_flag("--json", args->json, "print the plan as JSON (schema tilegemm.plan/1, docs/PLANNER.md)");
+  cmd->add_flag("--json", args->json, "print the plan as JSON (schema tilegemm.plan/2, docs/PLANNER.md)");
   cmd->callback([args] { run_explain(*args); });
 }
 

@@ -14,6 +14,8 @@ void add_bench_command(CLI::App& app);    // cmd_bench.cpp   tilegemm vs cuBLASL
 void add_ladder_command(CLI::App& app);   // cmd_ladder.cpp  teaching kernels
 void add_map_command(CLI::App& app);      // cmd_map.cpp     tile-mapping explorer
 void add_explain_command(CLI::App& app);  // cmd_explain.cpp planner explanation
+void add_warmup_command(CLI::App& app);   // cmd_warmup.cpp  precompile the JIT kernels
+void add_overhead_command(CLI::App& app); // cmd_overhead.cpp host cost of a call vs cuBLASLt
 // The default action (no subcommand): the demo. Defined in cmd_bench.cpp.
 int run_demo();
 

@@ -12,6 +12,8 @@ int main(int argc, char** argv) {
   tilegemm::cli::add_ladder_command(app);
   tilegemm::cli::add_map_command(app);
   tilegemm::cli::add_explain_command(app);
+  tilegemm::cli::add_warmup_command(app);
+  tilegemm::cli::add_overhead_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

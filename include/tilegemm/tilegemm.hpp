@@ -18,17 +18,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include "tilegemm/types.hpp"  // DType, Major
+
 namespace tilegemm {
-
-enum class DType : int { bf16 = 0, fp32 = 1, fp8_e4m3 = 2 /* reserved: not supported yet */ };
-
-// How a matrix is stored. For A [M,K] and B [N,K]: k_major means element (r, k) is at
-// ptr[r * ld + k]; mn_major means it is at ptr[k * ld + r]. For C and D [M,N]: row_major means
-// (m, n) at ptr[m * ld + n]; col_major means ptr[n * ld + m]. (k_major == row_major: rows are
-// the first logical dimension, so one enum serves all four operands.)
-enum class Major : int { k_major = 0, mn_major = 1 };
-inline constexpr Major row_major = Major::k_major;
-inline constexpr Major col_major = Major::mn_major;
 
 struct MatrixRef {
   const void* ptr = nullptr;  // device pointer

@@ -1,88 +1,205 @@
-// gemm(): validate -> check the device -> skip empty problems -> pick a kernel path -> launch.
-#include <cuda_runtime_api.h>
+// gemm(): validate -> check the device -> skip empty problems -> route -> (sm90) plan -> JIT
+// kernel -> launch, or the fallback kernel. One path; docs/ARCHITECTURE.md draws it.
 #include <fmt/format.h>
 
+#include <functional>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+
+#include <cuda_runtime_api.h>
+
 #include "api/fallback_gemm.hpp"
-#include "api/fast_path.hpp"
-#include "kernels/sm90/gemm_launch.hpp"
-#include "schedule/tile_mapping.hpp"
+#include "api/route.hpp"
+#include "api/sm90_launch.hpp"
+#include "api/splitk_workspace.hpp"
+#include "plan/config_spec.hpp"
+#include "plan/device_profile.hpp"
+#include "plan/planner.hpp"
 #include "tilegemm/tilegemm.hpp"
 
-namespace tilegemm {
+namespace tilegemm::detail {
 namespace {
-
-// The kernels gemm() can run.
-enum class Path {
-  fallback,  // src/api/fallback_gemm.cu: SIMT, any shape/ld/offset/Major; always correct
-  sm90,      // src/kernels/sm90/gemm_kernel.cuh: TMA + WGMMA, persistent, warp-specialised
-};
-
-// NOTES: the seam where the fast path plugs in. The SM90 kernel can take a problem only when TMA
-// can describe every operand and the kernel implements the layout: the rule is
-// detail::sm90_ineligible_reason (api/fast_path.hpp, CPU-tested): NT bf16 in, bf16 row-major D,
-// no C or beta = 0, K >= 1, ld multiples of 8 elements, 16-B aligned pointers. Everything else —
-// odd leading dimensions, element offsets, MN-major operands, fp32 output, C, K = 0 — stays on the
-// fallback, which is why the fallback must handle every argument validate() accepts.
-Path select_path(const GemmArgs& args) {
-  return detail::sm90_eligible(args) ? Path::sm90 : Path::fallback;
-}
 
 Status launch_error(const char* what, cudaError_t err) {
   return Status{ErrorCode::cuda_error, "launch",
-                fmt::format("{} failed to launch: {} ({})", what, cudaGetErrorString(err),
-                            cudaGetErrorName(err))};
+                fmt::format("{} failed to launch: {} ({})", what, cudaGetErrorString(err), cudaGetErrorName(err))};
+}
+
+// ---- the current device: checked once, its planner profile read once --------------------------
+struct DeviceState {
+  Status status;                // check_device() for this ordinal
+  plan::DeviceProfile profile;  // live profile (query_live_profile), when status is ok
+};
+std::mutex g_device_mutex;
+std::map<int, DeviceState>& device_states() {
+  static auto* m = new std::map<int, DeviceState>;  // never destroyed
+  return *m;
+}
+
+// NOTES: called on every gemm(); after the first call per device it is one cudaGetDevice and a
+// map lookup (check_device's four queries and the profile's property read happen once).
+Status current_device(int* device, const plan::DeviceProfile** profile) {
+  if (cudaGetDevice(device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return check_device();  // says why (no driver, no device)
+  }
+  std::lock_guard<std::mutex> lock(g_device_mutex);
+  auto it = device_states().find(*device);
+  if (it == device_states().end()) {
+    DeviceState st;
+    st.status = check_device();
+    if (st.status.ok()) {
+      std::string why;
+      if (auto p = plan::query_live_profile(*device, &why)) {
+        st.profile = *p;
+      } else {
+        st.status = Status{ErrorCode::no_device, "device", "cannot read the device's planner profile: " + why};
+      }
+    }
+    it = device_states().emplace(*device, std::move(st)).first;
+  }
+  if (profile) *profile = &it->second.profile;
+  return it->second.status;
+}
+
+// ---- plans: (device, M, N, K) of an sm90-routed call -> its prepared kernel ---------------------
+// The sm90 route fixes everything else the planner looks at (NT, bf16 out, no C), so the shape
+// and the device are the whole key.
+struct PlanKey {
+  int device;
+  int64_t m, n, k;
+  bool operator==(const PlanKey&) const = default;
+};
+struct PlanKeyHash {
+  size_t operator()(const PlanKey& k) const {
+    size_t h = std::hash<int64_t>{}(k.m);
+    h = h * 1000003u ^ std::hash<int64_t>{}(k.n);
+    h = h * 1000003u ^ std::hash<int64_t>{}(k.k);
+    return h * 1000003u ^ std::hash<int>{}(k.device);
+  }
+};
+std::shared_mutex g_plan_mutex;
+std::unordered_map<PlanKey, PreparedKernel, PlanKeyHash>& plans() {
+  static auto* m = new std::unordered_map<PlanKey, PreparedKernel, PlanKeyHash>;  // never destroyed
+  return *m;
+}
+
+thread_local std::optional<plan::Config> t_last_config;
+
+// The Config gemm() runs for an sm90-routed call: options.config completed and checked, or the
+// planner's choice (with options.mapping applied).
+Status resolve_config(const Route& r, const plan::DeviceProfile& profile, const GemmOptions& options,
+                      plan::Config* out) {
+  if (options.config) {
+    const plan::Candidate c = plan::evaluate_config(r.problem, profile, *options.config, options.config_stages_given);
+    const bool waived = options.config_ignore_preferences && plan::is_preference_rule(c.rule);
+    if (!c.feasible() && !waived)
+      return Status{ErrorCode::invalid_argument, "config",
+                    "config " + plan::describe(c.config) + " cannot run this problem: " + plan::rule_id(c.rule) +
+                        ": " + c.reason};
+    *out = c.config;
+  } else {
+    const plan::Selection sel = plan::select_config(r.problem, profile);
+    if (!sel.found)
+      return Status{ErrorCode::unsupported, "device",
+                    "no kernel configuration fits device profile " + profile.name + " (" + profile.source + ")"};
+    *out = sel.config;
+  }
+  if (options.mapping) out->mapping = *options.mapping;
+  return Status::success();
+}
+
+// The unsplit config of the same tile: what runs when a split-K call cannot have its workspace.
+Status unsplit_config(const Route& r, const plan::DeviceProfile& profile, plan::Config c, plan::Config* out) {
+  c.split_k = 1;
+  const plan::Candidate cand = plan::evaluate_config(r.problem, profile, c, /*stages_given=*/false);
+  if (!cand.feasible()) return Status{ErrorCode::cuda_error, "launch", "no unsplit config: " + cand.reason};
+  *out = cand.config;
+  return Status::success();
+}
+
+Status run_sm90(const GemmArgs& args, const Route& r, int device, const plan::DeviceProfile& profile,
+                const GemmOptions& options) {
+  PreparedKernel prepared;
+  const bool planned = !options.config && !options.mapping;
+  const PlanKey key{device, r.problem.m, r.problem.n, r.problem.k};
+  bool found = false;
+  if (planned) {
+    std::shared_lock lock(g_plan_mutex);
+    auto it = plans().find(key);
+    if (it != plans().end()) {
+      prepared = it->second;
+      found = true;
+    }
+  }
+  if (!found) {
+    plan::Config config;
+    if (Status s = resolve_config(r, profile, options, &config); !s.ok()) return s;
+    if (Status s = prepare_kernel(config, device, &prepared); !s.ok()) return s;
+    if (planned) {
+      std::unique_lock lock(g_plan_mutex);
+      plans().emplace(key, prepared);
+    }
+  }
+  float* workspace = nullptr;
+  if (const size_t bytes = splitk_workspace_bytes(args, prepared.config); bytes > 0) {
+    const size_t min_bytes = size_t(prepared.resident_ctas) * 128 * 256 * sizeof(float);
+    workspace = splitk_workspace(device, args.stream, bytes, min_bytes);
+    if (workspace == nullptr) {  // graph capture before the first split-K call here, or no memory
+      plan::Config unsplit;
+      if (Status s = unsplit_config(r, profile, prepared.config, &unsplit); !s.ok()) return s;
+      if (Status s = prepare_kernel(unsplit, device, &prepared); !s.ok()) return s;
+    }
+  }
+  if (Status s = launch_sm90(args, prepared, workspace); !s.ok()) return s;
+  t_last_config = prepared.config;
+  return Status::success();
 }
 
 }  // namespace
 
-namespace detail {
-
 Status gemm_with_options(const GemmArgs& args, const GemmOptions& options) {
   if (Status s = validate(args); !s.ok()) return s;
-  if (Status s = check_device(); !s.ok()) return s;
-
+  int device = 0;
+  const plan::DeviceProfile* profile = nullptr;
+  if (Status s = current_device(&device, &profile); !s.ok()) return s;
   // Empty problems. M = 0 or N = 0: D has no elements, nothing to do. K = 0: D = beta·C, or 0
-  // without C (alpha times an empty sum); that is a pure epilogue, which the fallback does with
-  // an empty k-loop, so it goes through select_path like any other problem.
+  // without C (alpha times an empty sum); a pure epilogue, which the fallback does.
   if (args.d.rows == 0 || args.d.cols == 0) return Status::success();
+  if (options.mapping && !sched::is_valid(*options.mapping))
+    return Status{ErrorCode::invalid_argument, "mapping", "mapping: group, box_m and box_n must be >= 1"};
 
-  const Path path = options.force_fallback ? Path::fallback : select_path(args);
-  switch (path) {
-    case Path::fallback:
-      if (cudaError_t err = detail::launch_fallback_gemm(args); err != cudaSuccess)
-        return launch_error("the fallback GEMM kernel", err);
-      return Status::success();
-    case Path::sm90: {
-      sm90::GemmProblem p;
-      p.a = args.a.ptr;
-      p.b = args.b.ptr;
-      p.d = const_cast<void*>(args.d.ptr);
-      p.m = static_cast<int>(args.d.rows);  // <= INT32_MAX: part of the eligibility rule
-      p.n = static_cast<int>(args.d.cols);
-      p.k = static_cast<int>(args.a.cols);
-      p.lda = args.a.ld;
-      p.ldb = args.b.ld;
-      p.ldd = args.d.ld;
-      p.alpha = args.alpha;
-      p.stream = args.stream;
-      sm90::LaunchOptions o;
-      if (options.mapping) o.mapping = *options.mapping;
-      o.config = options.sm90_config;
-      o.splits = options.sm90_splits;
-      if (!sched::is_valid(o.mapping))
-        return Status{ErrorCode::invalid_argument, "mapping",
-                      "mapping: group, box_m and box_n must be >= 1 for the SM90 tile order"};
-      const sm90::LaunchResult r = sm90::launch_gemm(p, o);
-      if (r.ok()) return Status::success();
-      if (r.error != cudaSuccess) return launch_error("the SM90 GEMM kernel", r.error);
-      return Status{ErrorCode::cuda_error, "launch", "the SM90 GEMM kernel could not be set up: " + r.message};
-    }
+  const Route r = options.force_fallback ? Route{Path::fallback, "forced", problem_of(args)} : route(args);
+  if (r.path == Path::fallback) {
+    t_last_config.reset();
+    if (cudaError_t err = launch_fallback_gemm(args); err != cudaSuccess)
+      return launch_error("the fallback GEMM kernel", err);
+    return Status::success();
   }
-  return Status{ErrorCode::unsupported, "", "no kernel path for this problem"};  // unreachable
+  return run_sm90(args, r, device, *profile, options);
 }
 
-}  // namespace detail
+Status choose_launch(const GemmArgs& args, const GemmOptions& options, LaunchChoice* out) {
+  if (Status s = validate(args); !s.ok()) return s;
+  out->route = options.force_fallback ? Route{Path::fallback, "forced", problem_of(args)} : route(args);
+  if (out->route.path == Path::fallback) return Status::success();
+  if (args.d.rows == 0 || args.d.cols == 0) {
+    out->route.path = Path::fallback;
+    out->route.reason = "empty output: nothing is launched";
+    return Status::success();
+  }
+  int device = 0;
+  const plan::DeviceProfile* profile = nullptr;
+  if (Status s = current_device(&device, &profile); !s.ok()) return s;
+  return resolve_config(out->route, *profile, options, &out->config);
+}
 
+std::optional<plan::Config> last_sm90_config() { return t_last_config; }
+
+}  // namespace tilegemm::detail
+
+namespace tilegemm {
 Status gemm(const GemmArgs& args) { return detail::gemm_with_options(args, {}); }
-
 }  // namespace tilegemm

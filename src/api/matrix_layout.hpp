@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "common/host_device.hpp"
+#include "core/host_device.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm::layout {
@@ -14,16 +14,6 @@ namespace tilegemm::layout {
 //   mn_major / col_major: col * ld + row   (a column is contiguous)
 TG_HD inline int64_t element_offset(int64_t row, int64_t col, int64_t ld, bool mn_major) {
   return mn_major ? col * ld + row : row * ld + col;
-}
-
-// Bytes per element; 0 for a value outside the DType enum.
-inline int64_t dtype_bytes(DType dtype) {
-  switch (dtype) {
-    case DType::bf16: return 2;
-    case DType::fp32: return 4;
-    case DType::fp8_e4m3: return 1;
-  }
-  return 0;
 }
 
 // Number of ld-strided lines (rows for k_major, columns for mn_major).
@@ -41,6 +31,6 @@ inline int64_t span_elements(const MatrixRef& m) {
   if (m.rows == 0 || m.cols == 0) return 0;
   return (outer_extent(m) - 1) * m.ld + inner_extent(m);
 }
-inline int64_t span_bytes(const MatrixRef& m) { return span_elements(m) * dtype_bytes(m.dtype); }
+inline int64_t span_bytes(const MatrixRef& m) { return span_elements(m) * ::tilegemm::dtype_bytes(m.dtype); }
 
 }  // namespace tilegemm::layout

@@ -93,7 +93,7 @@ Status check_extent(const Operand& op) {
                 fmt::format("{}.ld = {}: ld * {} {} overflows int64", op.name, op.m.ld, outer,
                             op.m.major == Major::mn_major ? "columns" : "rows"));
   const int64_t elements = layout::span_elements(op.m);  // <= ld * outer: no overflow
-  const int64_t bytes_per = layout::dtype_bytes(op.m.dtype);
+  const int64_t bytes_per = dtype_bytes(op.m.dtype);
   if (elements >= kMaxSpanBytes / bytes_per) {
     const std::string bytes = elements <= std::numeric_limits<int64_t>::max() / bytes_per
                                   ? std::to_string(elements * bytes_per)

@@ -36,7 +36,6 @@ class DeviceBuffer {
   void* ptr_ = nullptr;
 };
 
-size_t dtype_bytes(DType t) { return t == DType::bf16 ? 2 : 4; }
 
 // Storage of one operand: the MatrixRef the candidate sees and how many elements back it.
 struct Storage {

@@ -23,7 +23,7 @@
 #include <cuda_runtime_api.h>
 
 #include "bench/timer.hpp"
-#include "common/layout_names.hpp"
+#include "core/layout_names.hpp"
 #include "reference/reference.hpp"
 #include "tilegemm/tilegemm.hpp"
 
@@ -46,7 +46,7 @@ struct Case {
 
 // "nt", "nn", "tn", "tt" (DeepGEMM's names: first letter A, second B; A "n" = K-major,
 // B "t" = K-major) <-> majors.
-using ::tilegemm::layout_name;  // common/layout_names.hpp
+using ::tilegemm::layout_name;  // core/layout_names.hpp
 using ::tilegemm::parse_layout;
 // "4096x4096x4096 nt bf16" (+ " +C" / " pad=N" when used).
 std::string describe(const Case& c);

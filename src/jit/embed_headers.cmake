@@ -1,11 +1,12 @@
-# tilegemm_embed_headers(<target> BASE_DIR <dir> FILES <path relative to BASE_DIR>... [NAMESPACE <ns>])
+# tilegemm_embed_headers(<target> BASE_DIR <dir>... FILES <path relative to a BASE_DIR>... [NAMESPACE <ns>])
 #
 # Generates <build dir>/<target>_embedded_headers.cpp, adds it to <target>, and regenerates it at
 # build time whenever a listed file (or this script) changes. The file defines, in namespace <ns>
 # (default tilegemm::jit, declared in src/jit/embedded_headers.hpp):
 #   std::span<const tilegemm::jit::EmbeddedHeader> embedded_headers();  // {include name, text}
 #   std::string_view embedded_headers_digest();
-# The include name is the path relative to BASE_DIR. A text goes in as a raw string literal
+# The include name is the path relative to BASE_DIR; with several BASE_DIRs (like include paths)
+# each file is taken from the first one that has it. A text goes in as a raw string literal
 # R"tg_embed(...)tg_embed" unless it holds the closing delimiter )tg_embed" or a carriage return
 # (which the compiler would not keep); those go in as a string of \xNN escapes. The digest is the
 # SHA-256 of the manifest "<name>\n<size in bytes>\n<sha256 of the file>\n" over the files in order.
@@ -15,13 +16,18 @@
 set(_tilegemm_embed_script "${CMAKE_CURRENT_LIST_FILE}")
 
 function(tilegemm_embed_headers target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "BASE_DIR;NAMESPACE" "FILES")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NAMESPACE" "BASE_DIR;FILES")
   if(NOT TARGET ${target})
     message(FATAL_ERROR "tilegemm_embed_headers: target '${target}' does not exist")
   endif()
-  if(NOT arg_BASE_DIR OR NOT IS_DIRECTORY "${arg_BASE_DIR}")
-    message(FATAL_ERROR "tilegemm_embed_headers(${target}): BASE_DIR '${arg_BASE_DIR}' must be a directory")
+  if(NOT arg_BASE_DIR)
+    message(FATAL_ERROR "tilegemm_embed_headers(${target}): BASE_DIR must name at least one directory")
   endif()
+  foreach(dir IN LISTS arg_BASE_DIR)
+    if(NOT IS_DIRECTORY "${dir}" OR dir MATCHES "\\|")
+      message(FATAL_ERROR "tilegemm_embed_headers(${target}): BASE_DIR '${dir}' must be a directory (without '|')")
+    endif()
+  endforeach()
   if(NOT arg_FILES)
     message(FATAL_ERROR "tilegemm_embed_headers(${target}): FILES must list at least one header")
   endif()
@@ -30,17 +36,24 @@ function(tilegemm_embed_headers target)
   endif()
   set(deps)
   foreach(f IN LISTS arg_FILES)
-    if(IS_ABSOLUTE "${f}" OR NOT EXISTS "${arg_BASE_DIR}/${f}" OR f MATCHES "\\|")
+    set(found "")
+    foreach(dir IN LISTS arg_BASE_DIR)
+      if(NOT found AND EXISTS "${dir}/${f}")
+        set(found "${dir}/${f}")
+      endif()
+    endforeach()
+    if(IS_ABSOLUTE "${f}" OR NOT found OR f MATCHES "\\|")
       message(FATAL_ERROR "tilegemm_embed_headers(${target}): FILES entry '${f}' must be a path relative to "
-                          "BASE_DIR '${arg_BASE_DIR}' naming an existing file (and without '|')")
+                          "a BASE_DIR (${arg_BASE_DIR}) naming an existing file (and without '|')")
     endif()
-    list(APPEND deps "${arg_BASE_DIR}/${f}")
+    list(APPEND deps "${found}")
   endforeach()
   list(LENGTH arg_FILES count)
   string(REPLACE ";" "|" files_arg "${arg_FILES}")  # one command-line argument
+  string(REPLACE ";" "|" dirs_arg "${arg_BASE_DIR}")
   set(out "${CMAKE_CURRENT_BINARY_DIR}/${target}_embedded_headers.cpp")
   add_custom_command(OUTPUT "${out}"
-    COMMAND "${CMAKE_COMMAND}" "-DBASE_DIR=${arg_BASE_DIR}" "-DFILES=${files_arg}" "-DOUT=${out}"
+    COMMAND "${CMAKE_COMMAND}" "-DBASE_DIR=${dirs_arg}" "-DFILES=${files_arg}" "-DOUT=${out}"
             "-DNAMESPACE=${arg_NAMESPACE}" -P "${_tilegemm_embed_script}"
     DEPENDS ${deps} "${_tilegemm_embed_script}"
     COMMENT "Embedding ${count} headers into ${target}"
@@ -54,13 +67,19 @@ endif()
 
 # ---- script mode: write ${OUT} -------------------------------------------------------------------
 string(REPLACE "|" ";" files "${FILES}")
+string(REPLACE "|" ";" base_dirs "${BASE_DIR}")
 set(delimiter "tg_embed")
 set(texts "")
 set(entries "")
 set(manifest "")
 set(index 0)
 foreach(f IN LISTS files)
-  set(path "${BASE_DIR}/${f}")
+  set(path "")
+  foreach(dir IN LISTS base_dirs)
+    if(NOT path AND EXISTS "${dir}/${f}")
+      set(path "${dir}/${f}")
+    endif()
+  endforeach()
   file(SIZE "${path}" size)
   file(SHA256 "${path}" sha)
   string(APPEND manifest "${f}\n${size}\n${sha}\n")

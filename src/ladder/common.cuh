@@ -9,10 +9,11 @@
 
 #include <cuda_bf16.h>
 
-#include "kernels/sm90/ptx.cuh"
-#include "kernels/sm90/smem_layout_math.hpp"
-#include "kernels/sm90/tensor_map.hpp"
-#include "plan/smem_layout.hpp"
+#include "sm90/pipeline.cuh"
+#include "sm90/ptx.cuh"
+#include "sm90/swizzle.hpp"
+#include "sm90/tensor_map.hpp"
+#include "sm90/smem_layout.hpp"
 
 namespace tilegemm::ladder {
 
@@ -92,42 +93,26 @@ inline cudaError_t make_kmajor_operand_map(const __nv_bfloat16* base, int rows, 
 
 // ---- the smem ring (step 5) --------------------------------------------------------------------
 // Where a producer or a consumer stands in a ring of kStages smem stages: the stage index and the
-// parity of the barrier phase that this pass around the ring is about. Each pass completes one
-// phase of every full[s] and every empty[s], so the parity flips when the index wraps.
-//   consumer: wait full[stage] for parity `phase` (phase 0 = the first fill).
-//   producer: wait empty[stage] for parity `phase ^ 1`: a fresh barrier counts its "previous"
-//             phase (parity 1) as complete, so the first pass goes through without a release,
-//             and pass p waits for the consumers' release of pass p - 1 (HOPPER_NOTES §6).
-// Host-checked by tests/cpu/ladder/ring_model_test.cu.
-template <int kStages>
-struct RingState {
-  int stage = 0;
-  uint32_t phase = 0;
-  TG_HD constexpr uint32_t full_parity() const { return phase; }
-  TG_HD constexpr uint32_t empty_parity() const { return phase ^ 1u; }
-  TG_HD constexpr void advance() {
-    if (++stage == kStages) {
-      stage = 0;
-      phase ^= 1u;
-    }
-  }
-};
+// parity of the barrier phase that this pass around the ring is about. One definition for the
+// ladder and the production kernel (sm90/pipeline.cuh explains the parities; tested by
+// tests/cpu/sm90/test_pipeline_ring.cu).
+using sm90::RingState;
 
 // Dynamic shared memory of a pipelined step: the ladder's names over the one layout function the
-// planner and the production kernel use (plan/smem_layout.hpp):
+// planner and the production kernel use (sm90/smem_layout.hpp):
 //   [A stage 0..S) [B stage 0..S) [D staging] [full[0..S)] [empty[0..S)]
 // Every A/B tile and the D staging start on a 1024-B boundary (the 128B swizzle repeats every
 // 1024 B and TMA swizzles by absolute address: HOPPER_NOTES §3, §12 bug 5). The launch asks for
 // kSmemAlignSlack more than it uses, because the kernel rounds the dynamic-smem base up to 1024.
-inline constexpr int kSmemAlignSlack = plan::kSmemBaseSlack;
-inline constexpr int kMaxDynamicSmem = plan::kSmemLimitPerBlock;  // opt-in max per block (§9)
+inline constexpr int kSmemAlignSlack = sm90::kSmemBaseSlack;
+inline constexpr int kMaxDynamicSmem = sm90::kSmemLimitPerBlock;  // opt-in max per block (§9)
 
 // kDStageCols: output columns the bf16 TMA-store staging holds at once (0: no staging, the
 // epilogue stores from registers).
 template <int kStages_, int kBM, int kBN, int kDStageCols>
 struct RingSmem {
-  TG_HD static constexpr plan::SmemLayout layout() {
-    return plan::compute_smem_layout(kBM, kBN, kTileK, kStages_, kDStageCols > 0 ? 2 : 0, 2, kDStageCols);
+  TG_HD static constexpr sm90::SmemLayout layout() {
+    return sm90::compute_smem_layout(kBM, kBN, kTileK, kStages_, kDStageCols > 0 ? 2 : 0, 2, kDStageCols);
   }
   static constexpr int stages = kStages_;
   static constexpr int a_stage_bytes = layout().a_stage_bytes;  // one A tile (BM x 64 bf16)
@@ -157,10 +142,7 @@ using Step08Smem = RingSmem<kStages128x128, kTileM, kTileN, 0>;
 using Step09Smem = RingSmem<4, 128, 256, 128>;
 
 // Rounds the dynamic shared-memory base up to 1024 B (the launch budgets kSmemAlignSlack for it).
-__device__ __forceinline__ uint8_t* align_smem_1024(uint8_t* raw) {
-  const uint32_t addr = sm90::smem_u32(raw);
-  return raw + ((1024u - (addr & 1023u)) & 1023u);
-}
+using sm90::align_smem_1024;
 
 }  // namespace tilegemm::ladder
 

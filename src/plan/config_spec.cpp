@@ -54,10 +54,10 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
   const std::string_view tile = next_item();
   if (!parse_pair(tile, c.bm, c.bn))
     return fail("the first item \"" + std::string(tile) + "\" must be the tile BMxBN, e.g. 128x256");
-  if (c.bm != 16 && c.bm != 32 && c.bm != 64 && c.bm != 128 && c.bm != 256)
-    return fail("BM=" + std::to_string(c.bm) + " must be one of 16, 32, 64, 128, 256 (wgmma M = 64 per warpgroup pass)");
-  if (c.bn < 8 || c.bn > 256 || c.bn % 8 != 0)
-    return fail("BN=" + std::to_string(c.bn) + " must be a multiple of 8 in [8, 256] (wgmma N)");
+  if (c.bm != 64 && c.bm != 128)
+    return fail("BM=" + std::to_string(c.bm) + " must be 64 or 128 (one consumer warpgroup per 64 rows)");
+  if (c.bn < 16 || c.bn > 256 || c.bn % 16 != 0)
+    return fail("BN=" + std::to_string(c.bn) + " must be a multiple of 16 in [16, 256] (wgmma N)");
   bool mapping_given = false, group_given = false;
   const bool has_items = text.find(',') != std::string_view::npos;
   while (has_items) {
@@ -90,8 +90,10 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
       for (char& ch : name) ch = ch == '_' ? '-' : ch;
       std::string canonical = name + (val.find(':') == std::string::npos ? "" : val.substr(val.find(':')));
       if (val.find(':') == std::string::npos) {
-        if (name == "grouped-m" || name == "grouped-n") canonical += ":" + std::to_string(c.mapping.group);
-        if (name == "box") canonical += ":" + std::to_string(c.mapping.box_m) + "x" + std::to_string(c.mapping.box_n);
+        // append() rather than operator+ chains: GCC 12 warns falsely (-Wrestrict) on the latter.
+        if (name == "grouped-m" || name == "grouped-n") canonical.append(":").append(std::to_string(c.mapping.group));
+        if (name == "box")
+          canonical.append(":").append(std::to_string(c.mapping.box_m)).append("x").append(std::to_string(c.mapping.box_n));
       }
       const sched::Parsed<sched::Mapping> m = sched::parse_mapping(canonical, "mapping");
       if (!m.ok()) return fail(m.error);
@@ -104,15 +106,13 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
     } else if (key == "persistent" || key == "static") {
       if (!value.empty()) return fail(key + " is a flag and takes no value");
       c.persistent = key == "persistent";
-    } else if (key == "swap") {
-      if (!value.empty() && value != "0" && value != "1") return fail("swap=" + val + " must be 0 or 1");
-      c.swap_ab = value.empty() || value == "1";
     } else if (key == "splitk") {
-      if (!parse_int(value, v) || v < 1 || v > 16) return fail("splitk=" + val + " must be an integer in [1, 16]");
+      if (!parse_int(value, v) || v < 1 || v > sm90::kMaxSplitK)
+        return fail("splitk=" + val + " must be an integer in [1, " + std::to_string(sm90::kMaxSplitK) + "]");
       c.split_k = v;
     } else {
       return fail("unknown item \"" + std::string(item) +
-                  "\" (known: stages=, cluster=, mapping=, group=, persistent, static, swap, splitk=)");
+                  "\" (known: stages=, cluster=, mapping=, group=, persistent, static, splitk=)");
     }
     if (rest.empty()) break;
   }
@@ -147,9 +147,11 @@ std::string describe(const Config& c) {
   s.append(std::to_string(c.bm)).append("x").append(std::to_string(c.bn)).append("x").append(std::to_string(c.bk));
   s.append(" s").append(std::to_string(c.stages));
   s.append(" c").append(std::to_string(c.cluster_m)).append("x").append(std::to_string(c.cluster_n));
-  if (c.multicast != Multicast::none) s.append(c.multicast == Multicast::a ? "(A)" : "(B)");
+  const Multicast mc = multicast_of(c);
+  if (mc != Multicast::none) s.append(mc == Multicast::a ? "(A)" : "(B)");
   s.append(" ").append(mapping_label(c.mapping)).append(c.persistent ? " persistent" : " static");
-  if (c.swap_ab) s.append(" swapAB");
+  if (c.epilogue == Epilogue::direct) s.append(" direct");
+  if (c.epilogue == Epilogue::tma_store && c.stage_cols < c.bn) s.append(" stage").append(std::to_string(c.stage_cols));
   if (c.split_k > 1) s.append(" splitK=").append(std::to_string(c.split_k));
   return s;
 }

@@ -3,28 +3,27 @@
 // value and the rule.
 //
 // --config grammar:  BMxBN[,key=value|flag]...
-//   BM: 16, 32, 64, 128, 256        BN: multiple of 8 in [8, 256] (wgmma N)
+//   BM: 64, 128                     BN: multiple of 16 in [16, 256] (wgmma N)
 //   stages=3..16                    (default: as many as fit)
 //   cluster=1x1|2x1|1x2             (cluster_m x cluster_n; default 1x1)
 //   mapping=linear-n|linear-m|grouped-m[:G]|grouped-n[:G]|box[:MxN]|morton|hilbert
 //                                   (default: grouped-n for cluster 1x2, else grouped-m)
 //   group=G                         (1..64; default 8)
 //   persistent | static             (default persistent)
-//   swap | swap=0|1                 (swap-AB; default off)
-//   splitk=1..16                    (default 1)
+//   splitk=1..32                    (default 1)
 // Example: 128x256,stages=4,cluster=1x2,group=16
 #pragma once
 
 #include <string>
 #include <string_view>
 
-#include "common/layout_names.hpp"
+#include "core/layout_names.hpp"
 #include "plan/config.hpp"
 
 namespace tilegemm::plan {
 
 struct ConfigSpec {
-  Config config;              // tile, stages, cluster, mapping, persistent, swap_ab, split_k as given
+  Config config;              // tile, stages, cluster, mapping, persistent, split_k as given
   bool stages_given = false;  // false: the planner uses as many stages as fit
 };
 
@@ -35,7 +34,7 @@ struct ParsedConfigSpec {
 };
 ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view option = "--config");
 
-// Layout names ("nt", ...): common/layout_names.hpp.
+// Layout names ("nt", ...): core/layout_names.hpp.
 using ::tilegemm::layout_name;
 using ::tilegemm::parse_layout;
 
@@ -44,7 +43,8 @@ const char* multicast_name(Multicast m);  // "none" | "a" | "b"
 const char* mapping_kind_name(sched::MappingKind k);  // "grouped_m", ... (the enum's names)
 std::string mapping_label(const sched::Mapping& m);   // "grouped_m G=8", "box 2x2", "hilbert"
 
-// One line: "128x256x64 s4 c1x2(A) grouped_n G=16 persistent" (+ " swapAB", " splitK=2").
+// One line: "128x256x64 s4 c1x2(A) grouped_n G=16 persistent" (+ " direct", " stage128",
+// " splitK=2").
 std::string describe(const Config& c);
 
 }  // namespace tilegemm::plan

@@ -63,8 +63,8 @@ HbmAb hbm_ab_bytes(const Config& c, const KernelShape& ks, const DeviceProfile& 
 
 KernelShape kernel_shape(const Problem& p, const Config& c) {
   KernelShape ks;
-  ks.m = c.swap_ab ? p.n : p.m;
-  ks.n = c.swap_ab ? p.m : p.n;
+  ks.m = p.m;
+  ks.n = p.n;
   ks.k = p.k;
   ks.k_split = ceil_div(p.k, std::max(1, c.split_k));
   ks.m_blocks = ceil_div(ks.m, c.bm);
@@ -72,6 +72,11 @@ KernelShape kernel_shape(const Problem& p, const Config& c) {
   ks.tiles = ks.m_blocks * ks.n_blocks;
   ks.blocks = ks.tiles * std::max(1, c.split_k);
   return ks;
+}
+
+double mainloop_efficiency(const Config& c) {
+  const double width = static_cast<double>(c.bn) / (c.bn + kBnOverhead);
+  return c.consumers() >= 2 ? width : width * kOneConsumerFactor;
 }
 
 SeedTerms seed_terms(const Problem& p, const Config& c, const DeviceProfile& d) {
@@ -99,41 +104,60 @@ SeedTerms seed_terms(const Problem& p, const Config& c, const DeviceProfile& d) 
 TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, const SeedTerms& s) {
   const KernelShape ks = kernel_shape(p, c);
   TimeTerms t;
+  const bool cluster = c.cluster_size() > 1;
 
-  // L2 side, corrected: edge rows are not read, multicast only where the peer tile exists.
-  const double rows_a = static_cast<double>(std::min<int64_t>(c.bm, ks.m));
-  const double rows_b = static_cast<double>(std::min<int64_t>(c.bn, ks.n));
-  const double a_eff = rows_a * multicast_factor(c.cluster_n, ks.n_blocks);
-  const double b_eff = rows_b * multicast_factor(c.cluster_m, ks.m_blocks);
+  // The seed's L2 bytes with multicast counted only where the peer tile exists (kept for explain).
+  const double a_eff = c.bm * multicast_factor(c.cluster_n, ks.n_blocks);
+  const double b_eff = c.bn * multicast_factor(c.cluster_m, ks.m_blocks);
   t.bytes_L2_AB_eff = static_cast<int64_t>(static_cast<double>(ks.k_split) * (a_eff + b_eff) * kAbBytes);
-  const double cycles_l2 =
-      static_cast<double>(t.bytes_L2_AB_eff + s.bytes_CD) * s.num_blocks / d.l2_bytes_per_cycle;
-  t.l2_us = cycles_to_us(cycles_l2 / s.wave_eff, d);
   t.local_us = cycles_to_us(s.cycles_local / s.wave_eff, d);
 
-  // HBM: operands (strip model), D once, C once when accumulating, split-K partials out and back.
+  // HBM: operands (strip model), D once, C once when accumulating.
   const HbmAb ab = hbm_ab_bytes(c, ks, d);
   const int64_t mn = p.m * p.n;
   const int out_bytes = dtype_bytes(p.out);
   int64_t hbm = ab.bytes + mn * out_bytes + (p.accumulate ? mn * out_bytes : 0);
-  if (c.split_k > 1) hbm += 2 * int64_t{c.split_k - 1} * ks.tiles * c.bm * c.bn * 4;
+  // Split-K: the GEMM writes every slice's fp32 partial tile (rows < M only) instead of D; the
+  // reduce kernel (splitk_us below) reads them back and writes D.
+  const int64_t partial_bytes = c.split_k > 1 ? int64_t{c.split_k} * p.m * ks.n_blocks * c.bn * 4 : 0;
+  if (c.split_k > 1) hbm += partial_bytes - mn * out_bytes;
   t.hbm_bytes = hbm;
   t.b_reread = ab.stream_reread;
   t.hbm_us = static_cast<double>(hbm) / d.hbm_bytes_per_s * 1e6;
 
-  // Tensor cores: each SM runs num_waves tiles back to back; a tile issues max(64, BM) x BN x
-  // K_slice (padded to BK) of wgmma work.
-  const double k_padded = static_cast<double>(ceil_div(ks.k_split, c.bk) * c.bk);
-  const double tile_flops = 2.0 * std::max(64, c.bm) * c.bn * k_padded;
-  t.tc_us = cycles_to_us(s.num_waves * tile_flops / d.tc_flops_per_cycle_per_sm(), d);
+  // The TMA feed ("l2"): every 128-B line a load box brings into smem costs, in bounds or
+  // zero-filled past the edge. Two limits (measured, device_profile.cpp): lines that come from HBM
+  // or are zero-filled, over the whole GPU; and every line one CTA loads, per SM.
+  const int64_t kb_total = ceil_div(p.k, c.bk);
+  const double line = static_cast<double>(c.bk) * kAbBytes;  // 128 B
+  const double oob_lines = static_cast<double>((ks.m_blocks * c.bm - ks.m) * ks.n_blocks +
+                                               (ks.n_blocks * c.bn - ks.n) * ks.m_blocks) *
+                           static_cast<double>(kb_total);
+  const double fill_us = (static_cast<double>(ab.bytes) + oob_lines * line) / d.tma_fill_bytes_per_s * 1e6;
+  const double kb_unit = static_cast<double>(ceil_div(ks.k_split, c.bk));
+  const double cta_us = static_cast<double>(s.num_waves) * kb_unit * (c.bm + c.bn) * line / d.tma_bytes_per_s_per_sm * 1e6;
+  t.l2_us = std::max(fill_us, cta_us);
 
-  // Epilogue the math warpgroups spend not issuing wgmma: registers -> smem at the SM-local
-  // rate, once per tile; a static launch also drains each CTA's TMA store before it exits.
-  const double epi_cycles = static_cast<double>(c.bm) * c.bn * s.sizeof_c /
-                            (d.local_bytes_per_cycle / d.sm_count);
+  // Tensor cores: each SM runs num_waves units back to back; a unit issues BM x BN x K_slice
+  // (padded to BK) of wgmma work at the config's mainloop efficiency.
+  const double k_padded = static_cast<double>(ceil_div(ks.k_split, c.bk) * c.bk);
+  const double tile_flops = 2.0 * c.bm * c.bn * k_padded;
+  t.efficiency = mainloop_efficiency(c);
+  t.tc_us = cycles_to_us(s.num_waves * tile_flops / (d.tc_flops_per_cycle_per_sm() * t.efficiency), d);
+
+  // Epilogue the math warpgroups spend not issuing wgmma, once per unit: registers -> smem at the
+  // SM-local rate (TMA store: the global write drains while the next mainloop runs), or straight
+  // to global memory at the direct epilogue's measured store rate; a static launch also drains
+  // each CTA's TMA store before it exits.
+  const double tile_bytes = static_cast<double>(c.bm) * c.bn * s.sizeof_c;
+  const double epi_cycles = c.epilogue == Epilogue::direct ? tile_bytes / d.direct_store_bytes_per_cycle
+                                                           : tile_bytes / (d.local_bytes_per_cycle / d.sm_count);
   t.epilogue_us = cycles_to_us(epi_cycles * s.num_waves * (c.persistent ? 1 : 2), d);
   t.fixed_us = d.fixed_us;
-  t.splitk_us = c.split_k > 1 ? d.splitk_fixup_us : 0.0;
+  // The reduce kernel: its launch, then the partials read and D written at HBM speed.
+  t.splitk_us = c.split_k > 1 ? d.splitk_reduce_us + static_cast<double>(partial_bytes + mn * out_bytes) /
+                                                        d.hbm_bytes_per_s * 1e6
+                              : 0.0;
 
   struct Term { const char* name; double us; };
   const Term terms[] = {{"l2", t.l2_us}, {"local", t.local_us}, {"hbm", t.hbm_us}, {"tensor", t.tc_us}};
@@ -141,7 +165,9 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   for (const Term& term : terms)
     if (term.us > worst->us) worst = &term;
   t.bound = worst->name;
-  t.predicted_us = worst->us + t.epilogue_us + t.fixed_us + t.splitk_us;
+  // A 2-CTA cluster runs its two rings in lock-step: measured slower in every regime tried
+  // (device_profile.cpp, cluster_factor), so its whole kernel time is divided by the factor.
+  t.predicted_us = (worst->us + t.epilogue_us + t.fixed_us) / (cluster ? d.cluster_factor : 1.0) + t.splitk_us;
   t.tflops = 2.0 * static_cast<double>(p.m) * p.n * p.k / (t.predicted_us * 1e-6) / 1e12;
   return t;
 }

@@ -10,30 +10,9 @@
 
 #include "plan/config.hpp"
 #include "plan/device_profile.hpp"
+#include "plan/problem.hpp"
 
 namespace tilegemm::plan {
-
-// The user's GEMM: D[M, N] = alpha * A[M, K] · B[N, K]ᵀ + beta * C.
-struct Problem {
-  int64_t m = 0, n = 0, k = 0;
-  Major a_major = Major::k_major;  // "nt" = both K-major (DeepGEMM naming, tilegemm.hpp)
-  Major b_major = Major::k_major;
-  DType out = DType::bf16;
-  bool accumulate = false;  // beta != 0
-  // Leading dimensions in elements; 0 = packed (A: K or M, B: K or N, D: N).
-  int64_t lda = 0, ldb = 0, ldd = 0;
-};
-
-// The GEMM the kernel sees for a config: swapped when swap_ab, K per split-K slice.
-struct KernelShape {
-  int64_t m = 0, n = 0;  // kernel M, N (user N, M when swap_ab)
-  int64_t k = 0;         // user K
-  int64_t k_split = 0;   // K of one slice: ceil(K / split_k)
-  int64_t m_blocks = 0, n_blocks = 0;
-  int64_t tiles = 0;     // m_blocks * n_blocks
-  int64_t blocks = 0;    // tiles * split_k: the seed's num_blocks
-};
-KernelShape kernel_shape(const Problem& p, const Config& c);
 
 // Seed 1 ("Kernel Configuration Heuristic"), with K = the slice's K and sizeof(C) = the epilogue
 // element (FP32 for split-K partials):
@@ -60,23 +39,41 @@ struct SeedTerms {
 };
 SeedTerms seed_terms(const Problem& p, const Config& c, const DeviceProfile& d);
 
+// Fraction of the SM's tensor-core peak one CTA of this config sustains in its mainloop (0..1].
+// A per-k-block cost that does not scale with BN (barrier waits, descriptor and issue work, the
+// wgmma pipeline drain at wait_group) makes wide tiles more efficient: BN / (BN + kBnOverhead).
+// One consumer warpgroup (BM = 64) cannot keep the tensor cores busy while it also waits:
+// x kOneConsumerFactor. Both constants are fitted to the per-tile efficiencies measured on the
+// H200 for 64x128, 128x128, 128x144, 128x176, 128x192 and 128x256 (docs/PLANNER.md, "mainloop
+// efficiency"); the measured autotuner (issue 10) is meant to replace them.
+inline constexpr double kBnOverhead = 55.0;
+inline constexpr double kOneConsumerFactor = 0.59;
+double mainloop_efficiency(const Config& c);
+
 // Predicted time (microseconds):
-//   predicted = max(l2, local, hbm, tc) + epilogue + fixed + splitk_fixup
-// l2, local: the seed's cycles / wave_eff at the profile clock, with the L2 side corrected for
-//   two blind spots (multicast only where the peer tile exists; rows past the matrix edge are
-//   zero-filled by TMA, not read).
+//   predicted = (max(l2, local, hbm, tc) + epilogue + fixed) / cluster_factor + splitk
+// (cluster_factor, measured, only for 2-CTA clusters: their two rings run in lock-step).
+// l2:   the TMA feed: max((HBM bytes of A and B + lines zero-filled past the edges) / tma_fill rate,
+//   waves * every line one unit loads / the per-SM TMA rate), both measured (device_profile.cpp).
+// local: the seed's cycles_local / wave_eff.
 // hbm:  HBM bytes / achievable HBM bandwidth; A and B with a strip re-read model of the grouped
-//   mapping, D written once, C read once when accumulating, split-K partials written and read.
-// tc:   waves * (2 * max(64, BM) * BN * K_slice_padded) / (tensor FLOP per cycle per SM).
-// epilogue: the tile epilogue that cannot overlap a next mainloop (1 per CTA when persistent,
-//   1 per wave when static).
+//   mapping, D written once, C read once when accumulating, split-K partials written.
+// tc:   waves * (2 * BM * BN * K_slice_padded) / (tensor FLOP per cycle per SM * efficiency), with
+//   the mainloop efficiency of the config (mainloop_efficiency below: what one CTA of this tile
+//   shape sustains, measured on the H200).
+// epilogue: per unit, the part of the epilogue that does not overlap a mainloop: the stmatrix
+//   into the staging smem (TMA store), or the stores from registers at the measured direct-store
+//   rate (direct epilogue); twice for a static launch.
+// splitk: the reduce kernel that sums the slices (a second launch, reading the fp32 partials and
+//   writing D): splitk_reduce_us + its bytes at HBM speed.
 struct TimeTerms {
   double l2_us = 0, local_us = 0, hbm_us = 0, tc_us = 0;
   double epilogue_us = 0, fixed_us = 0, splitk_us = 0;
+  double efficiency = 1;        // mainloop_efficiency(config)
   double predicted_us = 0;
   double tflops = 0;            // 2 * M * N * K / predicted
   int64_t hbm_bytes = 0;
-  int64_t bytes_L2_AB_eff = 0;  // per block, after the two corrections
+  int64_t bytes_L2_AB_eff = 0;  // the seed's bytes_L2_AB with multicast only where the peer exists
   double b_reread = 1;          // times the streamed operand is read from HBM (1 = once)
   std::string bound;            // "l2", "local", "hbm" or "tensor": the largest of the four
 };

@@ -18,7 +18,19 @@
 //     datasheet ratio (4.3 / 4.8) [brief].
 //   - fixed_us = 5: per-kernel ramp and tail. The M = 1 rows of [anchors] run 5.7-14 us longer
 //     than bytes / 4.3 TB/s; 5 us sits just under the smallest of those gaps.
-//   - splitk_fixup_us = 1: one L2 round trip plus the wait for the last slice.
+// Measured on one H200 (2026-12-01, docs/PERF.md "planner calibration"), used for every profile
+// (the same GH100 SM and TMA unit; the HBM-side rate scaled by each SKU's HBM bandwidth):
+//   - tma_fill_bytes_per_s = 5.7e12 on the H200: M = 1 GEMMs whose tiles load 63 zero-filled A
+//     rows per k-block ran at (HBM bytes + zero-filled bytes) / 5.7 TB/s (64x128 split 2 and 64x64
+//     on 1x7168x16384: 61.6 and 82.6 us of streaming, predicted 61.4 and 81.8).
+//   - tma_bytes_per_s_per_sm = 78e9: the same kernels with only 56 CTAs (64x128 unsplit) streamed
+//     49152 lines per CTA in 80 us: 0.61 lines/ns per SM.
+//   - direct_store_bytes_per_cycle = 8.4: 128x240 with the direct epilogue took 4.1 us more per tile
+//     than its mainloop (4096x24576x1536: 491.8 us vs 128x192's 410.6); 61440 B / 4.1 us at 1.83 GHz.
+//   - cluster_factor = 0.985: 128x256 with a 2x1 cluster ran 1.1-1.4% slower than without at 4096^3
+//     and 8192^3 (1392 vs 1377 us, 181.5 vs 179.0), 1x2 slower still; in M = 1 streaming 6-30%.
+//   - splitk_reduce_us = 2: the split-K reduce kernel, launched right after the GEMM on the same
+//     stream: one more launch and ramp-up (its bytes are counted at HBM speed separately).
 #include "plan/device_profile.hpp"
 
 #include <algorithm>
@@ -49,7 +61,11 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.smem_per_sm = 233472;           // [notes]
   p.regs_per_sm = 65536;            // [notes]
   p.fixed_us = 5.0;                 // assumption, see the file comment
-  p.splitk_fixup_us = 1.0;          // assumption
+  p.splitk_reduce_us = 2.0;         // assumption
+  p.tma_fill_bytes_per_s = 5.7e12 * hbm_eff_tbps / 4.3;  // measured on the H200 (above), scaled by HBM
+  p.tma_bytes_per_s_per_sm = 78e9;                          // measured on the H200 (above)
+  p.direct_store_bytes_per_cycle = 8.4;                     // measured on the H200 (above)
+  p.cluster_factor = 0.985;                                 // measured on the H200 (above)
   return p;
 }
 

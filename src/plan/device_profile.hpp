@@ -33,7 +33,13 @@ struct DeviceProfile {
 
   // Time-model constants that are not hardware facts (assumptions, see docs/PLANNER.md).
   double fixed_us = 0;         // per-kernel ramp-up + tail (first DRAM latency, pipeline fill, drain)
-  double splitk_fixup_us = 0;  // split-K: waiting for and summing the other slices' partials
+  // The TMA feed (measured, docs/PLANNER.md "the TMA feed"): every 128-B line a load box brings into
+  // shared memory costs, whether it comes from HBM, from L2, or is zero-filled past the matrix edge.
+  double tma_fill_bytes_per_s = 0;         // lines that miss L2 or lie past the edge, whole GPU
+  double tma_bytes_per_s_per_sm = 0;       // every line a CTA loads, one SM
+  double direct_store_bytes_per_cycle = 0; // the direct epilogue's stores from registers, one SM
+  double cluster_factor = 1;               // throughput of a 2-CTA cluster's lock-stepped rings
+  double splitk_reduce_us = 0;  // split-K: the reduce kernel's launch and ramp (its bytes are counted apart)
 
   double tc_flops_per_cycle_per_sm() const { return tc_peak_flops / (sm_count * clock_ghz * 1e9); }
 };

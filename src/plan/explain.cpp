@@ -19,19 +19,28 @@ using nlohmann::ordered_json;
 
 // ------------------------------------------------------------------------------------------ JSON
 
+const char* epilogue_name(Epilogue e) {
+  switch (e) {
+    case Epilogue::tma_store: return "tma_store";
+    case Epilogue::direct: return "direct";
+    case Epilogue::splitk_partials: return "splitk_partials";
+  }
+  return "unknown";
+}
+
+// Every field of the Config (the kernel's template argument), then what follows from it.
 ordered_json config_json(const Config& c) {
   return ordered_json{
       {"bm", c.bm}, {"bn", c.bn}, {"bk", c.bk}, {"stages", c.stages},
-      {"cluster_m", c.cluster_m}, {"cluster_n", c.cluster_n}, {"multicast", multicast_name(c.multicast)},
-      {"consumer_wgs", c.consumer_wgs}, {"threads", c.threads},
-      {"registers", {{"entry", c.regs.entry}, {"producer", c.regs.producer},
-                     {"consumer", c.regs.consumer}, {"accumulators", c.regs.accumulators}}},
+      {"cluster_m", c.cluster_m}, {"cluster_n", c.cluster_n}, {"multicast", multicast_name(multicast_of(c))},
+      {"consumers", c.consumers()}, {"threads", c.threads()},
+      {"registers", {{"producer", c.producer_regs}, {"consumer", c.consumer_regs}, {"accumulators", c.accumulators()}}},
       {"mapping", {{"kind", mapping_kind_name(c.mapping.kind)}, {"group", c.mapping.group},
                    {"box_m", c.mapping.box_m}, {"box_n", c.mapping.box_n}}},
-      {"persistent", c.persistent}, {"grid", c.grid}, {"swap_ab", c.swap_ab}, {"split_k", c.split_k},
-      {"a_major", to_string(c.a_major)}, {"b_major", to_string(c.b_major)},
-      {"swizzle_a", c.swizzle_a}, {"swizzle_b", c.swizzle_b}, {"swizzle_d", c.swizzle_d},
-      {"out_dtype", to_string(c.out_dtype)}, {"accumulate", c.accumulate}, {"smem_bytes", c.smem_bytes}};
+      {"epilogue", epilogue_name(c.epilogue)}, {"stage_cols", c.stage_cols},
+      {"a_major", to_string(c.a_major)}, {"b_major", to_string(c.b_major)}, {"out_dtype", to_string(c.out_dtype)},
+      {"fixed_n", c.fixed_n}, {"fixed_k", c.fixed_k},
+      {"persistent", c.persistent}, {"split_k", c.split_k}};
 }
 
 ordered_json candidate_json(const Candidate& c) {
@@ -43,11 +52,13 @@ ordered_json candidate_json(const Candidate& c) {
       {"rule", c.feasible() ? ordered_json(nullptr) : ordered_json(rule_id(c.rule))},
       {"reason", c.reason},
       {"config", config_json(c.config)},
+      {"grid", c.grid},
+      {"smem_bytes", c.smem_bytes},
       {"seed", {{"num_blocks", s.num_blocks}, {"num_waves", s.num_waves}, {"wave_eff", s.wave_eff},
                 {"sizeof_c", s.sizeof_c}, {"bytes_L2_AB", s.bytes_L2_AB}, {"bytes_local_AB", s.bytes_local_AB},
                 {"bytes_TC", s.bytes_TC}, {"bytes_CD", s.bytes_CD}, {"cycles_L2", s.cycles_L2},
                 {"cycles_local", s.cycles_local}, {"score", s.score}}},
-      {"time", {{"l2_us", t.l2_us}, {"local_us", t.local_us}, {"hbm_us", t.hbm_us}, {"tc_us", t.tc_us},
+      {"time", {{"efficiency", t.efficiency}, {"l2_us", t.l2_us}, {"local_us", t.local_us}, {"hbm_us", t.hbm_us}, {"tc_us", t.tc_us},
                 {"epilogue_us", t.epilogue_us}, {"fixed_us", t.fixed_us}, {"splitk_us", t.splitk_us},
                 {"predicted_us", t.predicted_us}, {"tflops", t.tflops}, {"bound", t.bound},
                 {"hbm_bytes", t.hbm_bytes}, {"bytes_L2_AB_eff", t.bytes_L2_AB_eff},
@@ -63,7 +74,7 @@ ordered_json device_json(const DeviceProfile& d, const std::string& note) {
       {"hbm_bytes_per_s", d.hbm_bytes_per_s}, {"hbm_datasheet_bytes_per_s", d.hbm_datasheet_bytes_per_s},
       {"tc_peak_flops", d.tc_peak_flops}, {"l2_bytes", d.l2_bytes},
       {"smem_per_block_optin", d.smem_per_block_optin}, {"smem_per_sm", d.smem_per_sm},
-      {"regs_per_sm", d.regs_per_sm}, {"fixed_us", d.fixed_us}, {"splitk_fixup_us", d.splitk_fixup_us}};
+      {"regs_per_sm", d.regs_per_sm}, {"fixed_us", d.fixed_us}, {"splitk_reduce_us", d.splitk_reduce_us}};
 }
 
 // Rejected candidates grouped by rule id (std::map: alphabetical, deterministic).
@@ -107,28 +118,41 @@ void append_summary(std::string& out, const Candidate& c, const char* indent) {
   fmt::format_to(o, "{}predicted {:.1f} us, {:.0f} TFLOPS, {}-bound: max(l2 {:.2f}, local {:.2f}, hbm {:.2f}, "
                  "tensor {:.2f}) + epilogue {:.2f} + fixed {:.2f}{} us\n",
                  indent, t.predicted_us, t.tflops, t.bound, t.l2_us, t.local_us, t.hbm_us, t.tc_us, t.epilogue_us,
-                 t.fixed_us, t.splitk_us > 0 ? fmt::format(" + split-K fix-up {:.2f}", t.splitk_us) : "");
+                 t.fixed_us, t.splitk_us > 0 ? fmt::format(" + split-K reduce {:.2f}", t.splitk_us) : "");
   fmt::format_to(o, "{}seed: score {:.0f} = max(cycles_local {:.0f}, cycles_L2 {:.0f}) / wave_eff {:.3f} "
                  "({} blocks, {} waves)\n",
                  indent, s.score, s.cycles_local, s.cycles_L2, s.wave_eff, s.num_blocks, s.num_waves);
-  fmt::format_to(o, "{}kernel: {} threads (1 producer + {} math warpgroup{}), registers {} entry / {} producer / "
-                 "{} consumer ({} accumulators), smem {} B, grid {}, swizzle A {} / B {} / D {} B, HBM {}\n",
-                 indent, k.threads, k.consumer_wgs, k.consumer_wgs > 1 ? "s" : "", k.regs.entry, k.regs.producer,
-                 k.regs.consumer, k.regs.accumulators, k.smem_bytes, k.grid, k.swizzle_a, k.swizzle_b,
-                 k.swizzle_d, si_bytes(static_cast<double>(t.hbm_bytes)));
+  const char* regs = k.producer_regs ? "" : " (no setmaxnreg)";
+  fmt::format_to(o, "{}kernel: {} threads (1 producer + {} consumer warpgroup{}), registers {} producer / {} consumer{} "
+                 "({} accumulators), {} epilogue, smem {} B, grid {}, mainloop efficiency {:.2f}, HBM {}\n",
+                 indent, k.threads(), k.consumers(), k.consumers() > 1 ? "s" : "", k.producer_regs, k.consumer_regs,
+                 regs, k.accumulators(), epilogue_name(k.epilogue), c.smem_bytes, c.grid, t.efficiency,
+                 si_bytes(static_cast<double>(t.hbm_bytes)));
   for (const auto& f : c.flags) fmt::format_to(o, "{}note: {}\n", indent, f);
 }
 
 }  // namespace
 
+ordered_json problem_json(const Problem& p) {
+  return ordered_json{{"m", p.m}, {"n", p.n}, {"k", p.k}, {"layout", layout_name(p.a_major, p.b_major)},
+                      {"a_major", to_string(p.a_major)}, {"b_major", to_string(p.b_major)},
+                      {"out", to_string(p.out)}, {"accumulate", p.accumulate},
+                      {"lda", p.lda}, {"ldb", p.ldb}, {"ldd", p.ldd}};
+}
+
+std::vector<std::string> all_notes(const std::vector<std::string>& plan_notes, const ExplainOptions& o) {
+  std::vector<std::string> notes = plan_notes;
+  notes.insert(notes.end(), o.notes.begin(), o.notes.end());
+  return notes;
+}
+
 std::string explain_json(const Plan& plan, const std::optional<Candidate>& user, const ExplainOptions& o) {
   const Problem& p = plan.problem;
   ordered_json j;
   j["schema"] = kPlanJsonSchema;
-  j["problem"] = {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"layout", layout_name(p.a_major, p.b_major)},
-                  {"a_major", to_string(p.a_major)}, {"b_major", to_string(p.b_major)},
-                  {"out", to_string(p.out)}, {"accumulate", p.accumulate},
-                  {"lda", p.lda}, {"ldb", p.ldb}, {"ldd", p.ldd}};
+  j["problem"] = problem_json(p);
+  j["path"] = o.path;
+  j["route_reason"] = o.route_reason;
   j["device"] = device_json(plan.device, o.device_note);
   j["ranking"] = plan.options.ranking == Ranking::time ? "time" : "seed";
   ordered_json rules = ordered_json::object();
@@ -168,7 +192,7 @@ std::string explain_json(const Plan& plan, const std::optional<Candidate>& user,
   }
   j["rejected"] = std::move(rejected);
   j["rejected_all_listed"] = all_listed;
-  j["notes"] = plan.notes;
+  j["notes"] = all_notes(plan.notes, o);
   return j.dump(2);
 }
 
@@ -194,6 +218,7 @@ std::string explain_text(const Plan& plan, const std::optional<Candidate>& user,
     return out;
   }
   const bool by_time = plan.options.ranking == Ranking::time;
+  fmt::format_to(w, "path: sm90 kernel, JIT-compiled for the chosen configuration (src/sm90/gemm/)\n");
   fmt::format_to(w, "chosen (lowest {}):\n", by_time ? "predicted time" : "seed score");
   append_summary(out, plan.chosen(), "  ");
   const Candidate& seed_pick = plan.ranked[plan.seed_choice];
@@ -261,11 +286,35 @@ std::string explain_text(const Plan& plan, const std::optional<Candidate>& user,
     for (const Candidate* c : examples(list, o.rejected_per_rule))
       fmt::format_to(w, "    {}: {}\n", describe(c->config), c->reason);
   }
-  if (!plan.notes.empty()) {
+  if (const auto notes = all_notes(plan.notes, o); !notes.empty()) {
     fmt::format_to(w, "\nnotes:\n");
-    for (const auto& note : plan.notes) fmt::format_to(w, "  {}\n", note);
+    for (const auto& note : notes) fmt::format_to(w, "  {}\n", note);
   }
   return out;
+}
+
+std::string explain_fallback_text(const Problem& p, const ExplainOptions& o) {
+  std::string out;
+  auto w = std::back_inserter(out);
+  fmt::format_to(w, "tilegemm explain: M={} N={} K={}, layout {} (A {}, B {}), out {}, accumulate {}\n", p.m, p.n,
+                 p.k, layout_name(p.a_major, p.b_major), to_string(p.a_major), to_string(p.b_major),
+                 to_string(p.out), p.accumulate ? "yes" : "no");
+  fmt::format_to(w, "path: fallback (the SIMT kernel, src/api/fallback_gemm.cu): {}\n", o.route_reason);
+  fmt::format_to(w, "no plan: the planner enumerates only configurations of the sm90 kernel template, which "
+                    "cannot take this call\n");
+  for (const auto& note : o.notes) fmt::format_to(w, "note: {}\n", note);
+  return out;
+}
+
+std::string explain_fallback_json(const Problem& p, const ExplainOptions& o) {
+  ordered_json j;
+  j["schema"] = kPlanJsonSchema;
+  j["problem"] = problem_json(p);
+  j["path"] = o.path;
+  j["route_reason"] = o.route_reason;
+  j["chosen"] = nullptr;
+  j["notes"] = o.notes;
+  return j.dump(2);
 }
 
 }  // namespace tilegemm::plan

@@ -5,22 +5,31 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "plan/planner.hpp"
 
 namespace tilegemm::plan {
 
-inline constexpr const char* kPlanJsonSchema = "tilegemm.plan/1";
+inline constexpr const char* kPlanJsonSchema = "tilegemm.plan/2";
 
 struct ExplainOptions {
   int top = 10;                 // ranked candidates listed (>= 1)
   int rejected_per_rule = 3;    // rejected candidates listed per rule; < 0 = all of them
   std::string device_note;      // how the device profile was chosen, e.g. "no GPU found: built-in h200"
   std::string user_spec;        // the --config text, when a user config is given
+  std::string path = "sm90";    // the route gemm() takes: "sm90" or "fallback" (src/api/route.hpp)
+  std::string route_reason;     // fallback: the rule that sends the call there
+  std::vector<std::string> notes;  // extra lines for the notes section
 };
 
 // `user`: the evaluate_config() result for --config, if any.
 std::string explain_text(const Plan& plan, const std::optional<Candidate>& user, const ExplainOptions& o);
 std::string explain_json(const Plan& plan, const std::optional<Candidate>& user, const ExplainOptions& o);
+
+// A call that gemm() sends to the fallback kernel: the problem, the path and the reason; no plan
+// (the planner enumerates only what the sm90 kernel template can run).
+std::string explain_fallback_text(const Problem& p, const ExplainOptions& o);
+std::string explain_fallback_json(const Problem& p, const ExplainOptions& o);
 
 }  // namespace tilegemm::plan

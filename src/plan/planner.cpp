@@ -5,139 +5,120 @@
 #include <string>
 #include <tuple>
 
-#include "plan/smem_layout.hpp"
-
 namespace tilegemm::plan {
 
 namespace {
 
-constexpr int kBk = 64;                        // BF16: one 128-B swizzle row of K per stage
-constexpr int kSplitKFactors[] = {2, 3, 4, 6, 8};
-constexpr int kGroups[] = {8, 16};             // seed: G from 8 / 16
+constexpr int kGroups[] = {8, 16};  // seed: G from 8 / 16
+// Split-K factors tried when the tiles leave SMs idle, besides floor(SMs / tiles) (one full wave).
+constexpr int kSplitKFactors[] = {2, 3, 4, 6, 8, 12, 16, 24, 32};
 constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
-// Swizzle span (bytes) of a TMA box whose contiguous extent is `inner_bytes`: the largest of
-// 128/64/32/16 that divides it (DeepGEMM's get_swizzle_mode rule, research/deepgemm.md §4.1).
-int swizzle_for(int inner_bytes) {
-  for (int s : {128, 64, 32, 16})
-    if (inner_bytes % s == 0) return s;
-  return 0;
+// The staging width of a TMA-store epilogue: the whole tile, unless that leaves fewer than
+// kComfortStages stages; then the widest whole-box divisor of BN that gives the most stages.
+int choose_stage_cols(const Config& c, int limit) {
+  auto stages_with = [&](int cols) { return sm90::max_stages_that_fit(c.bm, c.bn, c.bk, 2, limit, 2, cols); };
+  int best = c.bn, best_stages = stages_with(c.bn);
+  if (best_stages >= kComfortStages) return best;
+  for (int cols = c.bn - 64; cols >= 64; cols -= 64) {
+    if (c.bn % cols != 0) continue;
+    const int s = stages_with(cols);
+    if (s > best_stages) {
+      best = cols;
+      best_stages = s;
+    }
+  }
+  return best;
 }
 
-// Fill every field that follows from (bm, bn, cluster, mapping, persistent, swap_ab, split_k).
-void complete_config(const Problem& p, const DeviceProfile& d, Config& c) {
-  c.bk = kBk;
-  c.multicast = c.cluster_n == 2 ? Multicast::a : c.cluster_m == 2 ? Multicast::b : Multicast::none;
-  c.consumer_wgs = std::max(64, c.bm) <= 64 ? 1 : 2;
-  c.threads = 128 * (1 + c.consumer_wgs);
-  // Registers (HOPPER_NOTES §8): the entry cap is what __launch_bounds__(threads, 1) leaves per
-  // thread, rounded down to 8 and at most 255; the producer drops to 40 and the consumers share
-  // what is left, rounded down to 8.
-  auto floor8 = [](int r) { return r / 8 * 8; };
-  c.regs.entry = floor8(std::min(255, d.regs_per_sm / c.threads));
-  c.regs.producer = 40;
-  c.regs.consumer =
-      floor8(std::min(255, (d.regs_per_sm - 128 * c.regs.producer) / (128 * c.consumer_wgs)));
-  c.regs.accumulators = std::max(64, c.bm) * c.bn / (128 * c.consumer_wgs);
-  c.a_major = c.swap_ab ? p.b_major : p.a_major;
-  c.b_major = c.swap_ab ? p.a_major : p.b_major;
-  // K-major tiles have a 128-B (BK x 2) inner extent; MN-major ones BM x 2 or BN x 2.
-  c.swizzle_a = swizzle_for(c.a_major == Major::k_major ? c.bk * 2 : c.bm * 2);
-  c.swizzle_b = swizzle_for(c.b_major == Major::k_major ? c.bk * 2 : c.bn * 2);
-  // D is row-major [M, N]: its contiguous extent is BN, or BM for a swapped (transposed) tile.
-  const int d_inner = (c.swap_ab ? c.bm : c.bn) * c.epilogue_elem_bytes();
-  c.swizzle_d = std::min(128, swizzle_for(d_inner));
+// Fill every field that follows from (bm, bn, cluster, mapping, persistent, split_k) and the problem.
+void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool stages_given) {
+  c.bk = sm90::kBlockK;
+  c.a_major = p.a_major;
+  c.b_major = p.b_major;
   c.out_dtype = p.out;
-  c.accumulate = p.accumulate;
-  const KernelShape ks = kernel_shape(p, c);
+  c.epilogue = c.split_k > 1 ? Epilogue::splitk_partials : c.bn % 64 == 0 ? Epilogue::tma_store : Epilogue::direct;
+  c.producer_regs = c.consumers() >= 2 ? kProducerRegs : 0;
+  c.consumer_regs = c.consumers() >= 2 ? kConsumerRegs : 0;
+  c.stage_cols = c.epilogue == Epilogue::tma_store ? choose_stage_cols(c, d.smem_per_block_optin) : 0;
+  if (!stages_given) {
+    const int fit = sm90::max_stages_that_fit(c.bm, c.bn, c.bk, sm90::staging_elem_bytes(c), d.smem_per_block_optin,
+                                              2, c.stage_cols);
+    c.stages = std::max(sm90::kMinStages, fit);
+  }
+}
+
+int launch_grid(const KernelShape& ks, const Config& c, const DeviceProfile& d) {
   const int64_t cs = c.cluster_size();
-  const int64_t resident = d.sm_count - d.sm_count % cs;
-  c.grid = static_cast<int>(c.persistent ? std::min(round_up(ks.blocks, cs), std::max<int64_t>(resident, cs))
-                                         : round_up(ks.blocks, cs));
+  const int64_t resident = std::max<int64_t>(cs, d.sm_count - d.sm_count % cs);
+  const int64_t units = round_up(ks.blocks, cs);
+  return static_cast<int>(c.persistent ? std::min(units, resident) : units);
 }
 
 std::string tile_str(const Config& c) { return std::to_string(c.bm) + "x" + std::to_string(c.bn); }
 
-// The resource filter, in Rule order. Sets c.stages / c.smem_bytes (as many stages as fit, unless
-// the caller fixed them). Returns the first rule that fails, with its sentence.
-std::pair<Rule, std::string> check_rules(const Problem& p, const DeviceProfile& d, Config& c,
-                                         bool stages_given) {
+// The resource filter, in Rule order: the first rule that fails, and (when `why` is given) its
+// sentence with the values.
+Rule check_rules(const Problem& p, const DeviceProfile& d, const Config& c, bool stages_given, std::string* why) {
   const KernelShape ks = kernel_shape(p, c);
-  // Stages and smem first, so that candidates rejected by an earlier rule still show them.
-  const int limit = d.smem_per_block_optin;
-  const int d_elem = c.epilogue_elem_bytes();
-  if (!stages_given) c.stages = std::max(kMinStages, max_stages_that_fit(c.bm, c.bn, c.bk, d_elem, limit));
-  const SmemLayout layout = compute_smem_layout(c.bm, c.bn, c.bk, std::max(1, c.stages), d_elem);
-  c.smem_bytes = layout.total_bytes;
-  if (c.swizzle_a < 64 || c.swizzle_b < 64) {
-    const bool a_bad = c.swizzle_a < 64;
-    const int extent = a_bad ? c.bm : c.bn;
-    return {Rule::swizzle_operand,
-            std::string("operand ") + (a_bad ? "A" : "B") + " is MN-major and its tile is " +
-                std::to_string(extent) + " elements = " + std::to_string(extent * 2) +
-                " B wide, which gives a " + std::to_string(a_bad ? c.swizzle_a : c.swizzle_b) +
-                "-B swizzle; MN-major tiles need a 64-B or 128-B swizzle (a multiple of 32 elements)"};
-  }
-  const int acc_limit = c.regs.consumer - kConsumerRegOverhead;
-  if (c.regs.accumulators > acc_limit) {
-    return {Rule::registers_accumulators,
-            tile_str(c) + " needs " + std::to_string(c.regs.accumulators) +
-                " fp32 accumulator registers per consumer thread (" + std::to_string(c.consumer_wgs) +
-                " math warpgroup" + (c.consumer_wgs > 1 ? "s" : "") + "); the budget is setmaxnreg " +
-                std::to_string(c.regs.consumer) + " - " + std::to_string(kConsumerRegOverhead) +
-                " for addresses, descriptors and the epilogue = " + std::to_string(acc_limit)};
-  }
-  if (d.sm_count % c.cluster_size() != 0) {
-    return {Rule::cluster_sm_count, "cluster " + std::to_string(c.cluster_m) + "x" +
-                                        std::to_string(c.cluster_n) + " needs the SM count (" +
-                                        std::to_string(d.sm_count) + ") to be a multiple of " +
-                                        std::to_string(c.cluster_size())};
-  }
-  if ((c.cluster_m == 2 && ks.m_blocks < 2) || (c.cluster_n == 2 && ks.n_blocks < 2)) {
+  auto fail = [&](Rule r, auto&& sentence) {
+    if (why) *why = sentence();
+    return r;
+  };
+  Config shape = c;  // the template's shape rules; stage counts have their own rules below
+  shape.stages = std::clamp(shape.stages, sm90::kMinStages, sm90::kMaxStages);
+  if (const ConfigRule r = sm90::check_kernel_config(shape); r != ConfigRule::ok)
+    return fail(Rule::kernel_template, [&] {
+      return tile_str(c) + ": " + sm90::config_rule_text(r) + " (the kernel template, src/sm90/gemm/config.hpp)";
+    });
+  if (d.sm_count % c.cluster_size() != 0)
+    return fail(Rule::cluster_sm_count, [&] {
+      return "cluster " + std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n) +
+             " needs the SM count (" + std::to_string(d.sm_count) + ") to be a multiple of " +
+             std::to_string(c.cluster_size());
+    });
+  if ((c.cluster_m == 2 && ks.m_blocks % 2 != 0) || (c.cluster_n == 2 && ks.n_blocks % 2 != 0)) {
     const bool along_m = c.cluster_m == 2;
-    return {Rule::cluster_no_peer,
-            std::string("cluster ") + (along_m ? "2x1 pairs M" : "1x2 pairs N") + "-neighbours, but there is only " +
-                std::to_string(along_m ? ks.m_blocks : ks.n_blocks) + " " + (along_m ? "m" : "n") +
-                "-block: the peer tile never exists, so " + (along_m ? "B" : "A") +
-                " multicast never happens (the seed's bytes_L2_AB would still halve it)"};
+    return fail(Rule::cluster_pairs, [&] {
+      return std::string("cluster ") + (along_m ? "2x1 pairs M" : "1x2 pairs N") + "-neighbours, but there are " +
+             std::to_string(along_m ? ks.m_blocks : ks.n_blocks) + " " + (along_m ? "m" : "n") +
+             "-blocks: the last tile has no peer, and the kernel keeps the two CTAs' rings in lock-step, so every "
+             "pair must be complete (the seed's bytes_L2_AB would still halve " + (along_m ? "B" : "A") + ")";
+    });
   }
-  if (c.split_k > 1 && ceil_div(p.k, c.bk) < int64_t{kMinKBlocksPerSplit} * c.split_k) {
-    return {Rule::split_k_depth, "split_k=" + std::to_string(c.split_k) + " gives slices of " +
-                                     std::to_string(ceil_div(ceil_div(p.k, c.bk), c.split_k)) +
-                                     " k-blocks (K=" + std::to_string(p.k) + ", BK=" +
-                                     std::to_string(c.bk) + "); each slice needs >= " +
-                                     std::to_string(kMinKBlocksPerSplit)};
-  }
-  if (stages_given && (c.stages < kMinStages || c.stages > kMaxStages)) {
-    return {Rule::stages_range, "stages=" + std::to_string(c.stages) + " is outside [" +
-                                    std::to_string(kMinStages) + ", " + std::to_string(kMaxStages) + "]"};
-  }
-  if (!layout.fits(limit)) {
-    return {Rule::smem_fit,
-            tile_str(c) + " with " + std::to_string(c.stages) + " stages needs " +
-                std::to_string(layout.total_bytes) + " B of smem (" + std::to_string(c.stages) + " x " +
-                std::to_string(layout.a_stage_stride + layout.b_stage_stride) + " B stages + " +
-                std::to_string(layout.d_bytes) + " B epilogue tile + barriers + 1024 B alignment slack) > " +
-                std::to_string(limit) + " B per block"};
-  }
-  return {Rule::none, {}};
+  if (c.split_k > 1 && ceil_div(p.k, c.bk) < int64_t{kMinKBlocksPerSplit} * c.split_k)
+    return fail(Rule::split_k_depth, [&] {
+      return "split_k=" + std::to_string(c.split_k) + " gives slices of " +
+             std::to_string(ceil_div(ceil_div(p.k, c.bk), c.split_k)) + " k-blocks (K=" + std::to_string(p.k) +
+             ", BK=" + std::to_string(c.bk) + "); each slice needs >= " + std::to_string(kMinKBlocksPerSplit);
+    });
+  if (stages_given && (c.stages < sm90::kMinStages || c.stages > sm90::kMaxStages))
+    return fail(Rule::stages_range, [&] {
+      return "stages=" + std::to_string(c.stages) + " is outside [" + std::to_string(sm90::kMinStages) + ", " +
+             std::to_string(sm90::kMaxStages) + "]";
+    });
+  const sm90::SmemLayout layout = sm90::config_smem_layout(c);
+  if (!layout.fits(d.smem_per_block_optin))
+    return fail(Rule::smem_fit, [&] {
+      return tile_str(c) + " with " + std::to_string(c.stages) + " stages needs " +
+             std::to_string(layout.total_bytes) + " B of smem (" + std::to_string(c.stages) + " x " +
+             std::to_string(layout.a_stage_stride + layout.b_stage_stride) + " B stages + " +
+             std::to_string(layout.d_bytes) + " B epilogue staging + barriers + 1024 B alignment slack) > " +
+             std::to_string(d.smem_per_block_optin) + " B per block";
+    });
+  return Rule::none;
 }
 
 void add_flags(const Problem& p, Candidate& cand) {
   const Config& c = cand.config;
-  const KernelShape ks = kernel_shape(p, c);
   auto& f = cand.flags;
-  if (c.bm < 64)
-    f.push_back("wgmma computes 64 rows per pass; " + std::to_string(64 - c.bm) + " of them are discarded");
-  if (c.bm > ks.m || c.bn > ks.n)
+  if (c.bm > p.m || c.bn > p.n)
     f.push_back("the seed's bytes count " + tile_str(c) + " rows per tile; only " +
-                std::to_string(std::min<int64_t>(c.bm, ks.m)) + "x" + std::to_string(std::min<int64_t>(c.bn, ks.n)) +
+                std::to_string(std::min<int64_t>(c.bm, p.m)) + "x" + std::to_string(std::min<int64_t>(c.bn, p.n)) +
                 " exist (TMA zero-fills the rest without reading): the time model counts those");
-  if ((c.cluster_n == 2 && ks.n_blocks % 2) || (c.cluster_m == 2 && ks.m_blocks % 2))
-    f.push_back("odd tile count along the cluster axis: the last tile has no peer and loads alone");
   if (cand.time.b_reread > 1)
     f.push_back("the streamed operand does not fit in half the L2: read " +
                 std::to_string(static_cast<int>(cand.time.b_reread)) + "x from HBM (once per strip)");
@@ -145,90 +126,90 @@ void add_flags(const Problem& p, Candidate& cand) {
   if (c.mapping.kind == MappingKind::morton || c.mapping.kind == MappingKind::hilbert ||
       c.mapping.kind == MappingKind::box)
     f.push_back("HBM re-reads for this mapping are approximated as grouped_m");
-  if (c.swap_ab) f.push_back("swap-AB: the kernel computes D^T = B*A^T and stores each tile transposed");
+  if (c.epilogue == Epilogue::direct)
+    f.push_back("direct epilogue: BN is not a whole number of 64-column store boxes, so the tile is stored from "
+                "registers (no staging smem, no overlap with the next mainloop)");
+  if (c.epilogue == Epilogue::tma_store && c.stage_cols < c.bn)
+    f.push_back("the epilogue stages " + std::to_string(c.stage_cols) + " of " + std::to_string(c.bn) +
+                " columns at a time, which makes room for " + std::to_string(c.stages) + " stages");
   if (c.split_k > 1)
-    f.push_back("split-K: " + std::to_string(c.split_k - 1) + " of " + std::to_string(c.split_k) +
-                " slices write FP32 partials, the owner sums them in fixed order (deterministic)");
+    f.push_back("split-K: " + std::to_string(c.split_k) +
+                " slices write fp32 partials; a second kernel sums them in slice order (deterministic)");
 }
 
-Candidate finish(const Problem& p, const DeviceProfile& d, Config c, bool stages_given) {
-  complete_config(p, d, c);
+Candidate finish(const Problem& p, const DeviceProfile& d, Config c, bool stages_given, bool with_text) {
+  complete_config(p, d, c, stages_given);
   Candidate cand;
-  auto [rule, reason] = check_rules(p, d, c, stages_given);
-  cand.rule = rule;
-  cand.reason = std::move(reason);
+  cand.rule = check_rules(p, d, c, stages_given, with_text ? &cand.reason : nullptr);
   cand.config = c;
+  cand.grid = launch_grid(kernel_shape(p, c), c, d);
+  cand.smem_bytes = sm90::config_smem_layout(c).total_bytes;
   cand.seed = seed_terms(p, c, d);
   cand.time = time_terms(p, c, d, cand.seed);
-  add_flags(p, cand);
+  if (with_text) add_flags(p, cand);
   return cand;
 }
 
-// Stated tie-break among configs: no swap before swap, smaller split-K, cluster 1x1 < 2x1 < 1x2,
-// larger BM, larger BN, smaller G, persistent before static, more stages, mapping kind.
+// Stated tie-break among configs: smaller split-K, cluster 1x1 < 2x1 < 1x2, larger BM, larger BN,
+// smaller G (G = 8 measured 0.5-0.8% faster than 16 for 128x256 at 4096^3 and 8192^3 on the H200,
+// where the HBM model, not binding there, favours 16), persistent before static, more stages,
+// mapping kind.
 auto config_key(const Config& c) {
   const int cluster_order = c.cluster_size() == 1 ? 0 : c.cluster_m == 2 ? 1 : 2;
-  return std::make_tuple(c.swap_ab, c.split_k, cluster_order, -c.bm, -c.bn, c.mapping.group,
-                         !c.persistent, -c.stages, static_cast<int>(c.mapping.kind));
+  return std::make_tuple(c.split_k, cluster_order, -c.bm, -c.bn, c.mapping.group, !c.persistent, -c.stages,
+                         static_cast<int>(c.mapping.kind));
 }
 
-// Seed candidate space for one transform (swap_ab, split_k). Space rules (not rejections):
-// BM 16 / 32 only when the kernel M fits in them; BM 128 only when M > 64 and 256 only when M > 128
-// (a bigger tile over the same single block only adds bytes); BN multiples of 16 up to
-// max(64, N rounded up to 16) and 256 for the same reason; G = 16 only with more than 8 blocks
-// along the grouped axis (else it is G = 8 again); mapping grouped_n for 1x2 clusters (A
-// multicast pairs are N-neighbours), grouped_m otherwise.
-void enumerate(const Problem& p, const DeviceProfile& d, bool swap, int split, std::vector<Candidate>& out) {
-  const int64_t km = swap ? p.n : p.m, kn = swap ? p.m : p.n;
-  std::vector<int> bms;
-  if (km <= 16) bms.push_back(16);
-  if (km <= 32) bms.push_back(32);
-  bms.push_back(64);
-  if (km > 64) bms.push_back(128);
-  if (km > 128) bms.push_back(256);
-  const int64_t bn_max = std::min<int64_t>(256, std::max<int64_t>(64, round_up(kn, 16)));
+// The candidate space: exactly the Configs the kernel template instantiates, minus values that
+// cannot help. BM 128 only when M > 64 (a bigger tile over the same single block only adds bytes);
+// BN multiples of 16 up to max(64, N rounded up to 16) and 256 for the same reason; G = 16 only
+// with more than 8 blocks along the grouped axis (else it is G = 8 again); mapping grouped_n for
+// 1x2 clusters (A multicast pairs are N-neighbours), grouped_m otherwise. Split-K (cluster 1x1,
+// persistent, grouped_m G=8) only when the tiles leave SMs idle: S from kSplitKFactors and
+// floor(SMs / tiles), at most sm90::kMaxSplitK.
+template <typename Visit>
+void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, Visit&& visit) {
+  std::vector<int> bms = {64};
+  if (p.m > 64) bms.push_back(128);
+  const int64_t bn_max = std::min<int64_t>(256, std::max<int64_t>(64, round_up(p.n, 16)));
   const int clusters[3][2] = {{1, 1}, {2, 1}, {1, 2}};
   for (int bm : bms) {
     for (int bn = 16; bn <= bn_max; bn += 16) {
-      const int64_t tiles = ceil_div(km, bm) * ceil_div(kn, bn);
-      if (split > 1 && tiles >= d.sm_count) continue;  // split-K only when the tiles leave SMs idle
       for (const auto& cl : clusters) {
         const bool along_n = cl[1] == 2;
-        const int64_t grouped_blocks = along_n ? ceil_div(kn, bn) : ceil_div(km, bm);
+        const int64_t grouped_blocks = along_n ? ceil_div(p.n, bn) : ceil_div(p.m, bm);
         for (int g : kGroups) {
           if (g > 8 && grouped_blocks <= 8) continue;
-          Config c;
-          c.bm = bm;
-          c.bn = bn;
-          c.cluster_m = cl[0];
-          c.cluster_n = cl[1];
-          c.mapping.kind = along_n ? sched::MappingKind::grouped_n : sched::MappingKind::grouped_m;
-          c.mapping.group = g;
-          c.persistent = true;
-          c.swap_ab = swap;
-          c.split_k = split;
-          out.push_back(finish(p, d, c, /*stages_given=*/false));
+          for (bool persistent : {true, false}) {
+            if (!persistent && !o.allow_static) continue;
+            Config c;
+            c.bm = bm;
+            c.bn = bn;
+            c.cluster_m = cl[0];
+            c.cluster_n = cl[1];
+            c.mapping.kind = along_n ? sched::MappingKind::grouped_n : sched::MappingKind::grouped_m;
+            c.mapping.group = g;
+            c.persistent = persistent;
+            visit(c);
+          }
         }
+      }
+      const int64_t tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn);
+      if (!o.allow_split_k || tiles >= d.sm_count) continue;
+      std::vector<int> splits(std::begin(kSplitKFactors), std::end(kSplitKFactors));
+      splits.push_back(static_cast<int>(std::min<int64_t>(d.sm_count / tiles, sm90::kMaxSplitK)));
+      std::sort(splits.begin(), splits.end());
+      splits.erase(std::unique(splits.begin(), splits.end()), splits.end());
+      for (int s : splits) {
+        if (s < 2 || s > sm90::kMaxSplitK) continue;
+        Config c;
+        c.bm = bm;
+        c.bn = bn;
+        c.split_k = s;
+        visit(c);
       }
     }
   }
-}
-
-void add_alignment_notes(const Problem& p, Plan& plan) {
-  const int64_t lda = p.lda ? p.lda : (p.a_major == Major::k_major ? p.k : p.m);
-  const int64_t ldb = p.ldb ? p.ldb : (p.b_major == Major::k_major ? p.k : p.n);
-  const int64_t ldd = p.ldd ? p.ldd : p.n;
-  const int out_bytes = dtype_bytes(p.out);
-  auto check = [&](const char* name, int64_t ld, int elem_bytes) {
-    if (ld * elem_bytes % 16 != 0)
-      plan.notes.push_back(std::string(name) + "=" + std::to_string(ld) + " is not a multiple of " +
-                           std::to_string(16 / elem_bytes) +
-                           " elements (TMA needs 16-B row strides): this GEMM runs on the general "
-                           "fallback path; the TMA configurations below are what it would use otherwise");
-  };
-  check("lda", lda, 2);
-  check("ldb", ldb, 2);
-  check("ldd", ldd, out_bytes);
 }
 
 }  // namespace
@@ -236,10 +217,9 @@ void add_alignment_notes(const Problem& p, Plan& plan) {
 const char* rule_id(Rule r) {
   switch (r) {
     case Rule::none: return "none";
-    case Rule::swizzle_operand: return "swizzle.operand";
-    case Rule::registers_accumulators: return "registers.accumulators";
+    case Rule::kernel_template: return "kernel.template";
     case Rule::cluster_sm_count: return "cluster.sm_count";
-    case Rule::cluster_no_peer: return "cluster.no_peer";
+    case Rule::cluster_pairs: return "cluster.pairs";
     case Rule::split_k_depth: return "split_k.depth";
     case Rule::stages_range: return "stages.range";
     case Rule::smem_fit: return "smem.fit";
@@ -247,7 +227,9 @@ const char* rule_id(Rule r) {
   return "unknown";
 }
 
-bool is_blind_spot_rule(Rule r) { return r == Rule::cluster_no_peer; }
+bool is_blind_spot_rule(Rule r) { return r == Rule::cluster_pairs; }
+
+bool is_preference_rule(Rule r) { return r == Rule::split_k_depth; }
 
 Status validate_problem(const Problem& p) {
   auto bad = [](const char* arg, const std::string& msg) {
@@ -287,7 +269,6 @@ bool ranks_before(const Candidate& a, const Candidate& b, Ranking ranking) {
   const double a2 = ranking == Ranking::time ? a.seed.score : a.time.predicted_us;
   const double b2 = ranking == Ranking::time ? b.seed.score : b.time.predicted_us;
   if (a2 != b2) return a2 < b2;
-  if (a.time.hbm_bytes != b.time.hbm_bytes) return a.time.hbm_bytes < b.time.hbm_bytes;
   return config_key(a.config) < config_key(b.config);
 }
 
@@ -297,18 +278,11 @@ Plan make_plan(const Problem& p, const DeviceProfile& d, const PlanOptions& opti
   result.device = d;
   result.options = options;
   std::vector<Candidate> all;
-  std::vector<bool> swaps = {false};
-  if (options.allow_swap_ab && p.m <= kSmallM) swaps.push_back(true);
-  for (bool swap : swaps) {
-    enumerate(p, d, swap, 1, all);
-    if (options.allow_split_k)
-      for (int s : kSplitKFactors) enumerate(p, d, swap, s, all);
-  }
+  enumerate(p, d, options, [&](const Config& c) { all.push_back(finish(p, d, c, false, /*with_text=*/true)); });
   result.num_considered = static_cast<int64_t>(all.size());
   for (auto& c : all) (c.feasible() ? result.ranked : result.rejected).push_back(std::move(c));
   std::stable_sort(result.ranked.begin(), result.ranked.end(),
                    [&](const Candidate& a, const Candidate& b) { return ranks_before(a, b, options.ranking); });
-  add_alignment_notes(p, result);
   if (result.ranked.empty()) return result;  // not reached with the built-in profiles (see header)
   size_t best_seed = 0;
   for (size_t i = 1; i < result.ranked.size(); ++i)
@@ -322,8 +296,26 @@ Plan make_plan(const Problem& p, const DeviceProfile& d, const PlanOptions& opti
   return result;
 }
 
+Selection select_config(const Problem& p, const DeviceProfile& d, const PlanOptions& options) {
+  Selection sel;
+  Candidate best;
+  enumerate(p, d, options, [&](const Config& c) {
+    Candidate cand = finish(p, d, c, false, /*with_text=*/false);
+    if (!cand.feasible()) return;
+    if (!sel.found || ranks_before(cand, best, options.ranking)) {
+      best = std::move(cand);
+      sel.found = true;
+    }
+  });
+  if (sel.found) {
+    sel.config = best.config;
+    sel.predicted_us = best.time.predicted_us;
+  }
+  return sel;
+}
+
 Candidate evaluate_config(const Problem& p, const DeviceProfile& d, Config c, bool stages_given) {
-  return finish(p, d, c, stages_given);
+  return finish(p, d, c, stages_given, /*with_text=*/true);
 }
 
 size_t rank_of(const Plan& plan, const Candidate& c) {

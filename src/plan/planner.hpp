@@ -15,31 +15,42 @@
 #include "plan/config.hpp"
 #include "plan/cost_model.hpp"
 #include "plan/device_profile.hpp"
+#include "tilegemm/tilegemm.hpp"  // Status
 
 namespace tilegemm::plan {
 
 // Why a candidate was rejected. Checked in this order; the first that fails is kept.
 enum class Rule : int {
   none = 0,
-  swizzle_operand,         // an MN-major operand tile whose inner extent gives a 32-B (or no) swizzle
-  registers_accumulators,  // fp32 accumulators per consumer thread > setmaxnreg budget - overhead
-  cluster_sm_count,        // SM count not a multiple of the cluster size
-  cluster_no_peer,         // 2-CTA cluster along an axis with a single tile: no multicast can happen
-  split_k_depth,           // a split-K slice shorter than kMinKBlocksPerSplit k-blocks
-  stages_range,            // (user configs) stages outside [3, 16]
-  smem_fit,                // fewer than 3 stages fit in the per-block smem limit
+  kernel_template,    // outside what the kernel template instantiates (sm90::check_kernel_config)
+  cluster_sm_count,   // SM count not a multiple of the cluster size
+  cluster_pairs,      // 2-CTA cluster along an axis with an odd number of tiles (a tile without a peer)
+  split_k_depth,      // a split-K slice shorter than kMinKBlocksPerSplit k-blocks
+  stages_range,       // (user configs) stages outside [3, 16]
+  smem_fit,           // fewer than 3 stages fit in the per-block smem limit
 };
-const char* rule_id(Rule r);  // stable id: "smem.fit", "cluster.no_peer", ...
+const char* rule_id(Rule r);  // stable id: "smem.fit", "cluster.pairs", ...
 // True for rules that fix the seed's blind spots rather than a hardware limit: the seed's model
 // alone would have scored (and maybe picked) such a candidate.
 bool is_blind_spot_rule(Rule r);
+// True for rules that state a performance preference of the planner (split_k.depth), not a
+// requirement of the kernel: a forced configuration may waive them (tests, tools).
+bool is_preference_rule(Rule r);
 
-inline constexpr int kConsumerRegOverhead = 64;  // non-accumulator registers a math thread needs
-inline constexpr int kMinKBlocksPerSplit = 4;    // a split-K slice keeps the pipeline busy this long
-inline constexpr int kSmallM = 128;              // BRIEF item 9: swap-AB / split-K for M <= 128
+inline constexpr int kMinKBlocksPerSplit = 4;  // a split-K slice keeps the pipeline busy this long
+// setmaxnreg plan of the two-consumer kernels: 128·56 + 256·224 = 64512 <= 65536. The producer
+// keeps 56, not ladder step 9's 40: it evaluates the mapping (Hilbert and Morton descend a quadtree)
+// and the cluster pairing per tile, and ptxas spilled at 40. One-consumer kernels do not rebalance.
+inline constexpr int kProducerRegs = 56;
+inline constexpr int kConsumerRegs = 224;
+// The epilogue staging is narrowed (in whole 64-column boxes) only when the full tile would leave
+// fewer stages than this: 128x256 stages 128 columns and gets 4 stages instead of 3.
+inline constexpr int kComfortStages = 4;
 
 struct Candidate {
   Config config;
+  int grid = 0;        // CTAs the launch would use on this profile (persistent: <= resident CTAs)
+  int smem_bytes = 0;  // dynamic smem: config_smem_layout(config).total_bytes
   SeedTerms seed;
   TimeTerms time;
   Rule rule = Rule::none;            // none = feasible
@@ -55,8 +66,8 @@ enum class Ranking : int {
 
 struct PlanOptions {
   Ranking ranking = Ranking::time;
-  bool allow_swap_ab = true;
   bool allow_split_k = true;
+  bool allow_static = true;  // also enumerate one-CTA-per-tile launches
 };
 
 struct Plan {
@@ -69,22 +80,33 @@ struct Plan {
   size_t seed_choice = 0;           // index in `ranked` of the lowest seed score
   // The seed's pick if the blind-spot rules were off, when that is a rejected candidate.
   std::optional<Candidate> seed_unfiltered_choice;
-  std::vector<std::string> notes;   // plan-level facts (TMA fallback needed, ...)
+  std::vector<std::string> notes;   // plan-level facts
   const Candidate& chosen() const { return ranked.front(); }
 };
+
+// What gemm() runs: the best config and its predicted time, without building a Plan's text.
+// Enumerates, filters and ranks exactly as make_plan (the same code), so
+// select_config(p, d, o).config == make_plan(p, d, o).chosen().config (tests/cpu/plan checks it).
+struct Selection {
+  bool found = false;  // false only when no candidate passes (not with the built-in profiles)
+  Config config;
+  double predicted_us = 0;
+};
+Selection select_config(const Problem& p, const DeviceProfile& d, const PlanOptions& options = {});
 
 // Problem checks before planning (M, N, K >= 1; leading dimensions >= the packed ones; BF16 or
 // FP32 output). The message names the argument, the value and the rule.
 Status validate_problem(const Problem& p);
 
-// Plans a validated problem. Deterministic: same inputs, same output. With a built-in profile
-// `ranked` is never empty (64x64, cluster 1x1, no transform passes every rule); a custom profile
-// with, say, a tiny smem limit can leave it empty, so check before calling chosen().
+// Plans a validated problem that the SM90 kernel can take (NT, bf16 out: src/api/route.hpp decides
+// that). Deterministic: same inputs, same output. With a built-in profile `ranked` is never empty
+// (64x64, cluster 1x1 passes every rule); a custom profile with, say, a tiny smem limit can leave
+// it empty, so check before calling chosen().
 Plan make_plan(const Problem& p, const DeviceProfile& d, const PlanOptions& options = {});
 
-// What the user gave (tile, and whichever of stages, cluster, mapping, persistent, swap_ab,
-// split_k were set): completes the derived fields (roles, registers, swizzles, stages = as many
-// as fit when `stages_given` is false, smem, grid), runs the same rules, scores it. A rejected
+// What the user gave (tile, and whichever of stages, cluster, mapping, persistent, split_k were
+// set): completes the derived fields (epilogue, staging width, registers, operand majors, stages =
+// as many as fit when `stages_given` is false), runs the same rules, scores it. A rejected
 // config still carries its terms when they can be computed.
 Candidate evaluate_config(const Problem& p, const DeviceProfile& d, Config c, bool stages_given);
 

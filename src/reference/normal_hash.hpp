@@ -20,7 +20,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "common/host_device.hpp"
+#include "core/host_device.hpp"
 
 namespace tilegemm::ref::normal_detail {
 

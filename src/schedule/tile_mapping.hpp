@@ -12,7 +12,7 @@
 // 0 <= i < num_tiles; the host checks both before launching.
 #pragma once
 
-#include "common/host_device.hpp"
+#include "core/host_device.hpp"
 #include "schedule/mapping.hpp"
 
 namespace tilegemm::sched {

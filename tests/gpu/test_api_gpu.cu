@@ -26,7 +26,7 @@ namespace {
 constexpr int64_t kGuardElements = 96;  // before and after every matrix
 constexpr unsigned char kGuardByte = 0x5A;
 
-int64_t element_bytes(DType t) { return layout::dtype_bytes(t); }
+int64_t element_bytes(DType t) { return dtype_bytes(t); }
 
 float to_float(const unsigned char* p, DType t) {
   if (t == DType::fp32) {

@@ -23,7 +23,9 @@ std::string read_bytes(const std::string& path) {
 TEST(EmbeddedHeaders, TextsAreTheSourceFiles) {
   ASSERT_FALSE(embedded_headers().empty());
   for (const EmbeddedHeader& h : embedded_headers()) {
-    const std::string file = read_bytes(std::string(TILEGEMM_SOURCE_DIR) + "/src/" + std::string(h.name));
+    // The include path of the embedding: src/, then include/ (the public types header).
+    std::string file = read_bytes(std::string(TILEGEMM_SOURCE_DIR) + "/src/" + std::string(h.name));
+    if (file.empty()) file = read_bytes(std::string(TILEGEMM_SOURCE_DIR) + "/include/" + std::string(h.name));
     ASSERT_FALSE(file.empty()) << h.name;
     EXPECT_EQ(std::string(h.text), file) << h.name;
   }

@@ -13,7 +13,7 @@ namespace {
 
 TEST(ConfigSpec, ParsesEveryItem) {
   const ParsedConfigSpec r =
-      parse_config_spec("128x256,stages=4,cluster=1x2,mapping=grouped-n:16,static,swap,splitk=2");
+      parse_config_spec("128x256,stages=4,cluster=1x2,mapping=grouped-n:16,static,splitk=2");
   ASSERT_TRUE(r.ok()) << r.error;
   const Config& c = r.spec.config;
   EXPECT_EQ(c.bm, 128);
@@ -25,7 +25,6 @@ TEST(ConfigSpec, ParsesEveryItem) {
   EXPECT_EQ(c.mapping.kind, sched::MappingKind::grouped_n);
   EXPECT_EQ(c.mapping.group, 16);
   EXPECT_FALSE(c.persistent);
-  EXPECT_TRUE(c.swap_ab);
   EXPECT_EQ(c.split_k, 2);
 }
 
@@ -48,8 +47,8 @@ TEST(ConfigSpec, ErrorsNameOptionValueAndRule) {
   };
   const Bad cases[] = {
       {"128", "BMxBN"},
-      {"96x128", "BM=96 must be one of 16, 32, 64, 128, 256"},
-      {"128x250", "BN=250 must be a multiple of 8"},
+      {"96x128", "BM=96 must be 64 or 128"},
+      {"128x250", "BN=250 must be a multiple of 16"},
       {"128x128,stages=2", "stages=2 must be an integer in [3, 16]"},
       {"128x128,cluster=2x2", "cluster=2x2 must be 1x1, 2x1"},
       {"128x128,mapping=spiral", "mapping 'spiral': unknown mapping; the mappings are"},

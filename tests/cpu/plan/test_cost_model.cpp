@@ -109,14 +109,29 @@ TEST(SeedScore, Case4_SplitKUsesTheSliceAndFp32Partials) {
   EXPECT_DOUBLE_EQ(s.cycles_L2, 16662528.0 / 6153.0);
 }
 
-TEST(KernelShape, SwapAbExchangesMAndN) {
-  Config c = tile_config(128, 16);
-  c.swap_ab = true;
-  const KernelShape ks = kernel_shape(nt_problem(8, 7168, 2048), c);
-  EXPECT_EQ(ks.m, 7168);
-  EXPECT_EQ(ks.n, 8);
-  EXPECT_EQ(ks.m_blocks, 56);
-  EXPECT_EQ(ks.n_blocks, 1);
+TEST(KernelShape, SplitKMultipliesTheBlocksAndCutsK) {
+  Config c = tile_config(64, 128);
+  c.split_k = 7;
+  const KernelShape ks = kernel_shape(nt_problem(1, 2112, 7168), c);
+  EXPECT_EQ(ks.m_blocks, 1);
+  EXPECT_EQ(ks.n_blocks, 17);
+  EXPECT_EQ(ks.tiles, 17);
+  EXPECT_EQ(ks.blocks, 17 * 7);
+  EXPECT_EQ(ks.k_split, 1024);
+}
+
+TEST(TimeModel, MainloopEfficiencyGrowsWithTheTileAsMeasured) {
+  // The per-tile efficiencies the kernel sustained on the H200, relative to 128x256 (the former
+  // wave rule's table, from ladder and fast-path measurements): 128x192 0.95, 128x176 0.93,
+  // 128x144 0.90, 128x128 0.85, 64x128 0.50. The fitted model stays within 0.03 of each.
+  auto eff = [](int bm, int bn) { return mainloop_efficiency(tile_config(bm, bn)); };
+  const double top = eff(128, 256);
+  EXPECT_NEAR(top, 256.0 / 311.0, 1e-12);
+  const struct { int bm, bn; double measured; } rows[] = {
+      {128, 192, 0.95}, {128, 176, 0.93}, {128, 144, 0.90}, {128, 128, 0.85}, {64, 128, 0.50}};
+  for (const auto& r : rows) EXPECT_NEAR(eff(r.bm, r.bn) / top, r.measured, 0.03) << r.bm << "x" << r.bn;
+  EXPECT_GT(eff(128, 256), eff(128, 192));
+  EXPECT_GT(eff(128, 128), eff(64, 128));
 }
 
 TEST(TimeModel, DecodeIsHbmBoundAndSquaresAreTensorBound) {
@@ -132,11 +147,12 @@ TEST(TimeModel, DecodeIsHbmBoundAndSquaresAreTensorBound) {
   {
     // (Without multicast the seed's L2 term would be the largest here: 6153 B/cycle for 132 SMs.)
     const Problem p = nt_problem(8192, 8192, 8192);
-    const Config c = tile_config(128, 256, 1, 2);
+    const Config c = tile_config(128, 256);
     const TimeTerms t = time_terms(p, c, h200, seed_terms(p, c, h200));
     EXPECT_EQ(t.bound, "tensor");
-    // 2048 tiles -> 16 waves of 2*128*256*8192 FLOP per SM at 989e12/132 FLOP/s per SM.
-    EXPECT_NEAR(t.tc_us, 16 * 2.0 * 128 * 256 * 8192 / (989e12 / 132) * 1e6, 0.01);
+    // 2048 tiles -> 16 waves of 2*128*256*8192 FLOP per SM at 989e12/132 FLOP/s per SM, at the
+    // mainloop efficiency of a 128x256 tile.
+    EXPECT_NEAR(t.tc_us, 16 * 2.0 * 128 * 256 * 8192 / (989e12 / 132 * (256.0 / 311.0)) * 1e6, 0.01);
     EXPECT_LT(t.tflops, 989.0);
   }
 }
@@ -154,14 +170,42 @@ TEST(TimeModel, MulticastCountedOnlyWherePeerExists) {
   EXPECT_GT(t.bytes_L2_AB_eff, s.bytes_L2_AB);
 }
 
-TEST(TimeModel, EdgeRowsOutsideTheMatrixAreNotRead) {
+TEST(TimeModel, EdgeRowsPastTheMatrixStillCostTmaLines) {
+  // Measured on the H200 (1x7168x16384, M = 1: 63 of 64 A rows zero-filled per k-block): 64x128
+  // split 2 (112 units of 128 k-blocks) streamed in 61.6 us, 64x64 unsplit (112 CTAs of 256
+  // k-blocks) in 82.6 us, 64x128 unsplit (56 CTAs) in 80 us. The TMA-feed term orders them so and
+  // lands within 5% of each.
   const DeviceProfile h200 = profile("h200");
-  const Problem p = nt_problem(1, 4096, 7168);
-  const Config c = tile_config(16, 64);
-  const SeedTerms s = seed_terms(p, c, h200);
-  const TimeTerms t = time_terms(p, c, h200, s);
-  EXPECT_EQ(s.bytes_L2_AB, 7168 * (16 + 64) * 2);  // the seed counts 16 rows of A
-  EXPECT_EQ(t.bytes_L2_AB_eff, 7168 * (1 + 64) * 2);  // one exists
+  const Problem p = nt_problem(1, 7168, 16384);
+  auto l2 = [&](int bm, int bn, int split) {
+    Config c = tile_config(bm, bn);
+    c.split_k = split;
+    return time_terms(p, c, h200, seed_terms(p, c, h200)).l2_us;
+  };
+  EXPECT_NEAR(l2(64, 128, 2), 61.6, 61.6 * 0.05);
+  EXPECT_NEAR(l2(64, 64, 1), 82.6, 82.6 * 0.05);
+  EXPECT_NEAR(l2(64, 128, 1), 80.0, 80.0 * 0.05);
+}
+
+TEST(TimeModel, DirectEpilogueAndClustersCostWhatTheyMeasured) {
+  const DeviceProfile h200 = profile("h200");
+  // 4096x24576x1536: 128x240 with the direct epilogue measured 491.8 us, 128x192 (TMA store)
+  // 410.6 us: the model must not prefer the direct one.
+  const Problem p = nt_problem(4096, 24576, 1536);
+  Config direct = tile_config(128, 240), staged = tile_config(128, 192);
+  direct.epilogue = Epilogue::direct;
+  staged.epilogue = Epilogue::tma_store;
+  staged.stage_cols = 192;
+  const TimeTerms td = time_terms(p, direct, h200, seed_terms(p, direct, h200));
+  const TimeTerms ts = time_terms(p, staged, h200, seed_terms(p, staged, h200));
+  EXPECT_GT(td.predicted_us, ts.predicted_us);
+  EXPECT_NEAR(td.predicted_us, 491.8, 491.8 * 0.08);
+  // 8192^3, 128x256: a 2x1 cluster measured 1.1% slower than none.
+  const Problem sq = nt_problem(8192, 8192, 8192);
+  Config one = tile_config(128, 256), pair = tile_config(128, 256, 2, 1);
+  one.stage_cols = pair.stage_cols = 128;
+  EXPECT_LT(time_terms(sq, one, h200, seed_terms(sq, one, h200)).predicted_us,
+            time_terms(sq, pair, h200, seed_terms(sq, pair, h200)).predicted_us);
 }
 
 TEST(TimeModel, StreamedOperandRereadWhenItDoesNotFitInL2) {

@@ -1,4 +1,6 @@
-// The resource filter: nothing that cannot run is ever ranked, and every rejection keeps its rule.
+// The candidate space and the resource filter: the planner ranks exactly configurations the kernel
+// template instantiates, nothing that cannot run is ever ranked, every rejection keeps its rule,
+// and the fast selection gemm() calls agrees with the full plan explain prints.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -6,8 +8,8 @@
 
 #include "plan/config_spec.hpp"
 #include "plan/planner.hpp"
-#include "plan/smem_layout.hpp"
 #include "plan_test_util.hpp"
+#include "sm90/smem_layout.hpp"
 
 namespace tilegemm::plan {
 namespace {
@@ -16,73 +18,98 @@ using test::kSuite;
 using test::nt_problem;
 using test::tile_config;
 
-TEST(Filter, NoRankedConfigBreaksAResourceRuleOnAnyProfile) {
+TEST(Filter, EveryRankedConfigIsAKernelTemplateConfigThatFits) {
   for (const DeviceProfile& d : builtin_profiles()) {
     for (const auto& s : kSuite) {
-      for (DType out : {DType::bf16, DType::fp32}) {
-        const Plan pl = make_plan(nt_problem(s.m, s.n, s.k, out), d);
-        SCOPED_TRACE(testing::Message() << d.name << " " << s.m << "x" << s.n << "x" << s.k);
-        ASSERT_FALSE(pl.ranked.empty());
-        for (const Candidate& c : pl.ranked) {
-          const Config& k = c.config;
-          ASSERT_TRUE(c.feasible());
-          ASSERT_LE(k.smem_bytes, d.smem_per_block_optin);
-          ASSERT_LE(k.smem_bytes, kSmemLimitPerBlock);
-          ASSERT_EQ(k.smem_bytes,
-                    compute_smem_layout(k.bm, k.bn, k.bk, k.stages, k.epilogue_elem_bytes()).total_bytes);
-          ASSERT_GE(k.stages, kMinStages);
-          ASSERT_LE(k.stages, kMaxStages);
-          // As many stages as fit: one more would not (unless capped at 16).
-          if (k.stages < kMaxStages)
-            ASSERT_FALSE(compute_smem_layout(k.bm, k.bn, k.bk, k.stages + 1, k.epilogue_elem_bytes())
-                             .fits(d.smem_per_block_optin));
-          ASSERT_LE(k.regs.accumulators, k.regs.consumer - kConsumerRegOverhead);
-          ASSERT_LE(128 * k.regs.producer + 128 * k.consumer_wgs * k.regs.consumer, d.regs_per_sm);
-          ASSERT_GE(k.swizzle_a, 64);
-          ASSERT_GE(k.swizzle_b, 64);
-          ASSERT_EQ(k.bk, 64);
-          ASSERT_TRUE(k.bn % 16 == 0 && k.bn >= 16 && k.bn <= 256);
-          ASSERT_TRUE(k.bm == 16 || k.bm == 32 || k.bm == 64 || k.bm == 128 || k.bm == 256);
-          // Cluster legality: SM count divisible, and a peer tile exists along the cluster axis.
-          ASSERT_EQ(d.sm_count % k.cluster_size(), 0);
-          const KernelShape ks = kernel_shape(pl.problem, k);
-          if (k.cluster_m == 2) ASSERT_GE(ks.m_blocks, 2);
-          if (k.cluster_n == 2) ASSERT_GE(ks.n_blocks, 2);
-          ASSERT_EQ(k.grid % k.cluster_size(), 0);
-          ASSERT_LE(k.grid, d.sm_count);
-          if (k.split_k > 1) ASSERT_GE((s.k + 63) / 64, int64_t{kMinKBlocksPerSplit} * k.split_k);
+      const Plan pl = make_plan(nt_problem(s.m, s.n, s.k), d);
+      SCOPED_TRACE(testing::Message() << d.name << " " << s.m << "x" << s.n << "x" << s.k);
+      ASSERT_FALSE(pl.ranked.empty());
+      for (const Candidate& c : pl.ranked) {
+        const Config& k = c.config;
+        ASSERT_TRUE(c.feasible());
+        ASSERT_EQ(sm90::check_kernel_config(k), ConfigRule::ok) << describe(k);
+        const sm90::SmemLayout L = sm90::config_smem_layout(k);
+        ASSERT_EQ(c.smem_bytes, L.total_bytes);
+        ASSERT_LE(c.smem_bytes, d.smem_per_block_optin);
+        // As many stages as fit: one more would not (unless capped at 16).
+        Config deeper = k;
+        ++deeper.stages;
+        if (k.stages < sm90::kMaxStages) ASSERT_FALSE(sm90::config_smem_layout(deeper).fits(d.smem_per_block_optin));
+        // The epilogue follows from the tile: split-K partials, TMA store for whole 64-column
+        // boxes, direct stores otherwise; the staging narrows only below kComfortStages.
+        if (k.split_k > 1) {
+          ASSERT_EQ(k.epilogue, Epilogue::splitk_partials);
+        } else if (k.bn % 64 == 0) {
+          ASSERT_EQ(k.epilogue, Epilogue::tma_store);
+          if (k.stage_cols < k.bn) {
+            Config full = k;
+            full.stage_cols = k.bn;
+            ASSERT_LT(sm90::max_stages_that_fit(k.bm, k.bn, k.bk, 2, d.smem_per_block_optin, 2, k.bn), kComfortStages);
+          }
+        } else {
+          ASSERT_EQ(k.epilogue, Epilogue::direct);
         }
-        for (const Candidate& r : pl.rejected) {
-          ASSERT_NE(r.rule, Rule::none);
-          ASSERT_FALSE(r.reason.empty());
-        }
+        // Registers: two consumers rebalance 56 / 224, one consumer does not.
+        ASSERT_EQ(k.producer_regs, k.consumers() == 2 ? kProducerRegs : 0);
+        ASSERT_LE(128 * (k.producer_regs + k.consumers() * k.consumer_regs), d.regs_per_sm);
+        // Clusters: SM count divisible, and every pair complete along the cluster axis.
+        ASSERT_EQ(d.sm_count % k.cluster_size(), 0);
+        const KernelShape ks = kernel_shape(pl.problem, k);
+        if (k.cluster_m == 2) ASSERT_EQ(ks.m_blocks % 2, 0);
+        if (k.cluster_n == 2) ASSERT_EQ(ks.n_blocks % 2, 0);
+        ASSERT_EQ(c.grid % k.cluster_size(), 0);
+        if (k.persistent) ASSERT_LE(c.grid, d.sm_count);
+        if (k.split_k > 1) ASSERT_GE((s.k + 63) / 64, int64_t{kMinKBlocksPerSplit} * k.split_k);
+      }
+      for (const Candidate& r : pl.rejected) {
+        ASSERT_NE(r.rule, Rule::none);
+        ASSERT_FALSE(r.reason.empty());
       }
     }
   }
 }
 
-TEST(Filter, TwoCtaClusterWithoutPeerIsRejectedForDecode) {
+TEST(Filter, SelectConfigIsTheFullPlansChoice) {
+  for (const DeviceProfile& d : builtin_profiles()) {
+    for (const auto& s : kSuite) {
+      const Problem p = nt_problem(s.m, s.n, s.k);
+      const Plan pl = make_plan(p, d);
+      const Selection sel = select_config(p, d);
+      ASSERT_TRUE(sel.found);
+      EXPECT_EQ(describe(sel.config), describe(pl.chosen().config)) << d.name << " " << s.m << "x" << s.n << "x" << s.k;
+      EXPECT_EQ(sel.predicted_us, pl.chosen().time.predicted_us);
+    }
+  }
+}
+
+TEST(Filter, TwoCtaClusterWithoutAPeerIsRejectedForDecode) {
   // M = 1: one m-block, so a 2x1 cluster (B multicast between M-neighbours) has no peer.
   const Plan pl = make_plan(nt_problem(1, 24576, 1536), *find_builtin_profile("h100"));
-  for (const Candidate& c : pl.ranked)
-    if (!c.config.swap_ab) EXPECT_NE(c.config.cluster_m, 2) << describe(c.config);
-  bool saw_no_peer = false;
-  for (const Candidate& r : pl.rejected) saw_no_peer = saw_no_peer || r.rule == Rule::cluster_no_peer;
-  EXPECT_TRUE(saw_no_peer);
+  for (const Candidate& c : pl.ranked) EXPECT_NE(c.config.cluster_m, 2) << describe(c.config);
+  bool saw = false;
+  for (const Candidate& r : pl.rejected) saw = saw || r.rule == Rule::cluster_pairs;
+  EXPECT_TRUE(saw);
+  EXPECT_TRUE(is_blind_spot_rule(Rule::cluster_pairs));
   // The seed's score alone prefers such a cluster (its bytes_L2_AB halves a band that is never
-  // shared): the plan reports it.
-  ASSERT_TRUE(pl.seed_unfiltered_choice.has_value());
-  EXPECT_EQ(pl.seed_unfiltered_choice->rule, Rule::cluster_no_peer);
-  EXPECT_TRUE(is_blind_spot_rule(Rule::cluster_no_peer));
-  // In the seed's own space (no swap-AB, no split-K) it is DeepGEMM's known artefact: a 2x1
-  // cluster (B multicast between M-neighbours) for M = 1 (research/deepgemm.md §4.4).
+  // shared) in its own space (no split-K): the plan reports it.
   PlanOptions seed_space;
-  seed_space.allow_swap_ab = false;
   seed_space.allow_split_k = false;
   const Plan ps = make_plan(nt_problem(1, 24576, 1536), *find_builtin_profile("h100"), seed_space);
   ASSERT_TRUE(ps.seed_unfiltered_choice.has_value());
+  EXPECT_EQ(ps.seed_unfiltered_choice->rule, Rule::cluster_pairs);
   EXPECT_EQ(ps.seed_unfiltered_choice->config.cluster_m, 2) << describe(ps.seed_unfiltered_choice->config);
-  EXPECT_EQ(ps.seed_unfiltered_choice->config.bm, 16);
+}
+
+TEST(Filter, ClusterPairsMustBeCompleteAlongTheClusterAxis) {
+  const DeviceProfile d = *find_builtin_profile("h200");
+  // M = 384: 3 m-blocks of 128 -> a 2x1 cluster leaves one tile without a peer.
+  EXPECT_EQ(evaluate_config(nt_problem(384, 4096, 4096), d, tile_config(128, 256, 2, 1), false).rule,
+            Rule::cluster_pairs);
+  EXPECT_TRUE(evaluate_config(nt_problem(512, 4096, 4096), d, tile_config(128, 256, 2, 1), false).feasible());
+  // N = 4096 / 256 = 16 n-blocks: 1x2 fine; N = 4352: 17 -> rejected.
+  EXPECT_TRUE(evaluate_config(nt_problem(512, 4096, 4096), d, tile_config(128, 256, 1, 2), false).feasible());
+  EXPECT_EQ(evaluate_config(nt_problem(512, 4352, 4096), d, tile_config(128, 256, 1, 2), false).rule,
+            Rule::cluster_pairs);
 }
 
 TEST(Filter, ClustersNeedAnSmCountDivisibleByTheClusterSize) {
@@ -95,74 +122,51 @@ TEST(Filter, ClustersNeedAnSmCountDivisibleByTheClusterSize) {
   EXPECT_GT(n, 0);
 }
 
-TEST(Filter, MnMajorTilesNeedA64Or128ByteSwizzle) {
+TEST(Filter, UserConfigsOutsideTheTemplateAreRejectedWithItsRule) {
   const DeviceProfile d = *find_builtin_profile("h200");
-  Problem nn = nt_problem(4096, 4096, 4096);
-  nn.b_major = Major::mn_major;  // "nn": B stored [K][N]
-  // BN = 48: 96 B inner extent -> 32-B swizzle -> rejected. BN = 64: 128 B -> fine.
-  const Candidate bad = evaluate_config(nn, d, tile_config(128, 48), false);
-  EXPECT_EQ(bad.rule, Rule::swizzle_operand);
-  EXPECT_NE(bad.reason.find("32-B swizzle"), std::string::npos) << bad.reason;
-  EXPECT_TRUE(evaluate_config(nn, d, tile_config(128, 64), false).feasible());
-  // The same BN is fine when B is K-major (128-B rows of K).
-  EXPECT_TRUE(evaluate_config(nt_problem(4096, 4096, 4096), d, tile_config(128, 48), false).feasible());
-  // "tn": A MN-major; BM = 16 is 32 B wide.
-  Problem tn = nt_problem(8, 4096, 4096);
-  tn.a_major = Major::mn_major;
-  tn.b_major = Major::mn_major;
-  EXPECT_EQ(evaluate_config(tn, d, tile_config(16, 64), false).rule, Rule::swizzle_operand);
-  // Every ranked config of an MN-major plan has a >= 64-B swizzle; the planner still finds one.
-  const Plan pl = make_plan(tn, d);
-  ASSERT_FALSE(pl.ranked.empty());
-  for (const Candidate& c : pl.ranked) EXPECT_GE(std::min(c.config.swizzle_a, c.config.swizzle_b), 64);
+  const Problem p = nt_problem(4096, 4096, 4096);
+  Config c = tile_config(256, 128);
+  Candidate r = evaluate_config(p, d, c, false);
+  EXPECT_EQ(r.rule, Rule::kernel_template);
+  EXPECT_NE(r.reason.find("bm must be 64 or 128"), std::string::npos) << r.reason;
+  r = evaluate_config(p, d, tile_config(128, 24), false);
+  EXPECT_EQ(r.rule, Rule::kernel_template);
+  EXPECT_NE(r.reason.find("multiple of 16"), std::string::npos) << r.reason;
+  c = tile_config(128, 128, 2, 1);
+  c.split_k = 2;
+  EXPECT_EQ(evaluate_config(p, d, c, false).rule, Rule::kernel_template);  // split-K without clusters
 }
 
-TEST(Filter, AccumulatorRegistersMustFitTheSetmaxnregBudget) {
+TEST(Filter, SmemLimitAndStageRules) {
   const DeviceProfile d = *find_builtin_profile("h200");
-  // 256x256 over 2 math warpgroups = 256 fp32 accumulators per thread > 232 - 64.
-  const Candidate c = evaluate_config(nt_problem(4096, 4096, 4096), d, tile_config(256, 256), false);
-  EXPECT_EQ(c.rule, Rule::registers_accumulators);
-  EXPECT_EQ(c.config.regs.accumulators, 256);
-  EXPECT_EQ(c.config.regs.consumer, 232);
-  // 128x256: 128 accumulators; fits.
-  EXPECT_TRUE(evaluate_config(nt_problem(4096, 4096, 4096), d, tile_config(128, 256), false).feasible());
-}
-
-TEST(Filter, SmemLimitIncludesTheEpilogueTile) {
-  const DeviceProfile d = *find_builtin_profile("h200");
-  // FP32 output 128x256: the D tile is 128 KiB; 3 stages of 48 KiB do not fit beside it.
-  const Candidate c = evaluate_config(nt_problem(4096, 4096, 4096, DType::fp32), d, tile_config(128, 256), false);
-  EXPECT_EQ(c.rule, Rule::smem_fit);
-  EXPECT_NE(c.reason.find("232448"), std::string::npos) << c.reason;
-  // A user-fixed stage count is checked too.
   Config deep = tile_config(128, 128);
   deep.stages = 16;
-  EXPECT_EQ(evaluate_config(nt_problem(4096, 4096, 4096), d, deep, true).rule, Rule::smem_fit);
+  const Candidate c = evaluate_config(nt_problem(4096, 4096, 4096), d, deep, true);
+  EXPECT_EQ(c.rule, Rule::smem_fit);
+  EXPECT_NE(c.reason.find("232448"), std::string::npos) << c.reason;
   deep.stages = 2;
   EXPECT_EQ(evaluate_config(nt_problem(4096, 4096, 4096), d, deep, true).rule, Rule::stages_range);
+  // 128x256 with a full staging tile fits only 3 stages: the planner stages 128 columns for 4.
+  const Candidate wide = evaluate_config(nt_problem(4096, 4096, 4096), d, tile_config(128, 256), false);
+  ASSERT_TRUE(wide.feasible());
+  EXPECT_EQ(wide.config.stage_cols, 128);
+  EXPECT_EQ(wide.config.stages, 4);
 }
 
 TEST(Filter, SplitKSlicesMustKeepThePipelineBusy) {
   const DeviceProfile d = *find_builtin_profile("h200");
-  Config c = tile_config(16, 64);
+  Config c = tile_config(64, 64);
   c.split_k = 3;  // K = 512: 8 k-blocks, 3 slices of <= 3 -> rejected
   EXPECT_EQ(evaluate_config(nt_problem(1, 32768, 512), d, c, false).rule, Rule::split_k_depth);
   c.split_k = 2;  // 2 slices of 4
   EXPECT_TRUE(evaluate_config(nt_problem(1, 32768, 512), d, c, false).feasible());
 }
 
-TEST(Filter, SwapAbAndSplitKOnlyForSmallProblems) {
+TEST(Filter, SplitKOnlyWhenTheTilesLeaveSmsIdle) {
   const DeviceProfile d = *find_builtin_profile("h200");
-  for (const Candidate& c : make_plan(nt_problem(4096, 4096, 4096), d).ranked) {
-    EXPECT_FALSE(c.config.swap_ab);  // M > 128
-    EXPECT_EQ(c.config.split_k, 1);  // the tiles already fill the SMs
-  }
-  bool swap = false, split = false;
-  for (const Candidate& c : make_plan(nt_problem(1, 576, 7168), d).ranked) {
-    swap = swap || c.config.swap_ab;
-    split = split || c.config.split_k > 1;
-  }
-  EXPECT_TRUE(swap);
+  for (const Candidate& c : make_plan(nt_problem(4096, 4096, 4096), d).ranked) EXPECT_EQ(c.config.split_k, 1);
+  bool split = false;
+  for (const Candidate& c : make_plan(nt_problem(1, 576, 7168), d).ranked) split = split || c.config.split_k > 1;
   EXPECT_TRUE(split);
 }
 
@@ -177,13 +181,6 @@ TEST(Problem, ValidationNamesTheArgumentValueAndRule) {
   s = validate_problem(p);
   EXPECT_EQ(s.argument, "lda");
   EXPECT_TRUE(validate_problem(nt_problem(1, 1, 1)).ok());
-}
-
-TEST(Problem, StridesThatBreakTmaAreNoted) {
-  const Plan pl = make_plan(nt_problem(4096, 4096, 4095), *find_builtin_profile("h200"));
-  ASSERT_FALSE(pl.notes.empty());
-  EXPECT_NE(pl.notes[0].find("lda=4095"), std::string::npos) << pl.notes[0];
-  EXPECT_NE(pl.notes[0].find("fallback"), std::string::npos);
 }
 
 }  // namespace

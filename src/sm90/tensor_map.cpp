@@ -1,6 +1,6 @@
 // Host side of TMA: see tensor_map.hpp. The rules checked here are cuda.h's doc comment for
 // cuTensorMapEncodeTiled (CUDA 13.0), restricted to what non-interleaved maps use.
-#include "kernels/sm90/tensor_map.hpp"
+#include "sm90/tensor_map.hpp"
 
 #include <cuda_runtime_api.h>
 

@@ -1,8 +1,8 @@
 // Proof that smem_layout.hpp compiles as nvcc device code (sm_90a): a kernel that places its
 // stages with compute_smem_layout. It is compiled into test_plan and never launched.
-#include "plan/smem_layout.hpp"
+#include "sm90/smem_layout.hpp"
 
-namespace tilegemm::plan {
+namespace tilegemm::sm90 {
 namespace {
 
 constexpr int kBm = 128, kBn = 256, kBk = 64;
@@ -30,4 +30,4 @@ __global__ void smem_layout_device_probe(int* out, int stage) {
 // Referenced from the host test so the kernel is not discarded.
 void* smem_layout_device_probe_address() { return reinterpret_cast<void*>(&smem_layout_device_probe); }
 
-}  // namespace tilegemm::plan
+}  // namespace tilegemm::sm90

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/sm90/tensor_map.hpp"
+#include "sm90/tensor_map.hpp"
 
 namespace tilegemm::sm90 {
 namespace {

@@ -1,16 +1,17 @@
-// A host model of the ladder's smem ring (steps 5-9), run under random interleavings.
+// A host model of the smem ring (ladder steps 5-9 and the production kernel), run under random
+// interleavings.
 //
 // The barriers follow PTX §9.7.13.15 (HOPPER_NOTES §6): a phase completes when its pending
 // arrivals and its tx-count both reach 0; a waiter names a parity and sees only the parity of the
 // last completed phase (a fresh barrier answers wait(1) at once). The producers and consumers step
-// through the k-blocks with the kernels' own RingState (common.cuh). Copies are in flight between
+// through the k-blocks with the kernels' own RingState (sm90/pipeline.cuh). Copies are in flight between
 // issue and landing and land in any order; with a 2-CTA cluster each producer multicasts half of
 // the shared operand into both CTAs and the empty barriers count both CTAs' consumer warps.
 // Checked on every interleaving:
 //   - no copy lands in a stage while a consumer warp of that CTA may still read the old k-block;
 //   - every consumer reads exactly the k-block it expects, completely landed (parity never aliases);
 //   - nothing deadlocks, and every barrier completes one phase per pass.
-// A .cu file because common.cuh holds device code too; only RingState is used here.
+// A .cu file because pipeline.cuh holds device code too; only RingState is used here.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -18,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "ladder/common.cuh"
+#include "sm90/pipeline.cuh"
 
-namespace tilegemm::ladder {
+namespace tilegemm::sm90 {
 namespace {
 
 struct Mbarrier {
@@ -221,11 +222,11 @@ void expect_all_interleavings_safe(RingConfig cfg, int seeds) {
   }
 }
 
-// Steps 5-7: one CTA, wait<0> release.
+// Ladder steps 5-7: one CTA, wait<0> release (4-stage rings).
 TEST(RingModel, OneCtaReleaseAfterWait0) {
   RingConfig cfg;
   expect_all_interleavings_safe<3>(cfg, 300);
-  expect_all_interleavings_safe<kStages128x128>(cfg, 300);  // steps 5-7
+  expect_all_interleavings_safe<4>(cfg, 300);  // steps 5-7
   expect_all_interleavings_safe<7>(cfg, 300);
 }
 
@@ -233,19 +234,20 @@ TEST(RingModel, OneCtaReleaseAfterWait0) {
 TEST(RingModel, ClusterOf2MulticastReleaseAfterWait0) {
   RingConfig cfg;
   cfg.cluster = 2;
-  expect_all_interleavings_safe<kStages128x128>(cfg, 300);  // step 8
+  expect_all_interleavings_safe<4>(cfg, 300);  // step 8
   expect_all_interleavings_safe<7>(cfg, 300);
 }
 
-// Step 9: cluster + wait<1> (release the previous stage, hold one), tiles of odd length so the
-// ring position never lines up with tile starts.
+// Step 9 and the production kernel: cluster + wait<1> (release the previous stage, hold one),
+// tiles of odd length so the ring position never lines up with tile starts.
 TEST(RingModel, ClusterOf2ReleaseAfterWait1) {
   RingConfig cfg;
   cfg.cluster = 2;
   cfg.release_late = true;
   cfg.blocks_per_tile = 7;
-  expect_all_interleavings_safe<Step09Smem::stages>(cfg, 300);
+  expect_all_interleavings_safe<4>(cfg, 300);  // step 9, production 128x256
   expect_all_interleavings_safe<3>(cfg, 300);
+  expect_all_interleavings_safe<6>(cfg, 300);  // production 128x128
 }
 
 TEST(RingModel, SingleBlockTilesAndShortRings) {
@@ -284,4 +286,4 @@ TEST(RingModel, EmptyCountWithoutThePeersConsumersOverwritesALiveStage) {
 }
 
 }  // namespace
-}  // namespace tilegemm::ladder
+}  // namespace tilegemm::sm90

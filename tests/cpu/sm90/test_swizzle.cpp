@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <set>
 
-#include "kernels/sm90/smem_layout_math.hpp"
+#include "sm90/swizzle.hpp"
 
 namespace tilegemm::sm90 {
 namespace {

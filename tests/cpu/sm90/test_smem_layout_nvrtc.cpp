@@ -1,5 +1,5 @@
-// The JIT will compile kernels with NVRTC, so smem_layout.hpp must compile there too (no std
-// headers, C++17). NVRTC is loaded with dlopen so test_plan needs no link-time NVRTC dependency;
+// The JIT compiles kernels with NVRTC, so smem_layout.hpp must compile there too (no std headers,
+// no include path), and give NVRTC the same numbers as the host. NVRTC is loaded with dlopen so test_sm90 needs no link-time NVRTC dependency;
 // without the library the test is skipped. Compiling to PTX needs no GPU.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "plan/smem_layout.hpp"
+#include "sm90/smem_layout.hpp"
 
-namespace tilegemm::plan {
+namespace tilegemm::sm90 {
 namespace {
 
 std::string read_file(const std::string& path) {
@@ -40,15 +40,15 @@ TEST(SmemLayoutNvrtc, CompilesUnderNvrtcForSm90a) {
   ASSERT_TRUE(create && compile && log_size && get_log && destroy);
 
   const std::string src_dir = std::string(TILEGEMM_SOURCE_DIR) + "/src/";
-  const std::string layout_hpp = read_file(src_dir + "plan/smem_layout.hpp");
-  const std::string host_device_hpp = read_file(src_dir + "common/host_device.hpp");
+  const std::string layout_hpp = read_file(src_dir + "sm90/smem_layout.hpp");
+  const std::string host_device_hpp = read_file(src_dir + "core/host_device.hpp");
   ASSERT_FALSE(layout_hpp.empty());
   ASSERT_FALSE(host_device_hpp.empty());
   const char* headers[] = {layout_hpp.c_str(), host_device_hpp.c_str()};
-  const char* names[] = {"plan/smem_layout.hpp", "common/host_device.hpp"};
+  const char* names[] = {"sm90/smem_layout.hpp", "core/host_device.hpp"};
   const char* program = R"(
-#include "plan/smem_layout.hpp"
-using namespace tilegemm::plan;
+#include "sm90/smem_layout.hpp"
+using namespace tilegemm::sm90;
 constexpr SmemLayout kL = compute_smem_layout(128, 128, 64, 4, 2);
 static_assert(kL.total_bytes == 164928, "same layout as on the host");
 static_assert(compute_smem_layout(128, 256, 64, 4, 2, 2, 128).total_bytes == 230464, "part-staged D");
@@ -71,4 +71,4 @@ extern "C" __global__ void probe(int* out, int s) {
 }
 
 }  // namespace
-}  // namespace tilegemm::plan
+}  // namespace tilegemm::sm90

@@ -1,9 +1,9 @@
 // compute_smem_layout: alignment, ordering, sizes, and the stage count the planner derives from it.
 #include <gtest/gtest.h>
 
-#include "plan/smem_layout.hpp"
+#include "sm90/smem_layout.hpp"
 
-namespace tilegemm::plan {
+namespace tilegemm::sm90 {
 namespace {
 
 // Evaluated by the compiler: the function is usable in constant expressions (the JIT and kernels
@@ -146,13 +146,13 @@ TEST(SmemLayout, MaxStagesIsTheDeepestThatFits) {
 }
 
 }  // namespace
-}  // namespace tilegemm::plan
+}  // namespace tilegemm::sm90
 
-namespace tilegemm::plan {
+namespace tilegemm::sm90 {
 void* smem_layout_device_probe_address();  // smem_layout_device.cu
 namespace {
 TEST(SmemLayout, DeviceProbeKernelIsCompiledIntoTheTest) {
   EXPECT_NE(smem_layout_device_probe_address(), nullptr);
 }
 }  // namespace
-}  // namespace tilegemm::plan
+}  // namespace tilegemm::sm90

@@ -3,9 +3,9 @@
 // Facts: HOPPER_NOTES §2 (descriptor, PTX ISA §9.7.15.5.1.2.2) and §3 (swizzle, PTX ISA §5.5.7).
 #pragma once
 
-#include <cstdint>
+#include "core/int_types.hpp"
 
-#include "common/host_device.hpp"
+#include "core/host_device.hpp"
 
 namespace tilegemm::sm90 {
 

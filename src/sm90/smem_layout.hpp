@@ -1,7 +1,7 @@
 // Shared-memory layout of one GEMM CTA: the single place where stage offsets, the epilogue buffer,
-// the mbarriers and the total dynamic smem size are computed. The planner (to count stages), the
-// JIT (to set the launch size) and the kernels (to place their tiles) all call compute_smem_layout,
-// so the three can never disagree.
+// the mbarriers and the total dynamic smem size are computed. It lives with the kernels (device
+// code depends on nothing host-side); the planner (to count stages and size the launch) and the
+// kernels (to place their tiles) both call compute_smem_layout, so they can never disagree.
 //
 // Device-safe on purpose: constexpr, TG_HD, plain ints, no std headers, C++17 — compiles under g++,
 // nvcc device code and NVRTC (tests/cpu/plan/ check all three).
@@ -30,9 +30,9 @@
 // case where it would not (checked, never needed for BK = 64 and >= 3 stages).
 #pragma once
 
-#include "common/host_device.hpp"
+#include "core/host_device.hpp"
 
-namespace tilegemm::plan {
+namespace tilegemm::sm90 {
 
 inline constexpr int kSmemAlign = 1024;            // 128B-swizzle atom (8 rows x 128 B)
 inline constexpr int kSmemBaseSlack = 1024;        // run-time round-up of the dynamic smem base
@@ -112,4 +112,4 @@ TG_HD constexpr int max_stages_that_fit(int bm, int bn, int bk, int d_elem_bytes
   return 0;
 }
 
-}  // namespace tilegemm::plan
+}  // namespace tilegemm::sm90

@@ -1,0 +1,183 @@
+// The sm90 path's launch (sm90_launch.hpp).
+#include "api/sm90_launch.hpp"
+
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include <cuda.h>  // CUtensorMap (type only)
+
+#include "api/splitk_workspace.hpp"
+#include "jit/codegen.hpp"
+#include "jit/jit.hpp"
+#include "schedule/tile_mapping.hpp"
+#include "sm90/gemm/params.hpp"
+#include "sm90/gemm/traits.cuh"
+#include "sm90/tensor_map.hpp"
+
+namespace tilegemm::detail {
+
+namespace {
+
+static_assert(sizeof(CUtensorMap) == sizeof(sm90::TmaDescriptor) && alignof(CUtensorMap) == alignof(sm90::TmaDescriptor),
+              "TmaDescriptor mirrors CUtensorMap");
+
+Status setup_error(const std::string& what) { return Status{ErrorCode::cuda_error, "launch", what}; }
+
+jit::KernelSource to_source(const jit::GeneratedSource& g) { return jit::KernelSource{g.code, g.kernel_name, g.label}; }
+
+jit::LaunchDims gemm_dims(const plan::Config& c, int grid, cudaStream_t stream) {
+  jit::LaunchDims dims;
+  dims.grid = dim3(static_cast<unsigned>(grid), 1, 1);
+  dims.block = dim3(static_cast<unsigned>(c.threads()), 1, 1);
+  dims.smem_bytes = static_cast<uint32_t>(sm90::config_smem_layout(c).total_bytes);
+  dims.cluster = dim3(static_cast<unsigned>(c.cluster_size()), 1, 1);
+  dims.stream = stream;
+  return dims;
+}
+
+struct Prepared {
+  const jit::Kernel* kernel = nullptr;
+  int resident_ctas = 0;
+};
+std::mutex g_prepared_mutex;
+std::map<std::pair<int, std::string>, Prepared>& prepared_kernels() {
+  static auto* m = new std::map<std::pair<int, std::string>, Prepared>;  // never destroyed
+  return *m;
+}
+
+Status reduce_kernel(const jit::Kernel** out) {
+  static const jit::Kernel* kernel = nullptr;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (kernel == nullptr) {
+    if (Status s = jit::get_kernel(to_source(jit::splitk_reduce_source()), &kernel); !s.ok()) return s;
+  }
+  *out = kernel;
+  return Status::success();
+}
+
+std::string encode(const sm90::Matrix2d& m, sm90::Box2d box, const char* name, sm90::TmaDescriptor* out) {
+  CUtensorMap map;
+  const std::string e = sm90::make_2d_tile_map(m, box, CU_TENSOR_MAP_SWIZZLE_128B, &map);
+  if (!e.empty()) return std::string("tensor map of ") + name + ": " + e;
+  std::memcpy(out, &map, sizeof(map));
+  return {};
+}
+
+}  // namespace
+
+Status prepare_kernel(const plan::Config& config, int device, PreparedKernel* out) {
+  const jit::GeneratedSource source = jit::gemm_kernel_source(config);
+  const std::pair<int, std::string> key{device, source.code};
+  {
+    std::lock_guard<std::mutex> lock(g_prepared_mutex);
+    auto it = prepared_kernels().find(key);
+    if (it != prepared_kernels().end()) {
+      *out = PreparedKernel{config, it->second.kernel, it->second.resident_ctas};
+      return Status::success();
+    }
+  }
+  // Compile (or load) outside the lock: other configs may compile concurrently (the JIT runtime
+  // makes threads asking for the same kernel share one compile).
+  Prepared p;
+  if (Status s = jit::get_kernel(to_source(source), &p.kernel); !s.ok()) return s;
+  int clusters = 0;
+  const int cluster = config.cluster_size();
+  if (Status s = jit::max_active_clusters(*p.kernel, gemm_dims(config, cluster, nullptr), &clusters); !s.ok())
+    return s;
+  if (clusters < 1)
+    return setup_error("the kernel " + source.label + " does not fit on device " + std::to_string(device) +
+                       " (occupancy: 0 clusters of " + std::to_string(cluster) + ")");
+  p.resident_ctas = clusters * cluster;
+  {
+    std::lock_guard<std::mutex> lock(g_prepared_mutex);
+    prepared_kernels().emplace(key, p);
+  }
+  *out = PreparedKernel{config, p.kernel, p.resident_ctas};
+  return Status::success();
+}
+
+sched::Schedule config_schedule(const plan::Config& c, int m, int n) {
+  const sched::ClusterAxis axis = c.cluster_m == 2   ? sched::ClusterAxis::along_m
+                                  : c.cluster_n == 2 ? sched::ClusterAxis::along_n
+                                                     : sched::ClusterAxis::none;
+  return sched::Schedule{sched::make_tile_grid(m, n, c.bm, c.bn), c.mapping, axis};
+}
+
+int effective_splits(const plan::Config& c, int64_t k) {
+  const int64_t num_kb = (k + c.bk - 1) / c.bk;
+  return static_cast<int>(std::min<int64_t>(c.split_k, num_kb));  // every slice gets >= 1 k-block
+}
+
+size_t splitk_workspace_bytes(const GemmArgs& args, const plan::Config& c) {
+  if (c.epilogue != sm90::Epilogue::splitk_partials) return 0;
+  const sched::Schedule s = config_schedule(c, static_cast<int>(args.d.rows), static_cast<int>(args.d.cols));
+  return size_t(effective_splits(c, args.a.cols)) * size_t(args.d.rows) * size_t(s.grid.num_n_blocks) * c.bn *
+         sizeof(float);
+}
+
+Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* workspace) {
+  const plan::Config& c = prepared.config;
+  sm90::GemmParams params;
+  params.m = static_cast<int32_t>(args.d.rows);  // <= INT32_MAX: part of the sm90 route rule
+  params.n = static_cast<int32_t>(args.d.cols);
+  params.k = static_cast<int32_t>(args.a.cols);
+  params.alpha = args.alpha;
+  params.d = const_cast<void*>(args.d.ptr);
+  params.ldd = args.d.ld;
+  // A [M, K]: boxes of 64 k x a_load_rows. B [N, K]: 64 k x b_load_rows (each CTA of a pair loads
+  // half of the shared tile and multicasts it). D [M, N & ~7] with stride ldd: boxes of 64 x 64
+  // (the TMA store clips in 16-B chunks; the < 8 last columns are stored by the kernel directly).
+  const auto bf16 = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  const sm90::Matrix2d am{args.a.ptr, uint64_t(params.m), uint64_t(params.k), uint64_t(args.a.ld), bf16};
+  const sm90::Matrix2d bm{args.b.ptr, uint64_t(params.n), uint64_t(params.k), uint64_t(args.b.ld), bf16};
+  if (std::string e = encode(am, {uint32_t(c.bk), uint32_t(sm90::a_load_rows(c))}, "A", &params.tmap_a); !e.empty())
+    return setup_error(e);
+  if (std::string e = encode(bm, {uint32_t(c.bk), uint32_t(sm90::b_load_rows(c))}, "B", &params.tmap_b); !e.empty())
+    return setup_error(e);
+  if (c.epilogue == sm90::Epilogue::tma_store) {
+    // With N < 8 the map is never used by a store; 8 columns keep its arguments valid (ldd >= 8).
+    const uint64_t d_cols = params.n >= 8 ? uint64_t(params.n & ~7) : 8u;
+    const sm90::Matrix2d dm{args.d.ptr, uint64_t(params.m), d_cols, uint64_t(args.d.ld), bf16};
+    if (std::string e = encode(dm, {sm90::kStoreBoxCols, sm90::kStoreBoxRows}, "D", &params.tmap_d); !e.empty())
+      return setup_error(e);
+  }
+
+  const sched::Schedule schedule = config_schedule(c, params.m, params.n);
+  int64_t units = sched::num_slots(schedule);  // a multiple of the cluster size
+  const bool split = c.epilogue == sm90::Epilogue::splitk_partials;
+  if (split) {
+    if (workspace == nullptr) return setup_error("split-K launch without a workspace");
+    params.splits = effective_splits(c, params.k);
+    params.n_pad = schedule.grid.num_n_blocks * c.bn;
+    params.workspace = workspace;
+    units *= params.splits;
+  }
+  const int64_t grid = c.persistent ? std::min<int64_t>(units, prepared.resident_ctas) : units;
+  if (Status s = jit::launch(*prepared.kernel, gemm_dims(c, static_cast<int>(grid), args.stream), params); !s.ok())
+    return s;
+  if (!split) return Status::success();
+
+  const jit::Kernel* reduce = nullptr;
+  if (Status s = reduce_kernel(&reduce); !s.ok()) return s;
+  sm90::ReduceParams rp;
+  rp.workspace = params.workspace;
+  rp.d = params.d;
+  rp.ldd = params.ldd;
+  rp.m = params.m;
+  rp.n = params.n;
+  rp.n_pad = params.n_pad;
+  rp.splits = params.splits;
+  rp.alpha = params.alpha;
+  const int64_t threads = int64_t(params.m) * ((params.n + 3) / 4);
+  jit::LaunchDims dims;
+  dims.grid = dim3(static_cast<unsigned>((threads + sm90::kReduceThreads - 1) / sm90::kReduceThreads), 1, 1);
+  dims.block = dim3(sm90::kReduceThreads, 1, 1);
+  dims.stream = args.stream;
+  return jit::launch(*reduce, dims, rp);
+}
+
+}  // namespace tilegemm::detail

@@ -1,0 +1,47 @@
+// warmup_problem (warmup.hpp).
+#include "api/warmup.hpp"
+
+#include "api/route.hpp"
+#include "jit/codegen.hpp"
+#include "plan/config_spec.hpp"
+#include "plan/planner.hpp"
+
+namespace tilegemm::detail {
+
+namespace {
+
+Status fetch(const jit::GeneratedSource& g, bool load, std::vector<WarmedKernel>* out) {
+  const jit::KernelSource source{g.code, g.kernel_name, g.label};
+  WarmedKernel w;
+  w.label = g.label;
+  if (load) {
+    const jit::Kernel* kernel = nullptr;
+    if (Status s = jit::get_kernel(source, &kernel, &w.cubin); !s.ok()) return s;
+  } else {
+    if (Status s = jit::get_cubin(source, &w.cubin); !s.ok()) return s;
+  }
+  out->push_back(std::move(w));
+  return Status::success();
+}
+
+}  // namespace
+
+Status warmup_problem(const plan::Problem& problem, const plan::DeviceProfile& profile, bool load, WarmupResult* out) {
+  MatrixRef c_storage;
+  const GemmArgs args = placeholder_args(problem, &c_storage);
+  if (Status s = validate(args); !s.ok()) return s;
+  const Route r = route(args);
+  out->path = path_name(r.path);
+  out->route_reason = r.reason;
+  out->kernels.clear();
+  if (r.path != Path::sm90) return Status::success();
+  const plan::Selection sel = plan::select_config(r.problem, profile);
+  if (!sel.found)
+    return Status{ErrorCode::unsupported, "device", "no kernel configuration fits device profile " + profile.name};
+  out->config = sel.config;
+  if (Status s = fetch(jit::gemm_kernel_source(sel.config), load, &out->kernels); !s.ok()) return s;
+  if (sel.config.split_k > 1) return fetch(jit::splitk_reduce_source(), load, &out->kernels);
+  return Status::success();
+}
+
+}  // namespace tilegemm::detail

@@ -1,0 +1,31 @@
+// Precompiling what gemm() will run (`tilegemm warmup`, the CI cubin audit): for a problem and a
+// device profile, the route and the planner's choice, exactly as gemm() decides them, and its
+// kernels fetched from the JIT cache or compiled (and, with a GPU, loaded).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "jit/jit.hpp"
+#include "plan/device_profile.hpp"
+#include "plan/problem.hpp"
+#include "tilegemm/tilegemm.hpp"
+
+namespace tilegemm::detail {
+
+struct WarmedKernel {
+  std::string label;      // the generated source's label
+  jit::CubinInfo cubin;   // where it came from (memory, disk, compiled), seconds, key, bytes
+};
+
+struct WarmupResult {
+  std::string path;          // "sm90" or "fallback"
+  std::string route_reason;  // fallback: why
+  plan::Config config;       // sm90: the planner's choice
+  std::vector<WarmedKernel> kernels;  // sm90: the GEMM kernel, and the split-K reduce when it splits
+};
+
+// `load`: also load the kernels into the driver (needs a GPU); otherwise only the cubins (no GPU).
+Status warmup_problem(const plan::Problem& problem, const plan::DeviceProfile& profile, bool load, WarmupResult* out);
+
+}  // namespace tilegemm::detail

@@ -1,0 +1,33 @@
+// The GEMM the planner plans for: shape, operand storage and output, as the API's arguments
+// describe it (problem_of in src/api/route.hpp builds it from GemmArgs). Host only.
+#pragma once
+
+#include <cstdint>
+
+#include "plan/config.hpp"
+#include "tilegemm/types.hpp"
+
+namespace tilegemm::plan {
+
+// D[M, N] = alpha * A[M, K] · B[N, K]ᵀ + beta * C.
+struct Problem {
+  int64_t m = 0, n = 0, k = 0;
+  Major a_major = Major::k_major;  // "nt" = both K-major (DeepGEMM naming, tilegemm.hpp)
+  Major b_major = Major::k_major;
+  DType out = DType::bf16;
+  bool accumulate = false;  // beta != 0
+  // Leading dimensions in elements; 0 = packed (A: K or M, B: K or N, D: N).
+  int64_t lda = 0, ldb = 0, ldd = 0;
+};
+
+// The GEMM the kernel sees for a config: its tile grid and work units.
+struct KernelShape {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t k_split = 0;   // K of one slice: ceil(K / split_k)
+  int64_t m_blocks = 0, n_blocks = 0;
+  int64_t tiles = 0;     // m_blocks * n_blocks
+  int64_t blocks = 0;    // tiles * split_k: work units (the seed's num_blocks)
+};
+KernelShape kernel_shape(const Problem& p, const Config& c);
+
+}  // namespace tilegemm::plan

@@ -1,0 +1,162 @@
+// Config: THE configuration type of tilegemm. One value is at once
+//   - a candidate the planner enumerates, filters and scores (src/plan/),
+//   - the template argument of the production kernel (gemm_kernel<Config{...}>, kernel.cuh), written
+//     into the kernel's source by the JIT (src/jit/codegen.cpp),
+//   - what `tilegemm explain` prints and what gemm() launches.
+// Plain data, constexpr, no std: compiled by g++, nvcc and NVRTC, and usable as a C++20 class-type
+// template parameter. `is_kernel_config` states which values the kernel template accepts; the
+// planner enumerates exactly those (tests/cpu/plan checks that every candidate passes it and the
+// JIT compiles a sample of them).
+//
+// Problem orientation: the kernel computes D[M, N] = alpha · A[M, K] · B[N, K]ᵀ with BLOCK_M tiling
+// M and BLOCK_N tiling N; A [M, K] and B [N, K] K-major ("NT"), D [M, N] row-major.
+#pragma once
+
+#include "core/host_device.hpp"
+#include "schedule/mapping.hpp"
+#include "tilegemm/types.hpp"
+
+namespace tilegemm::sm90 {
+
+// How a tile's accumulators leave the CTA.
+enum class Epilogue : int {
+  // alpha·acc -> bf16 -> stmatrix into 128B-swizzled 64 x 64 boxes in smem -> TMA store; the store
+  // drains while the next tile's mainloop runs. Needs BLOCK_N % 64 == 0.
+  tma_store = 0,
+  // alpha·acc -> bf16 -> bounds-checked stores straight from the registers (no staging smem, so
+  // more stages fit). Any BLOCK_N; the choice for widths that are not whole 64-column boxes.
+  direct = 1,
+  // Split-K: the work unit is (tile, k-slice); each writes its fp32 partial tile to a workspace and
+  // a second kernel (splitk_reduce.cuh) sums the slices in slice order -> deterministic.
+  splitk_partials = 2,
+};
+
+inline constexpr int kBlockK = 64;        // one 128-B swizzled line of bf16 per operand row
+inline constexpr int kMaxSplitK = 32;     // split-K slices the workspace is sized for
+
+struct Config {
+  // ---- CTA tile (the code) ---------------------------------------------------------------------
+  int bm = 128;          // output rows per CTA: 64 (one consumer warpgroup) or 128 (two)
+  int bn = 128;          // output columns per CTA: a multiple of 16 in [16, 256] (wgmma N)
+  int bk = kBlockK;      // K per pipeline stage: 64 bf16 = one 128-B swizzle line
+  int stages = 4;        // smem ring depth, >= 3; as many as fit (sm90/smem_layout.hpp)
+  // ---- cluster: 1x1, 2x1 (cluster_m = 2: M-neighbours share B, multicast) or 1x2 (A) ---------
+  int cluster_m = 1;
+  int cluster_n = 1;
+  // ---- warp roles: 1 producer warpgroup (one elected thread issues TMA) + bm/64 consumers ----
+  int producer_regs = 0;  // setmaxnreg.dec of the producer; 0 = no register rebalancing
+  int consumer_regs = 0;  // setmaxnreg.inc of each consumer
+  // ---- tile order (baked in: one mapping per kernel) ------------------------------------------
+  sched::Mapping mapping{};
+  // ---- epilogue --------------------------------------------------------------------------------
+  Epilogue epilogue = Epilogue::tma_store;
+  int stage_cols = 0;    // tma_store: tile columns staged at once (whole 64-col boxes dividing bn)
+  // ---- operands and output ---------------------------------------------------------------------
+  Major a_major = Major::k_major;
+  Major b_major = Major::k_major;
+  DType out_dtype = DType::bf16;
+  // ---- problem sizes baked into the code (0 = read from the launch parameters) ----------------
+  int fixed_n = 0;
+  int fixed_k = 0;
+  // ---- launch only: these do not change the code (the JIT zeroes them, jit/codegen.cpp) -------
+  bool persistent = true;  // grid = resident CTAs walking the tiles; false: one CTA per tile
+  int split_k = 1;         // slices of K; > 1 exactly when epilogue == splitk_partials
+
+  TG_HD constexpr int consumers() const { return bm / 64; }
+  TG_HD constexpr int threads() const { return 128 * (1 + consumers()); }
+  TG_HD constexpr int cluster_size() const { return cluster_m * cluster_n; }
+  TG_HD constexpr int accumulators() const { return bn / 2; }  // fp32 registers per consumer thread
+};
+
+// The rule the kernel template enforces (kernel.cuh static_asserts it): 0 when `c` can be
+// instantiated, otherwise a code naming the first broken rule (config_rule_text gives the words).
+enum class ConfigRule : int {
+  ok = 0,
+  tile_m,           // bm is 64 or 128
+  tile_n,           // bn is a multiple of 16 in [16, 256]
+  tile_k,           // bk is 64
+  stages,           // 3 <= stages <= 16
+  cluster,          // cluster is 1x1, 2x1 or 1x2
+  cluster_split,    // split-K runs without clusters
+  multicast_rows,   // a multicast half of a tile is a whole number of 8-row swizzle atoms
+  registers,        // setmaxnreg counts: both 0, or multiples of 8 in [24, 256] within the SM's file
+  epilogue_boxes,   // tma_store needs bn % 64 == 0 and stage_cols a multiple of 64 dividing bn
+  epilogue_split,   // split_k > 1 exactly when epilogue == splitk_partials
+  operand_major,    // K-major A and B (MN-major operands are not in the template yet)
+  output_dtype,     // bf16 output (fp32 output is not in the template yet)
+  mapping,          // a valid mapping (group, box >= 1); clusters pair tiles, so any order works
+  fixed_sizes,      // fixed_n, fixed_k >= 0
+};
+
+TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
+  if (c.bm != 64 && c.bm != 128) return ConfigRule::tile_m;
+  if (c.bn < 16 || c.bn > 256 || c.bn % 16 != 0) return ConfigRule::tile_n;
+  if (c.bk != kBlockK) return ConfigRule::tile_k;
+  if (c.stages < 3 || c.stages > 16) return ConfigRule::stages;
+  const bool c11 = c.cluster_m == 1 && c.cluster_n == 1;
+  const bool c21 = c.cluster_m == 2 && c.cluster_n == 1;
+  const bool c12 = c.cluster_m == 1 && c.cluster_n == 2;
+  if (!c11 && !c21 && !c12) return ConfigRule::cluster;
+  if (c.epilogue == Epilogue::splitk_partials && !c11) return ConfigRule::cluster_split;
+  if ((c21 && (c.bn / 2) % 8 != 0) || (c12 && (c.bm / 2) % 8 != 0)) return ConfigRule::multicast_rows;
+  if (c.producer_regs != 0 || c.consumer_regs != 0) {
+    const bool in_range = c.producer_regs >= 24 && c.producer_regs <= 256 && c.consumer_regs >= 24 &&
+                          c.consumer_regs <= 256 && c.producer_regs % 8 == 0 && c.consumer_regs % 8 == 0;
+    if (!in_range || 128 * (c.producer_regs + c.consumers() * c.consumer_regs) > 65536) return ConfigRule::registers;
+  }
+  if (c.epilogue == Epilogue::tma_store &&
+      (c.bn % 64 != 0 || c.stage_cols < 64 || c.stage_cols > c.bn || c.stage_cols % 64 != 0 ||
+       c.bn % c.stage_cols != 0))
+    return ConfigRule::epilogue_boxes;
+  if ((c.split_k > 1) != (c.epilogue == Epilogue::splitk_partials) || c.split_k < 1 || c.split_k > kMaxSplitK)
+    return ConfigRule::epilogue_split;
+  if (c.a_major != Major::k_major || c.b_major != Major::k_major) return ConfigRule::operand_major;
+  if (c.out_dtype != DType::bf16) return ConfigRule::output_dtype;
+  const bool mapping_ok = c.mapping.kind == sched::MappingKind::grouped_m || c.mapping.kind == sched::MappingKind::grouped_n
+                              ? c.mapping.group >= 1
+                              : c.mapping.kind != sched::MappingKind::box || (c.mapping.box_m >= 1 && c.mapping.box_n >= 1);
+  if (!mapping_ok) return ConfigRule::mapping;
+  if (c.fixed_n < 0 || c.fixed_k < 0) return ConfigRule::fixed_sizes;
+  return ConfigRule::ok;
+}
+
+TG_HD constexpr const char* config_rule_text(ConfigRule r) {
+  switch (r) {
+    case ConfigRule::ok: return "ok";
+    case ConfigRule::tile_m: return "bm must be 64 or 128 (one consumer warpgroup per 64 rows)";
+    case ConfigRule::tile_n: return "bn must be a multiple of 16 in [16, 256] (wgmma N)";
+    case ConfigRule::tile_k: return "bk must be 64 (one 128-B swizzle line of bf16)";
+    case ConfigRule::stages: return "stages must be in [3, 16]";
+    case ConfigRule::cluster: return "cluster must be 1x1, 2x1 or 1x2";
+    case ConfigRule::cluster_split: return "split-K runs without clusters";
+    case ConfigRule::multicast_rows: return "a multicast half tile must be a multiple of 8 rows (swizzle atom)";
+    case ConfigRule::registers:
+      return "setmaxnreg counts must both be 0 or multiples of 8 in [24, 256] that fit 64K registers";
+    case ConfigRule::epilogue_boxes:
+      return "the TMA-store epilogue needs bn % 64 == 0 and stage_cols a multiple of 64 dividing bn";
+    case ConfigRule::epilogue_split: return "split_k > 1 (at most 32) exactly when the epilogue is splitk_partials";
+    case ConfigRule::operand_major: return "A and B must be K-major (MN-major operands are not implemented yet)";
+    case ConfigRule::output_dtype: return "the output must be bf16 (fp32 output is not implemented yet)";
+    case ConfigRule::mapping: return "the mapping needs group >= 1 (grouped) or box sides >= 1 (box)";
+    case ConfigRule::fixed_sizes: return "fixed_n and fixed_k must be >= 0";
+  }
+  return "unknown rule";
+}
+
+// Rows of each operand one CTA loads per stage: with multicast each CTA of the pair loads half of
+// the shared tile and sends it to both (the TMA boxes the host encodes have these heights).
+TG_HD constexpr int a_load_rows(const Config& c) { return c.cluster_n == 2 ? c.bm / 2 : c.bm; }
+TG_HD constexpr int b_load_rows(const Config& c) { return c.cluster_m == 2 ? c.bn / 2 : c.bn; }
+
+// The code-relevant part of a Config: launch-only fields reset, so that two configs that differ
+// only in how they are launched share one compiled kernel.
+TG_HD constexpr Config kernel_code_config(Config c) {
+  c.persistent = true;
+  c.split_k = c.epilogue == Epilogue::splitk_partials ? 2 : 1;
+  if (c.mapping.kind != sched::MappingKind::grouped_m && c.mapping.kind != sched::MappingKind::grouped_n)
+    c.mapping.group = 8;
+  if (c.mapping.kind != sched::MappingKind::box) c.mapping.box_m = c.mapping.box_n = 2;
+  return c;
+}
+
+}  // namespace tilegemm::sm90

@@ -1,0 +1,115 @@
+// The production SM90 BF16 GEMM kernel: D = alpha · A·Bᵀ, A [M, K] K-major, B [N, K] K-major,
+// D [M, N] row-major bf16, for any M, N, K >= 1. One template, gemm_kernel_body<Config>: the JIT
+// (src/jit/codegen.cpp) writes a translation unit per Config that wraps it in an extern "C"
+// __global__ function, and NVRTC compiles exactly that configuration. Device code only; it depends
+// on nothing host-side.
+//
+// Roles (ladder step 9, src/ladder/step09_two_consumers.cu, generalised by the Config):
+//   warpgroup 0          producer: one elected thread issues the TMA loads (mainloop.cuh)
+//   warpgroups 1..bm/64  consumers: wgmma into 64 x BN fp32 accumulators each, then the epilogue
+//                        (epilogue.cuh); setmaxnreg moves registers from the producer to them.
+// Work: persistent CTAs walk work units in the Config's tile order (scheduler.cuh); a static launch
+// gives each CTA one unit. Edges: a TMA load box that reaches past M, N or K is zero-filled (a
+// ragged K tail adds 0) and still completes its full bytes on the barrier; stores are clipped.
+// Clusters (2x1: B multicast, 1x2: A multicast): the planner uses them only when the tile grid is
+// even along the cluster axis, so every pair is complete, every CTA multicasts at every step and
+// the two rings stay in lock-step (an incomplete pair would leave a peer's empty barrier short of
+// arrivals).
+#pragma once
+
+#include "sm90/gemm/epilogue.cuh"
+#include "sm90/gemm/mainloop.cuh"
+#include "sm90/gemm/params.hpp"
+#include "sm90/gemm/scheduler.cuh"
+#include "sm90/gemm/traits.cuh"
+#include "sm90/pipeline.cuh"
+
+namespace tilegemm::sm90 {
+
+// Grid: P CTAs (a multiple of the cluster size), block GemmTraits<C>::kThreads, cluster
+// (cluster size, 1, 1), dynamic smem GemmTraits<C>::kLayout.total_bytes.
+template <Config C>
+__device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
+  using T = GemmTraits<C>;
+  constexpr SmemLayout L = T::kLayout;
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* smem = align_smem_1024(smem_raw);
+  uint64_t* full = reinterpret_cast<uint64_t*>(smem + L.full_barrier(0));
+  uint64_t* empty = reinterpret_cast<uint64_t*>(smem + L.empty_barrier(0));
+  const int warpgroup = threadIdx.x / 128, thread_in_wg = threadIdx.x % 128;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int m_total = p.m;
+  const int n_total = C.fixed_n > 0 ? C.fixed_n : p.n;  // baked-in sizes are compile-time constants
+  const int k_total = C.fixed_k > 0 ? C.fixed_k : p.k;
+  const uint32_t rank = T::kClusterSize == 2 ? cluster_ctarank() : 0u;
+  UnitScheduler<T::kSplitK> scheduler;
+  // The mapping member by member: each is a constant expression (copying C.mapping whole would read
+  // the template parameter object from global memory).
+  constexpr sched::Mapping kMapping{C.mapping.kind, C.mapping.group, C.mapping.box_m, C.mapping.box_n};
+  scheduler.schedule = sched::Schedule{sched::make_tile_grid(m_total, n_total, C.bm, C.bn), kMapping, T::kClusterAxis};
+  scheduler.num_kb = sched::ceil_div(k_total, C.bk);  // the last k-block may be ragged (zero-filled)
+  scheduler.splits = T::kSplitK ? p.splits : 1;
+  const int num_iters = scheduler.iterations(blockIdx.x, gridDim.x);
+
+  if (threadIdx.x == 0) {
+    prefetch_tensor_map(&p.tmap_a);
+    prefetch_tensor_map(&p.tmap_b);
+    if constexpr (C.epilogue == Epilogue::tma_store) prefetch_tensor_map(&p.tmap_d);
+    for (int s = 0; s < C.stages; ++s) {
+      mbar_init(&full[s], 1);                                       // the producer's arrive.expect_tx
+      mbar_init(&empty[s], T::kClusterSize * 4 * T::kConsumers);    // every consumer warp of the cluster
+    }
+    fence_barrier_init();
+  }
+  if constexpr (T::kClusterSize == 2) {
+    cluster_sync();  // peers' barriers exist before anyone multicasts or arrives remotely
+  } else {
+    __syncthreads();
+  }
+
+  if (warpgroup == 0) {
+    // ---- producer ----
+    if constexpr (T::kRebalance) setmaxnreg_dec<C.producer_regs>();  // consumers get the registers
+    if (warp == 0 && elect_one_sync()) {
+      RingState<C.stages> ring;
+      for (int it = 0; it < num_iters; ++it) {
+        const UnitWork unit = scheduler.unit(blockIdx.x, it, gridDim.x);
+        if (!unit.work.has_tile) continue;
+        producer_load_unit<C>(smem, full, empty, ring, p, unit, rank);
+      }
+    }
+  } else {
+    // ---- consumers: consumer c computes tile rows [64c, 64c + 64) x all BN columns ----
+    if constexpr (T::kRebalance) setmaxnreg_inc<C.consumer_regs>();
+    const int consumer = warpgroup - 1;
+    const uint32_t smem_base = smem_u32(smem);
+    uint8_t* slots = smem + L.d_offset + consumer * T::kSlotsPerConsumer * kStoreBoxBytes;
+    float acc[T::kAcc];
+    RingState<C.stages> ring;
+    for (int it = 0; it < num_iters; ++it) {
+      const UnitWork unit = scheduler.unit(blockIdx.x, it, gridDim.x);
+      if (!unit.work.has_tile) continue;
+      consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, consumer, lane);
+      const int row0 = unit.work.tile.m_block * C.bm + consumer * 64, n0 = unit.work.tile.n_block * C.bn;
+      if constexpr (C.epilogue == Epilogue::splitk_partials) {
+        store_partial<C.bn>(acc, p.workspace + int64_t(unit.split) * m_total * p.n_pad, p.n_pad, m_total, row0, n0,
+                            thread_in_wg);
+      } else {
+        const TileOut out{m_total, n_total, row0, n0, static_cast<uint16_t*>(p.d), p.ldd};
+        if constexpr (C.epilogue == Epilogue::direct) {
+          store_tile_direct<C.bn>(acc, p.alpha, thread_in_wg, out);
+        } else {
+          store_tile<C.bn, T::kSlotsPerConsumer>(acc, p.alpha, &p.tmap_d, slots, consumer, thread_in_wg, out);
+        }
+      }
+    }
+    if constexpr (C.epilogue == Epilogue::tma_store) {
+      if (thread_in_wg == 0) tma_store_wait_all<0>();  // the staging smem must outlive the last store
+    }
+  }
+  // NOTES: no CTA of a pair may exit while its peer can still multicast into it or arrive on its
+  // empty barriers.
+  if constexpr (T::kClusterSize == 2) cluster_sync();
+}
+
+}  // namespace tilegemm::sm90

@@ -1,0 +1,93 @@
+// route() (api/route.hpp): which validated calls go to the sm90 kernel and which to the fallback,
+// with the rule named. No GPU: pointers are fake addresses, nothing is dereferenced.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "api/route.hpp"
+
+namespace tilegemm {
+namespace {
+
+const void* fake_ptr(uintptr_t addr) { return reinterpret_cast<const void*>(addr); }
+
+bool sm90(const GemmArgs& g) { return detail::route(g).path == detail::Path::sm90; }
+
+// An eligible NT problem: M x N x K, packed leading dimensions (multiples of 8), 256-B aligned.
+GemmArgs nt(int64_t m, int64_t n, int64_t k) {
+  GemmArgs g;
+  g.a = MatrixRef{fake_ptr(0x10000), m, k, k, DType::bf16, Major::k_major};
+  g.b = MatrixRef{fake_ptr(0x90000000), n, k, k, DType::bf16, Major::k_major};
+  g.d = MatrixRef{fake_ptr(0x190000000), m, n, n, DType::bf16, row_major};
+  return g;
+}
+
+TEST(Route, EligibleNtProblems) {
+  EXPECT_TRUE(sm90(nt(1, 8, 8)));
+  EXPECT_TRUE(sm90(nt(4096, 4096, 4104)));
+  EXPECT_TRUE(sm90(nt(777, 256, 64)));
+  GemmArgs g = nt(129, 264, 72);
+  g.a.ld = 80;
+  g.b.ld = 80;
+  g.d.ld = 272;
+  EXPECT_TRUE(sm90(g)) << detail::route(g).reason;
+  g.alpha = -3.5f;  // alpha is applied in the epilogue
+  EXPECT_TRUE(sm90(g));
+}
+
+TEST(Route, CIsAllowedOnlyWithBetaZero) {
+  GemmArgs g = nt(128, 128, 64);
+  const MatrixRef c = g.d;
+  g.c = &c;
+  g.beta = 0.0f;
+  EXPECT_TRUE(sm90(g));
+  g.beta = 1.0f;
+  EXPECT_FALSE(sm90(g));
+  EXPECT_NE(detail::route(g).reason.find("beta"), std::string::npos);
+}
+
+TEST(Route, EachBrokenRuleNamesItsArgument) {
+  struct Breaker {
+    const char* argument;
+    void (*apply)(GemmArgs&);
+  };
+  const Breaker breakers[] = {
+      {"a.dtype", [](GemmArgs& g) { g.a.dtype = DType::fp32; }},
+      {"d.dtype", [](GemmArgs& g) { g.d.dtype = DType::fp32; }},
+      {"a.major", [](GemmArgs& g) { g.a.major = Major::mn_major; }},
+      {"b.major", [](GemmArgs& g) { g.b.major = Major::mn_major; }},
+      {"d.major", [](GemmArgs& g) { g.d.major = col_major; }},
+      {"K", [](GemmArgs& g) { g.a.cols = g.b.cols = 0; }},
+      {"K", [](GemmArgs& g) { g.a.cols = g.b.cols = 60; }},  // ld stays 64
+      {"a.ld", [](GemmArgs& g) { g.a.ld = 68; }},
+      {"b.ld", [](GemmArgs& g) { g.b.ld = 65; }},
+      {"d.ld", [](GemmArgs& g) { g.d.ld = 132; }},
+      {"a.ptr", [](GemmArgs& g) { g.a.ptr = fake_ptr(0x10002); }},
+      {"b.ptr", [](GemmArgs& g) { g.b.ptr = fake_ptr(0x90000008); }},
+      {"d.ptr", [](GemmArgs& g) { g.d.ptr = fake_ptr(0x190000004); }},
+      {"M", [](GemmArgs& g) { g.a.rows = g.d.rows = int64_t(1) << 31; }},
+  };
+  for (const Breaker& b : breakers) {
+    GemmArgs g = nt(128, 128, 64);
+    b.apply(g);
+    const std::string reason = detail::route(g).reason;
+    EXPECT_FALSE(reason.empty()) << b.argument;
+    EXPECT_EQ(reason.rfind(b.argument, 0), 0u) << "reason '" << reason << "' should start with " << b.argument;
+  }
+}
+
+TEST(Route, ProblemOfCarriesTheShapeAndStorage) {
+  GemmArgs g = nt(129, 264, 72);
+  g.b.major = Major::mn_major;
+  g.b.ld = 264;
+  const plan::Problem p = detail::problem_of(g);
+  EXPECT_EQ(p.m, 129);
+  EXPECT_EQ(p.n, 264);
+  EXPECT_EQ(p.k, 72);
+  EXPECT_EQ(p.b_major, Major::mn_major);
+  EXPECT_EQ(p.ldb, 264);
+  EXPECT_FALSE(p.accumulate);
+}
+
+}  // namespace
+}  // namespace tilegemm

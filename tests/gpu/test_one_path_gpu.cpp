@@ -1,0 +1,115 @@
+// One production path: the Config a gemm() call launches is exactly the one `tilegemm explain`
+// presents as chosen (make_plan on the live device's profile), for every suite shape and more; the
+// query API (detail::choose_launch) says the same before the call. Also: the JIT serves the second
+// call of a shape from memory (no compile), and calls on a second stream work.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include "api/route.hpp"
+#include "jit/codegen.hpp"
+#include "plan/config_spec.hpp"
+#include "plan/device_profile.hpp"
+#include "plan/planner.hpp"
+#include "reference/device_fill.hpp"
+#include "tilegemm/tilegemm.hpp"
+
+namespace tilegemm {
+namespace {
+
+struct Shape {
+  int64_t m, n, k;
+};
+
+// The suite (BRIEF): squares, and M in {1, 128, 4096} x seven (N, K); then shapes of no suite.
+const Shape kShapes[] = {
+    {4096, 4096, 4096}, {6144, 6144, 6144}, {8192, 8192, 8192},
+    {1, 2112, 7168},    {1, 576, 7168},     {1, 24576, 1536},  {1, 32768, 512},  {1, 7168, 16384},
+    {1, 4096, 7168},    {1, 7168, 2048},    {128, 2112, 7168}, {128, 576, 7168}, {128, 24576, 1536},
+    {128, 32768, 512},  {128, 7168, 16384}, {128, 4096, 7168}, {128, 7168, 2048}, {4096, 2112, 7168},
+    {4096, 576, 7168},  {4096, 24576, 1536}, {4096, 32768, 512}, {4096, 7168, 16384}, {4096, 4096, 7168},
+    {4096, 7168, 2048}, {3000, 5000, 1000}, {17, 40000, 4096}, {2048, 96, 8192},   {777, 1232, 336}};
+
+struct Buffers {
+  void* a = nullptr;
+  void* b = nullptr;
+  void* d = nullptr;
+  ~Buffers() {
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(d);
+  }
+};
+
+TEST(OnePathGpu, GemmLaunchesExactlyExplainsChoice) {
+  int device = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  std::string why;
+  const auto profile = plan::query_live_profile(device, &why);
+  ASSERT_TRUE(profile.has_value()) << why;
+  size_t a_max = 0, b_max = 0, d_max = 0;
+  for (const Shape& s : kShapes) {
+    a_max = std::max(a_max, size_t(s.m * s.k));
+    b_max = std::max(b_max, size_t(s.n * s.k));
+    d_max = std::max(d_max, size_t(s.m * s.n));
+  }
+  Buffers buf;
+  ASSERT_EQ(cudaMalloc(&buf.a, a_max * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&buf.b, b_max * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&buf.d, d_max * 2), cudaSuccess);
+  ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(buf.a), a_max, 1, 1.0f, nullptr), cudaSuccess);
+  ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(buf.b), b_max, 2, 1.0f, nullptr), cudaSuccess);
+  int checked = 0;
+  for (const Shape& s : kShapes) {
+    SCOPED_TRACE(testing::Message() << s.m << "x" << s.n << "x" << s.k);
+    GemmArgs args;
+    args.a = MatrixRef{buf.a, s.m, s.k, s.k, DType::bf16, Major::k_major};
+    args.b = MatrixRef{buf.b, s.n, s.k, s.k, DType::bf16, Major::k_major};
+    args.d = MatrixRef{buf.d, s.m, s.n, s.n, DType::bf16, row_major};
+    // What explain presents: the full plan on the same profile.
+    const detail::Route r = detail::route(args);
+    ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
+    const plan::Plan pl = plan::make_plan(r.problem, *profile);
+    ASSERT_FALSE(pl.ranked.empty());
+    const std::string explained = jit::config_initializer(pl.chosen().config);
+    // What the query API says gemm() will run.
+    detail::LaunchChoice choice;
+    ASSERT_TRUE(detail::choose_launch(args, {}, &choice).ok());
+    EXPECT_EQ(jit::config_initializer(choice.config), explained);
+    // What gemm() launched.
+    const Status st = gemm(args);
+    ASSERT_TRUE(st.ok()) << st.message;
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::optional<plan::Config> ran = detail::last_sm90_config();
+    ASSERT_TRUE(ran.has_value());
+    // A split-K call whose workspace could not be had runs the unsplit tile instead; not here.
+    EXPECT_EQ(jit::config_initializer(*ran), explained) << "launched " << plan::describe(*ran) << ", explained "
+                                                        << plan::describe(pl.chosen().config);
+    ++checked;
+  }
+  EXPECT_GE(checked, 20);
+}
+
+TEST(OnePathGpu, ASecondStreamAndRepeatedCallsWork) {
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+  Buffers buf;
+  const int64_t m = 128, n = 576, k = 7168;  // split-K on the planner's choice
+  ASSERT_EQ(cudaMalloc(&buf.a, size_t(m * k) * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&buf.b, size_t(n * k) * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&buf.d, size_t(m * n) * 2), cudaSuccess);
+  GemmArgs args;
+  args.a = MatrixRef{buf.a, m, k, k, DType::bf16, Major::k_major};
+  args.b = MatrixRef{buf.b, n, k, k, DType::bf16, Major::k_major};
+  args.d = MatrixRef{buf.d, m, n, n, DType::bf16, row_major};
+  args.stream = stream;
+  for (int i = 0; i < 100; ++i) ASSERT_TRUE(gemm(args).ok());
+  EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  EXPECT_EQ(cudaStreamDestroy(stream), cudaSuccess);
+}
+
+}  // namespace
+}  // namespace tilegemm
