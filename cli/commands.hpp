@@ -14,6 +14,7 @@ void add_bench_command(CLI::App& app);    // cmd_bench.cpp   tilegemm vs cuBLASL
 void add_ladder_command(CLI::App& app);   // cmd_ladder.cpp  teaching kernels
 void add_map_command(CLI::App& app);      // cmd_map.cpp     tile-mapping explorer
 void add_explain_command(CLI::App& app);  // cmd_explain.cpp planner explanation
+void add_serve_command(CLI::App& app);    // cmd_serve.cpp   the explorer page (HTTP)
 // The default action (no subcommand): the demo. Defined in cmd_bench.cpp.
 int run_demo();
 

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   tilegemm::cli::add_ladder_command(app);
   tilegemm::cli::add_map_command(app);
   tilegemm::cli::add_explain_command(app);
+  tilegemm::cli::add_serve_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
