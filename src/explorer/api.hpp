@@ -25,9 +25,10 @@ struct Reply {
   std::string content_type = "application/json";
 };
 
-// The largest tile grid /api/map answers: a 128 x 128 grid (e.g. 16384² with 128 x 128 tiles). The
-// page draws every tile as an SVG element and the JSON lists every tile, so this bounds both the
-// reply (about 2 MB) and the work (build_map ≈ tens of ms). `tilegemm map` itself goes to 2^22.
+// The largest tile grid /api/map answers: 2^14 tiles, a 128 x 128 grid (e.g. 16384² with 128 x 128
+// tiles). The page draws every tile as an SVG element and the JSON lists every tile and every wave,
+// so this bounds the reply (worst case sms=1, one wave per tile: 5.2 MB) and the work (0.6 s on a
+// 2-core CI machine; 0.2 s with 132 SMs). `tilegemm map` itself goes to 2^22 tiles.
 inline constexpr int64_t kMaxExplorerTiles = int64_t{1} << 14;
 inline constexpr int kMaxTop = 1000;       // /api/plan top=
 inline constexpr int kMaxRejected = 1000;  // /api/plan rejected= (-1: all)

@@ -74,6 +74,13 @@ void Server::Impl::configure() {
   http.set_write_timeout(options.timeout_s, 0);
   http.set_keep_alive_timeout(options.timeout_s);
   http.set_payload_max_length(options.max_body_bytes);
+  // cpp-httplib's default sets SO_REUSEPORT, which lets a second `tilegemm serve` bind the same
+  // port and silently share its connections. SO_REUSEADDR alone still allows a quick restart
+  // (TIME_WAIT) but makes a port that another server listens on an error.
+  http.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
 
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     set_common_headers(res);
