@@ -12,6 +12,7 @@ import base64
 import html.parser
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -98,7 +99,9 @@ class Dom(html.parser.HTMLParser):
 def start_server(tilegemm):
     proc = subprocess.Popen([tilegemm, "serve", "--port", "0", "--quiet"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    line = proc.stdout.readline()  # "tilegemm serve: http://127.0.0.1:PORT/ (Ctrl-C to stop)"
+    # The first line is "tilegemm serve: http://127.0.0.1:PORT/ (Ctrl-C to stop)"; never wait forever.
+    ready, _, _ = select.select([proc.stdout], [], [], 60)
+    line = proc.stdout.readline() if ready else ""
     if "http://" not in line:
         proc.kill()
         sys.exit(f"tilegemm serve did not print its address: {line!r} {proc.stderr.read()!r}")
@@ -130,6 +133,7 @@ class Browser:
                "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
                "--disable-background-networking", "--disable-component-update", "--disable-default-apps",
                "--metrics-recording-only", "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
+               "--disable-dev-shm-usage",  # containers often have a tiny /dev/shm
                # No network: every host name but the loopback address fails to resolve.
                "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
                # Let the page's fetches and scripts finish before the dump / screenshot.
