@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "api/route.hpp"
+#include "api/explain_call.hpp"
 #include "commands.hpp"
 #include "plan/config_spec.hpp"
 #include "plan/device_profile.hpp"
@@ -66,54 +66,36 @@ void run_explain(const ExplainArgs& a) {
   p.lda = a.lda;
   p.ldb = a.ldb;
   p.ldd = a.ldd;
-  if (Status s = validate_problem(p); !s.ok()) fail(s.message);
-  MatrixRef c_ref;
-  const GemmArgs args = detail::placeholder_args(p, &c_ref);
-  if (Status s = validate(args); !s.ok()) fail(s.message);
-  const detail::Route route = detail::route(args);
 
-  ExplainOptions eo;
-  eo.top = a.top;
-  eo.rejected_per_rule = a.rejected;
-  DeviceProfile device;
+  detail::ExplainRequest rq;
+  rq.problem = p;
+  rq.options = options;
+  rq.json = a.json;
+  rq.explain.top = a.top;
+  rq.explain.rejected_per_rule = a.rejected;
   if (!a.device.empty()) {
     auto found = find_builtin_profile(a.device);
     if (!found) fail("--device \"" + a.device + "\": must be one of " + builtin_profile_names());
-    device = *found;
-    eo.device_note = "--device " + a.device;
+    rq.device = *found;
+    rq.explain.device_note = "--device " + a.device;
   } else {
     std::string why;
     if (auto live = query_live_profile(0, &why)) {
-      device = *live;
-      eo.device_note = "live GPU 0 (no --device given)";
+      rq.device = *live;
+      rq.explain.device_note = "live GPU 0 (no --device given)";
     } else {
-      device = *find_builtin_profile("h200");
-      eo.device_note = "no --device given and no usable GPU (" + why + "), so h200";
+      rq.device = *find_builtin_profile("h200");
+      rq.explain.device_note = "no --device given and no usable GPU (" + why + "), so h200";
     }
   }
-
-  eo.path = detail::path_name(route.path);
-  eo.route_reason = route.reason;
-  if (options.ranking != Ranking::time) eo.notes.push_back("--rank seed: gemm() ranks by predicted time");
-  if (route.path == detail::Path::fallback) {
-    const std::string text = a.json ? explain_fallback_json(p, eo) + "\n" : explain_fallback_text(p, eo);
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return;
-  }
-
-  std::optional<Candidate> user;
   if (!a.config.empty()) {
     const ParsedConfigSpec spec = parse_config_spec(a.config);
     if (!spec.ok()) fail(spec.error);
-    user = evaluate_config(p, device, spec.spec.config, spec.spec.stages_given);
-    eo.user_spec = a.config;
+    rq.user = spec.spec;
+    rq.user_spec = a.config;
   }
-  const Plan result = make_plan(p, device, options);
-  if (result.ranked.empty()) {
-    std::fputs(explain_text(result, user, eo).c_str(), stderr);
-    fail("no configuration fits device profile " + device.name);
-  }
-  const std::string text = a.json ? explain_json(result, user, eo) + "\n" : explain_text(result, user, eo);
+  std::string text;
+  if (Status s = detail::explain_call(rq, &text); !s.ok()) fail(s.message);
   std::fwrite(text.data(), 1, text.size(), stdout);
 }
 

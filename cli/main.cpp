@@ -14,10 +14,15 @@ int main(int argc, char** argv) {
   tilegemm::cli::add_explain_command(app);
   tilegemm::cli::add_warmup_command(app);
   tilegemm::cli::add_overhead_command(app);
+  tilegemm::cli::add_serve_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int rc = app.exit(e);  // prints the help, or CLI11's message for a parse error
+    // A command's own result (CLI::RuntimeError, see commands.hpp) keeps its code; a parse error
+    // (bad number, unknown option, missing argument) is a usage error: exit 2, not CLI11's 10x.
+    if (dynamic_cast<const CLI::RuntimeError*>(&e) != nullptr || rc == 0) return rc;
+    return 2;
   }
   if (app.get_subcommands().empty()) return tilegemm::cli::run_demo();
   return 0;

@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+"""The explorer page in a real browser (ctest: explorer_browser, label cpu).
+
+Starts `tilegemm serve --port 0`, opens each panel in headless chromium (fresh profile, no network
+but loopback) in a state set by URL parameters, and checks what the page drew after its scripts
+ran (--dump-dom) against the CLI's own JSON (`tilegemm map --json`, `tilegemm explain --json`) and
+the fixture trace. Saves one screenshot per panel under --out. Exit 77 (ctest: skipped) when no
+chromium is installed; 1 with the list of failed checks otherwise.
+"""
+import argparse
+import base64
+import html.parser
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+SKIP = 77
+CHROMIUMS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+failures = []
+
+
+def check(ok, what):
+    print(("  ok    " if ok else "  FAIL  ") + what)
+    if not ok:
+        failures.append(what)
+    return ok
+
+
+# --------------------------------------------------------------------------------- the DOM dump
+class Element:
+    def __init__(self, tag, attrs, section):
+        self.tag, self.attrs, self.text = tag, dict(attrs), ""
+        self.section = section  # id of the enclosing <section> (the panel), or None
+
+    def classes(self):
+        return (self.attrs.get("class") or "").split()
+
+
+class Dom(html.parser.HTMLParser):
+    """Every element of the dumped document with its attributes and text content."""
+
+    def __init__(self, text):
+        super().__init__(convert_charrefs=True)
+        self.elements, self.stack = [], []
+        self.feed(text)
+
+    def _section(self):
+        return next((s.attrs.get("id") for s in reversed(self.stack) if s.tag == "section"), None)
+
+    def handle_starttag(self, tag, attrs):
+        e = Element(tag, attrs, self._section())
+        self.elements.append(e)
+        if tag not in VOID:
+            self.stack.append(e)
+
+    def handle_startendtag(self, tag, attrs):
+        self.elements.append(Element(tag, attrs, self._section()))
+
+    def handle_endtag(self, tag):
+        for i in range(len(self.stack) - 1, -1, -1):
+            if self.stack[i].tag == tag:
+                del self.stack[i:]
+                break
+
+    def handle_data(self, data):
+        for e in self.stack:
+            e.text += data
+
+    def find(self, tag=None, cls=None, within=None, **attrs):
+        """Elements by tag, class, panel (section id) and attributes (data_key= is data-key)."""
+        out = []
+        for e in self.elements:
+            if within and e.section != within:
+                continue
+            if tag and e.tag != tag:
+                continue
+            if cls and cls not in e.classes():
+                continue
+            if any(e.attrs.get(k.replace("_", "-")) != v for k, v in attrs.items()):
+                continue
+            out.append(e)
+        return out
+
+    def one(self, tag=None, cls=None, within=None, **attrs):
+        found = self.find(tag, cls, within, **attrs)
+        return found[0] if len(found) == 1 else None
+
+
+# ----------------------------------------------------------------------------- server, browser
+def start_server(tilegemm):
+    proc = subprocess.Popen([tilegemm, "serve", "--port", "0", "--quiet"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    # The first line is "tilegemm serve: http://127.0.0.1:PORT/ (Ctrl-C to stop)"; never wait forever.
+    ready, _, _ = select.select([proc.stdout], [], [], 60)
+    line = proc.stdout.readline() if ready else ""
+    if "http://" not in line:
+        proc.kill()
+        sys.exit(f"tilegemm serve did not print its address: {line!r} {proc.stderr.read()!r}")
+    base = line.split("http://", 1)[1].split("/", 1)[0]
+    return proc, f"http://{base}"
+
+
+def get_json(url):
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.status, json.load(r)
+    except urllib.error.HTTPError as e:
+        return e.code, json.load(e)
+
+
+def cli_json(tilegemm, *args):
+    out = subprocess.run([tilegemm, *args, "--json"], check=True, capture_output=True, text=True, timeout=120)
+    return json.loads(out.stdout)
+
+
+class Browser:
+    def __init__(self, exe, workdir):
+        self.exe, self.workdir, self.runs = exe, workdir, 0
+
+    def _run(self, url, extra, height):
+        self.runs += 1
+        profile = os.path.join(self.workdir, f"profile-{self.runs}")  # fresh profile every run
+        cmd = [self.exe, "--headless=new", "--no-sandbox", "--disable-gpu", f"--user-data-dir={profile}",
+               "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--disable-sync",
+               "--disable-background-networking", "--disable-component-update", "--disable-default-apps",
+               "--metrics-recording-only", "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
+               "--disable-dev-shm-usage",  # containers often have a tiny /dev/shm
+               # No network: every host name but the loopback address fails to resolve.
+               "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+               # Let the page's fetches and scripts finish before the dump / screenshot.
+               "--virtual-time-budget=20000", f"--window-size=1400,{height}", *extra, url]
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+
+    def dom(self, url):
+        r = self._run(url, ["--dump-dom"], 2000)
+        # The page must run without script errors and without Content-Security-Policy refusals.
+        bad = [l for l in r.stderr.splitlines()
+               if "CONSOLE" in l and any(w in l for w in ("Uncaught", "Refused", "Content Security Policy"))]
+        check(not bad, f"no script error or CSP refusal in the console ({url[:80]}): {bad[:2]}")
+        return Dom(r.stdout)
+
+    def screenshot(self, url, path, height):
+        if os.path.exists(path):
+            os.remove(path)
+        self._run(url, [f"--screenshot={path}"], height)
+        ok = os.path.exists(path)
+        if ok:
+            with open(path, "rb") as f:
+                ok = f.read(8) == b"\x89PNG\r\n\x1a\n" and os.path.getsize(path) > 10000
+        check(ok, f"screenshot {path}")
+
+
+# ------------------------------------------------------------------------------------ the panels
+def state_of(dom, panel):
+    s = dom.one("section", id=panel)
+    return s.attrs.get("data-state") if s else None
+
+
+def test_map(tg, br, base, out, name, cli_args, params, wave):
+    print(f"map panel: {name}")
+    cli = cli_json(tg, "map", *cli_args)
+    status, api = get_json(f"{base}/api/map?" + "&".join(f"{k}={v}" for k, v in params.items()))
+    check(status == 200 and api == cli, "/api/map returns the same JSON as `tilegemm map --json`")
+    query = "&".join([f"panel=map"] + [f"map.{k}={v}" for k, v in params.items()] + [f"map.wave={wave}"])
+    url = f"{base}/?{query}"
+    dom = br.dom(url)
+    check(state_of(dom, "map") == "ready", f"map panel ready (state {state_of(dom, 'map')})")
+    grid = dom.one("svg", cls="map-grid")
+    tiles = dom.find("rect", cls="tile")
+    n_tiles = cli["grid"]["num_tiles"]
+    check(grid is not None and grid.attrs.get("data-tiles") == str(n_tiles), f"grid says {n_tiles} tiles")
+    check(len(tiles) == n_tiles, f"{n_tiles} tile elements drawn (found {len(tiles)})")
+    w = cli["waves"][wave]
+    cur = [t for t in tiles if "cur" in t.classes()]
+    check(len(cur) == w["tiles"], f"wave {wave}: {w['tiles']} tiles highlighted (found {len(cur)})")
+    want = sorted((t["cta"], t["m_block"], t["n_block"]) for t in cli["tiles"] if t["wave"] == wave)
+    drawn = sorted((int(t.attrs["data-cta"]), int(t.attrs["data-m"]), int(t.attrs["data-n"])) for t in cur)
+    check(drawn == want, f"wave {wave}: the same CTA -> tile pairs as the CLI")
+    ws = dom.one("td", data_key="working_set_bytes")
+    check(ws is not None and ws.attrs.get("data-value") == str(w["working_set_bytes"]),
+          f"wave {wave}: working set {w['working_set_bytes']} B, as `tilegemm map --json` prints")
+    a_on = [e for e in dom.find("rect", cls="a-band") if "on" in e.classes()]
+    b_on = [e for e in dom.find("rect", cls="b-band") if "on" in e.classes()]
+    check(len(a_on) == w["unique_a_bands"] and len(b_on) == w["unique_b_bands"],
+          f"wave {wave}: {w['unique_a_bands']} A bands and {w['unique_b_bands']} B bands highlighted "
+          f"(found {len(a_on)}, {len(b_on)})")
+    label = dom.one("span", within="map", data_role="wave-label")
+    check(label is not None and label.attrs.get("data-wave") == str(wave), f"the stepper shows wave {wave}")
+    br.screenshot(url, os.path.join(out, f"explorer-map-{name}.png"), 1500)
+    return cli
+
+
+def test_plan(tg, br, base, out):
+    print("plan panel")
+    cli = cli_json(tg, "explain", "4096", "7168", "2048", "--device", "h200")
+    status, api = get_json(f"{base}/api/plan?m=4096&n=7168&k=2048&device=h200")
+    note_cli, note_api = cli["device"].pop("note"), api["device"].pop("note")
+    check(status == 200 and api == cli, "/api/plan returns the JSON of `tilegemm explain --json` "
+          f"(all but device.note: {note_api!r} vs {note_cli!r})")
+    url = f"{base}/?panel=plan&plan.m=4096&plan.n=7168&plan.k=2048&plan.device=h200"
+    dom = br.dom(url)
+    check(state_of(dom, "plan") == "ready", f"plan panel ready (state {state_of(dom, 'plan')})")
+    chosen = [e for e in dom.elements if "data-chosen" in e.attrs]
+    label = cli["chosen"]["label"]
+    check(len(chosen) == 1 and chosen[0].attrs["data-chosen"] == label, f"chosen config shown: {label}")
+    rows = dom.find("tr", cls="cand")
+    check([r.attrs.get("data-label") for r in rows] == [c["label"] for c in cli["top"]],
+          f"the {len(cli['top'])} top candidates in the CLI's order")
+    check(len(rows) > 0 and "chosen" in rows[0].classes(), "the first row is marked chosen")
+    rules = sorted(e.attrs["data-rule"] for e in dom.find("div", cls="rule"))
+    check(rules == sorted(cli["counts"]["rejected_by_rule"]), f"rejection rules listed: {rules}")
+    rejected = dom.find("tr", cls="rejected")
+    check(len(rejected) == len(cli["rejected"]), f"{len(cli['rejected'])} rejected examples with their rule")
+    terms = {e.attrs["data-term"] for e in dom.find("tr") if "data-term" in e.attrs}
+    check({"bytes_L2_AB", "bytes_local_AB", "bytes_TC", "bytes_CD", "cycles_L2", "cycles_local", "wave_eff",
+           "score"} <= terms, "every term of the seed's score is shown")
+    br.screenshot(url, os.path.join(out, "explorer-plan.png"), 2200)
+
+
+def test_hardware(br, base, out):
+    print("hardware panel")
+    status, hw = get_json(f"{base}/api/hardware")
+    check(status == 200 and hw.get("schema") == "tilegemm.hardware/1", "/api/hardware answers")
+    url = f"{base}/?panel=hardware"
+    dom = br.dom(url)
+    check(state_of(dom, "hardware") == "ready", f"hardware panel ready (state {state_of(dom, 'hardware')})")
+    columns = len(hw["profiles"]) + (1 if hw["live"] and hw["live"]["profile"] else 0)
+    table = dom.one("table", cls="profiles")
+    check(table is not None and table.attrs.get("data-columns") == str(columns), f"{columns} profile columns")
+    for p in hw["profiles"]:
+        for key in ("sm_count", "l2_bytes", "smem_per_sm", "tc_peak_flops"):
+            cell = dom.one("td", data_profile=p["name"], data_key=key)
+            check(cell is not None and float(cell.attrs.get("data-value")) == float(p[key]),
+                  f"{p['name']} {key} = {p[key]}")
+    if hw["live"] is None:
+        none = dom.one("div", data_live="none")
+        check(none is not None and hw["live_reason"] in none.text, "no live GPU: the page says why")
+    else:
+        check(dom.one("div", data_live="present") is not None, f"live GPU shown: {hw['live']['name']}")
+    limits = dom.find("td", data_limits="cc90")
+    check(len(limits) == 12, f"12 per-SM limits (found {len(limits)})")
+    smem = dom.one("td", data_limits="cc90", data_key="smem_per_sm")
+    check(smem is not None and smem.attrs.get("data-value") == str(hw["sm_limits"]["smem_per_sm"]), "smem per SM")
+    check(dom.one("svg", cls="hw-diagram") is not None, "memory-path diagram drawn")
+    br.screenshot(url, os.path.join(out, "explorer-hardware.png"), 1900)
+
+
+def test_timeline(br, base, out, fixture):
+    print("timeline panel")
+    status, body = get_json(f"{base}/api/trace")
+    check(status == 404 and "no trace yet" in body.get("error", ""), "/api/trace: 404 'no trace yet'")
+    url = f"{base}/?panel=timeline"
+    dom = br.dom(url)
+    check(state_of(dom, "timeline") == "empty", f"no trace: panel state empty (state {state_of(dom, 'timeline')})")
+    empty = dom.one("div", data_empty="no-trace")
+    check(empty is not None and "No trace yet" in empty.text, "no trace: the page says 'No trace yet'")
+    br.screenshot(url, os.path.join(out, "explorer-timeline-empty.png"), 700)
+
+    raw = open(fixture, "rb").read()
+    events = json.loads(raw)["traceEvents"]
+    # What the panel must draw, counted here independently: X, instants and B/E pairs, and one lane
+    # per (pid, tid) that has any of them; lane names from the thread_name metadata.
+    want_events = sum(e["ph"] in ("X", "i", "I", "B") for e in events)
+    lanes = {(e["pid"], e["tid"]) for e in events if e["ph"] in ("X", "i", "I", "B", "E")}
+    check((len(lanes), want_events) == (4, 19), "the fixture still has 4 lanes and 19 events")
+    url = f"{base}/?panel=timeline#trace=" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    dom = br.dom(url)
+    check(state_of(dom, "timeline") == "ready", f"fixture trace: panel ready (state {state_of(dom, 'timeline')})")
+    svg = dom.one("svg", cls="timeline")
+    check(svg is not None and svg.attrs.get("data-lanes") == str(len(lanes)), f"{len(lanes)} lanes")
+    drawn = dom.find("rect", cls="ev")
+    check(svg is not None and svg.attrs.get("data-events") == str(want_events) and len(drawn) == want_events,
+          f"{want_events} events drawn (found {len(drawn)})")
+    names = {e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    labels = [e.text for e in dom.find("text", cls="lane-label")]
+    check(len(labels) == len(lanes) and all(any(n in l for l in labels) for n in names),
+          f"lane labels carry the thread names: {labels}")
+    br.screenshot(url, os.path.join(out, "explorer-timeline.png"), 700)
+
+
+def test_error_state(br, base):
+    print("bad input on the page")
+    dom = br.dom(f"{base}/?panel=map&map.m=0&map.n=64&map.k=64")
+    status = dom.one("div", within="map", data_role="status")
+    check(state_of(dom, "map") == "error" and status is not None and "parameter m" in status.text,
+          "map.m=0: the panel shows the server's 400 message naming m")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tilegemm", required=True)
+    ap.add_argument("--fixture", required=True)
+    ap.add_argument("--out", required=True, help="folder for the screenshots")
+    ap.add_argument("--chromium", help="browser binary (default: the first of %s on PATH)" % ", ".join(CHROMIUMS))
+    a = ap.parse_args()
+    exe = a.chromium or next((shutil.which(c) for c in CHROMIUMS if shutil.which(c)), None)
+    if not exe:
+        print("SKIP: no chromium on PATH (apt-get install chromium); the explorer's browser test needs one")
+        return SKIP
+    os.makedirs(a.out, exist_ok=True)
+    print(f"browser: {exe} ({subprocess.run([exe, '--version'], capture_output=True, text=True).stdout.strip()})")
+    proc, base = start_server(a.tilegemm)
+    print(f"server: {base}")
+    started = time.time()
+    try:
+        with tempfile.TemporaryDirectory(prefix="tilegemm-chromium-") as work:
+            br = Browser(exe, work)
+            test_hardware(br, base, a.out)
+            cli = test_map(a.tilegemm, br, base, a.out, "seed",
+                           ["1024", "1024", "4096", "--mapping", "grouped-m:4", "--sms", "8"],
+                           {"m": 1024, "n": 1024, "k": 4096, "mapping": "grouped-m:4", "sms": 8}, 2)
+            check(cli["grid"]["num_tiles"] == 64 and cli["waves"][2]["working_set_bytes"] == 6 << 20,
+                  "seed 1's example: an 8 x 8 grid, 6 MiB per wave")
+            test_map(a.tilegemm, br, base, a.out, "persistent",
+                     ["2048", "2048", "1024", "--mapping", "hilbert", "--sms", "20", "--persistent", "--cluster", "n"],
+                     {"m": 2048, "n": 2048, "k": 1024, "mapping": "hilbert", "sms": 20, "persistent": 1,
+                      "cluster": "n"}, 3)
+            test_plan(a.tilegemm, br, base, a.out)
+            test_timeline(br, base, a.out, a.fixture)
+            test_error_state(br, base)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    print(f"{br.runs} browser runs in {time.time() - started:.1f} s; screenshots in {a.out}")
+    if failures:
+        print(f"{len(failures)} check(s) failed:\n  " + "\n  ".join(failures))
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
