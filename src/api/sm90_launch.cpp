@@ -10,6 +10,7 @@
 #include <cuda.h>  // CUtensorMap (type only)
 
 #include "api/splitk_workspace.hpp"
+#include "core/math.hpp"
 #include "jit/codegen.hpp"
 #include "jit/jit.hpp"
 #include "schedule/tile_mapping.hpp"
@@ -108,7 +109,7 @@ sched::Schedule config_schedule(const plan::Config& c, int m, int n) {
 }
 
 int effective_splits(const plan::Config& c, int64_t k) {
-  const int64_t num_kb = (k + c.bk - 1) / c.bk;
+  const int64_t num_kb = ceil_div(k, c.bk);
   return static_cast<int>(std::min<int64_t>(c.split_k, num_kb));  // every slice gets >= 1 k-block
 }
 
@@ -174,7 +175,7 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* 
   rp.alpha = params.alpha;
   const int64_t threads = int64_t(params.m) * ((params.n + 3) / 4);
   jit::LaunchDims dims;
-  dims.grid = dim3(static_cast<unsigned>((threads + sm90::kReduceThreads - 1) / sm90::kReduceThreads), 1, 1);
+  dims.grid = dim3(static_cast<unsigned>(ceil_div(threads, sm90::kReduceThreads)), 1, 1);
   dims.block = dim3(sm90::kReduceThreads, 1, 1);
   dims.stream = args.stream;
   return jit::launch(*reduce, dims, rp);

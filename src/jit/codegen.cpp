@@ -3,34 +3,11 @@
 
 #include <string>
 
+#include "tilegemm/tilegemm.hpp"  // to_string: the enumerators' own names (core/names.cpp)
+
 namespace tilegemm::jit {
 
 namespace {
-
-const char* mapping_kind_enum(sched::MappingKind k) {
-  switch (k) {
-    case sched::MappingKind::linear_n: return "linear_n";
-    case sched::MappingKind::linear_m: return "linear_m";
-    case sched::MappingKind::grouped_m: return "grouped_m";
-    case sched::MappingKind::grouped_n: return "grouped_n";
-    case sched::MappingKind::box: return "box";
-    case sched::MappingKind::morton: return "morton";
-    case sched::MappingKind::hilbert: return "hilbert";
-  }
-  return "grouped_m";
-}
-
-const char* epilogue_enum(sm90::Epilogue e) {
-  switch (e) {
-    case sm90::Epilogue::tma_store: return "tma_store";
-    case sm90::Epilogue::direct: return "direct";
-    case sm90::Epilogue::splitk_partials: return "splitk_partials";
-  }
-  return "tma_store";
-}
-
-std::string major_enum(Major m) { return m == Major::mn_major ? "mn_major" : "k_major"; }
-std::string dtype_enum(DType d) { return d == DType::fp32 ? "fp32" : d == DType::fp8_e4m3 ? "fp8_e4m3" : "bf16"; }
 
 std::string field(const char* name, int v) { return std::string(".") + name + " = " + std::to_string(v); }
 
@@ -42,14 +19,14 @@ std::string config_initializer(const sm90::Config& c) {
   s += ", " + field("cluster_m", c.cluster_m) + ", " + field("cluster_n", c.cluster_n);
   s += ", " + field("producer_regs", c.producer_regs) + ", " + field("consumer_regs", c.consumer_regs);
   s += ", .mapping = {.kind = tilegemm::sched::MappingKind::";
-  s += mapping_kind_enum(c.mapping.kind);
+  s += sched::mapping_kind_id(c.mapping.kind);
   s += ", " + field("group", c.mapping.group) + ", " + field("box_m", c.mapping.box_m) + ", " +
        field("box_n", c.mapping.box_n) + "}";
-  s += std::string(", .epilogue = tilegemm::sm90::Epilogue::") + epilogue_enum(c.epilogue);
+  s += std::string(", .epilogue = tilegemm::sm90::Epilogue::") + sm90::epilogue_id(c.epilogue);
   s += ", " + field("stage_cols", c.stage_cols);
-  s += ", .a_major = tilegemm::Major::" + major_enum(c.a_major);
-  s += ", .b_major = tilegemm::Major::" + major_enum(c.b_major);
-  s += ", .out_dtype = tilegemm::DType::" + dtype_enum(c.out_dtype);
+  s += ", .a_major = tilegemm::Major::" + std::string(to_string(c.a_major));
+  s += ", .b_major = tilegemm::Major::" + std::string(to_string(c.b_major));
+  s += ", .out_dtype = tilegemm::DType::" + std::string(to_string(c.out_dtype));
   s += ", " + field("fixed_n", c.fixed_n) + ", " + field("fixed_k", c.fixed_k);
   s += std::string(", .persistent = ") + (c.persistent ? "true" : "false");
   s += ", " + field("split_k", c.split_k) + "}";
@@ -62,12 +39,12 @@ GeneratedSource gemm_kernel_source(const sm90::Config& config) {
   g.kernel_name = "tilegemm_gemm";
   g.label = std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" + std::to_string(c.bk) + " s" +
             std::to_string(c.stages) + " c" + std::to_string(c.cluster_m) + "x" + std::to_string(c.cluster_n) + " " +
-            mapping_kind_enum(c.mapping.kind);
+            sched::mapping_kind_id(c.mapping.kind);
   if (c.mapping.kind == sched::MappingKind::grouped_m || c.mapping.kind == sched::MappingKind::grouped_n)
     g.label += ":" + std::to_string(c.mapping.group);
   if (c.mapping.kind == sched::MappingKind::box)
     g.label += ":" + std::to_string(c.mapping.box_m) + "x" + std::to_string(c.mapping.box_n);
-  g.label += std::string(" ") + epilogue_enum(c.epilogue);
+  g.label += std::string(" ") + sm90::epilogue_id(c.epilogue);
   if (c.epilogue == sm90::Epilogue::tma_store && c.stage_cols < c.bn) g.label += " stage" + std::to_string(c.stage_cols);
   if (c.fixed_n || c.fixed_k) g.label += " N=" + std::to_string(c.fixed_n) + " K=" + std::to_string(c.fixed_k);
   g.code =

@@ -65,8 +65,9 @@ class Kernel {
   // dims.stream in the calling thread's current context (the runtime's primary context is made
   // current if there is none). The hot path: two driver queries and cuLaunchKernelEx.
   Status launch(const LaunchDims& dims, const void* params, size_t params_size) const;
-  // Clusters of dims.cluster (with dims.block and dims.smem_bytes) that fit on the current device at
-  // once (cuOccupancyMaxActiveClusters): the size of a persistent grid, in clusters.
+  // Clusters of dims.cluster (with dims.block and dims.smem_bytes; dims.grid is ignored) that fit on
+  // the current device at once (cuOccupancyMaxActiveClusters): the size of a persistent grid, in
+  // clusters.
   Status max_active_clusters(const LaunchDims& dims, int* clusters) const;
 
   const std::string& label() const { return label_; }

@@ -182,8 +182,12 @@ Status Kernel::max_active_clusters(const LaunchDims& dims, int* clusters) const 
   if (r != CUDA_SUCCESS)
     return Status{ErrorCode::cuda_error, "device", "cuKernelGetFunction for " + kernel_text(name_, label_) +
                                                         " in the current context: " + driver_error_name(r)};
+  // NOTES: the query validates the grid as a launch would (a multiple of the cluster shape, else
+  // CUDA_ERROR_INVALID_CLUSTER_SIZE, seen on the H200) but does not depend on it: ask with one cluster.
+  LaunchDims one = dims;
+  one.grid = dims.cluster;
   CUlaunchAttribute cluster{};
-  const CUlaunchConfig cfg = launch_config(dims, &cluster, /*always_cluster=*/true);
+  const CUlaunchConfig cfg = launch_config(one, &cluster, /*always_cluster=*/true);
   r = api.occupancy_max_active_clusters(clusters, function, &cfg);
   if (r != CUDA_SUCCESS)
     return Status{ErrorCode::cuda_error, "dims",

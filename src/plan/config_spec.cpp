@@ -24,15 +24,6 @@ bool parse_pair(std::string_view s, int& a, int& b) {
   return x != std::string_view::npos && parse_int(s.substr(0, x), a) && parse_int(s.substr(x + 1), b);
 }
 
-struct KindName {
-  MappingKind kind;
-  const char* name;
-};
-constexpr KindName kKinds[] = {
-    {MappingKind::linear_n, "linear_n"}, {MappingKind::linear_m, "linear_m"},
-    {MappingKind::grouped_m, "grouped_m"}, {MappingKind::grouped_n, "grouped_n"},
-    {MappingKind::box, "box"}, {MappingKind::morton, "morton"}, {MappingKind::hilbert, "hilbert"}};
-
 }  // namespace
 
 ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view option) {
@@ -125,11 +116,7 @@ const char* multicast_name(Multicast m) {
   return m == Multicast::a ? "a" : m == Multicast::b ? "b" : "none";
 }
 
-const char* mapping_kind_name(MappingKind k) {
-  for (const auto& kn : kKinds)
-    if (kn.kind == k) return kn.name;
-  return "unknown";
-}
+const char* mapping_kind_name(MappingKind k) { return sched::mapping_kind_id(k); }
 
 std::string mapping_label(const sched::Mapping& m) {
   // append() rather than operator+ chains: GCC 12 warns falsely (-Wrestrict) on the latter.

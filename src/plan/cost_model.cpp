@@ -3,13 +3,17 @@
 
 #include <algorithm>
 
+#include "core/math.hpp"
+
 namespace tilegemm::plan {
+
+using ::tilegemm::ceil_div;  // core/math.hpp
+using ::tilegemm::round_up;
 
 namespace {
 
 constexpr int kAbBytes = 2;  // BF16 operands
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 double cycles_to_us(double cycles, const DeviceProfile& d) { return cycles / (d.clock_ghz * 1e3); }
 

@@ -19,15 +19,6 @@ using nlohmann::ordered_json;
 
 // ------------------------------------------------------------------------------------------ JSON
 
-const char* epilogue_name(Epilogue e) {
-  switch (e) {
-    case Epilogue::tma_store: return "tma_store";
-    case Epilogue::direct: return "direct";
-    case Epilogue::splitk_partials: return "splitk_partials";
-  }
-  return "unknown";
-}
-
 // Every field of the Config (the kernel's template argument), then what follows from it.
 ordered_json config_json(const Config& c) {
   return ordered_json{
@@ -37,7 +28,7 @@ ordered_json config_json(const Config& c) {
       {"registers", {{"producer", c.producer_regs}, {"consumer", c.consumer_regs}, {"accumulators", c.accumulators()}}},
       {"mapping", {{"kind", mapping_kind_name(c.mapping.kind)}, {"group", c.mapping.group},
                    {"box_m", c.mapping.box_m}, {"box_n", c.mapping.box_n}}},
-      {"epilogue", epilogue_name(c.epilogue)}, {"stage_cols", c.stage_cols},
+      {"epilogue", sm90::epilogue_id(c.epilogue)}, {"stage_cols", c.stage_cols},
       {"a_major", to_string(c.a_major)}, {"b_major", to_string(c.b_major)}, {"out_dtype", to_string(c.out_dtype)},
       {"fixed_n", c.fixed_n}, {"fixed_k", c.fixed_k},
       {"persistent", c.persistent}, {"split_k", c.split_k}};
@@ -126,7 +117,7 @@ void append_summary(std::string& out, const Candidate& c, const char* indent) {
   fmt::format_to(o, "{}kernel: {} threads (1 producer + {} consumer warpgroup{}), registers {} producer / {} consumer{} "
                  "({} accumulators), {} epilogue, smem {} B, grid {}, mainloop efficiency {:.2f}, HBM {}\n",
                  indent, k.threads(), k.consumers(), k.consumers() > 1 ? "s" : "", k.producer_regs, k.consumer_regs,
-                 regs, k.accumulators(), epilogue_name(k.epilogue), c.smem_bytes, c.grid, t.efficiency,
+                 regs, k.accumulators(), sm90::epilogue_id(k.epilogue), c.smem_bytes, c.grid, t.efficiency,
                  si_bytes(static_cast<double>(t.hbm_bytes)));
   for (const auto& f : c.flags) fmt::format_to(o, "{}note: {}\n", indent, f);
 }

@@ -2,10 +2,15 @@
 #include "plan/planner.hpp"
 
 #include <algorithm>
+
+#include "core/math.hpp"
 #include <string>
 #include <tuple>
 
 namespace tilegemm::plan {
+
+using ::tilegemm::ceil_div;  // core/math.hpp
+using ::tilegemm::round_up;
 
 namespace {
 
@@ -14,8 +19,6 @@ constexpr int kGroups[] = {8, 16};  // seed: G from 8 / 16
 constexpr int kSplitKFactors[] = {2, 3, 4, 6, 8, 12, 16, 24, 32};
 constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
 // The staging width of a TMA-store epilogue: the whole tile, unless that leaves fewer than
 // kComfortStages stages; then the widest whole-box divisor of BN that gives the most stages.

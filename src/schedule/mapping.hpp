@@ -16,6 +16,25 @@ enum class MappingKind : int {
   hilbert = 6,    // Hilbert curve
 };
 
+// The one name table of MappingKind: the enumerator's own spelling ("grouped_m"). explain's JSON and
+// the JIT's generated source use it as is; the CLI writes it with '-' ("grouped-m:8",
+// mapping_names.hpp), and parses that spelling back.
+constexpr const char* mapping_kind_id(MappingKind k) {
+  switch (k) {
+    case MappingKind::linear_n: return "linear_n";
+    case MappingKind::linear_m: return "linear_m";
+    case MappingKind::grouped_m: return "grouped_m";
+    case MappingKind::grouped_n: return "grouped_n";
+    case MappingKind::box: return "box";
+    case MappingKind::morton: return "morton";
+    case MappingKind::hilbert: return "hilbert";
+  }
+  return "unknown";
+}
+inline constexpr MappingKind kMappingKinds[] = {MappingKind::linear_n, MappingKind::linear_m, MappingKind::grouped_m,
+                                                MappingKind::grouped_n, MappingKind::box,      MappingKind::morton,
+                                                MappingKind::hilbert};
+
 struct Mapping {
   MappingKind kind = MappingKind::grouped_m;
   int group = 8;   // grouped_m / grouped_n strip width in tiles

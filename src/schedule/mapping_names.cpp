@@ -23,6 +23,20 @@ bool parse_pair(std::string_view s, int& a, int& b) {
          parse_count(s.substr(x + 1), b);
 }
 
+// The CLI spelling of a kind: its id (mapping.hpp) with '-' for '_'.
+std::string cli_name(MappingKind k) {
+  std::string s = mapping_kind_id(k);
+  for (char& c : s) c = c == '_' ? '-' : c;
+  return s;
+}
+
+// The kind whose CLI name is `name` (callers have checked that one is).
+MappingKind kind_of(std::string_view name) {
+  for (MappingKind k : kMappingKinds)
+    if (cli_name(k) == name) return k;
+  return MappingKind::grouped_m;
+}
+
 constexpr std::string_view kMappingNames =
     "linear-n, linear-m, grouped-m:G, grouped-n:G, box:BMxBN, morton, hilbert";
 
@@ -41,14 +55,11 @@ Parsed<Mapping> parse_mapping(std::string_view text, std::string_view option) {
   Mapping& m = r.value;
   if (name == "linear-n" || name == "linear-m" || name == "morton" || name == "hilbert") {
     if (has_arg) return fail(fmt::format("{} takes no parameter (write just '{}')", name, name));
-    m.kind = name == "linear-n"   ? MappingKind::linear_n
-             : name == "linear-m" ? MappingKind::linear_m
-             : name == "morton"   ? MappingKind::morton
-                                  : MappingKind::hilbert;
+    m.kind = kind_of(name);
     return r;
   }
   if (name == "grouped-m" || name == "grouped-n") {
-    m.kind = name == "grouped-m" ? MappingKind::grouped_m : MappingKind::grouped_n;
+    m.kind = kind_of(name);
     if (!has_arg || !parse_count(arg, m.group))
       return fail(fmt::format("{}:G needs a group size G, a whole number from 1 to {} (e.g. {}:8)",
                               name, kMaxTilesAlongAxis, name));
@@ -93,13 +104,13 @@ Parsed<ClusterAxis> parse_cluster_axis(std::string_view text, std::string_view o
 
 std::string mapping_name(const Mapping& m) {
   switch (m.kind) {
-    case MappingKind::linear_n: return "linear-n";
-    case MappingKind::linear_m: return "linear-m";
-    case MappingKind::grouped_m: return fmt::format("grouped-m:{}", m.group);
-    case MappingKind::grouped_n: return fmt::format("grouped-n:{}", m.group);
+    case MappingKind::grouped_m:
+    case MappingKind::grouped_n: return fmt::format("{}:{}", cli_name(m.kind), m.group);
     case MappingKind::box: return fmt::format("box:{}x{}", m.box_m, m.box_n);
-    case MappingKind::morton: return "morton";
-    case MappingKind::hilbert: return "hilbert";
+    case MappingKind::linear_n:
+    case MappingKind::linear_m:
+    case MappingKind::morton:
+    case MappingKind::hilbert: return cli_name(m.kind);
   }
   return fmt::format("mapping#{}", static_cast<int>(m.kind));
 }

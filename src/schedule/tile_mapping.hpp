@@ -13,6 +13,7 @@
 #pragma once
 
 #include "core/host_device.hpp"
+#include "core/math.hpp"
 #include "schedule/mapping.hpp"
 
 namespace tilegemm::sched {
@@ -35,7 +36,7 @@ struct TileGrid {
   }
 };
 
-TG_HD constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }
+using ::tilegemm::ceil_div;  // core/math.hpp
 TG_HD constexpr int min_int(int a, int b) { return a < b ? a : b; }
 TG_HD constexpr int max_int(int a, int b) { return a > b ? a : b; }
 

@@ -31,6 +31,16 @@ enum class Epilogue : int {
   splitk_partials = 2,
 };
 
+// The one name table of Epilogue (explain's JSON and the generated source use it).
+TG_HD constexpr const char* epilogue_id(Epilogue e) {
+  switch (e) {
+    case Epilogue::tma_store: return "tma_store";
+    case Epilogue::direct: return "direct";
+    case Epilogue::splitk_partials: return "splitk_partials";
+  }
+  return "unknown";
+}
+
 inline constexpr int kBlockK = 64;        // one 128-B swizzled line of bf16 per operand row
 inline constexpr int kMaxSplitK = 32;     // split-K slices the workspace is sized for
 
