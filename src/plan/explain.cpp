@@ -113,11 +113,13 @@ void append_summary(std::string& out, const Candidate& c, const char* indent) {
   fmt::format_to(o, "{}seed: score {:.0f} = max(cycles_local {:.0f}, cycles_L2 {:.0f}) / wave_eff {:.3f} "
                  "({} blocks, {} waves)\n",
                  indent, s.score, s.cycles_local, s.cycles_L2, s.wave_eff, s.num_blocks, s.num_waves);
-  const char* regs = k.producer_regs ? "" : " (no setmaxnreg)";
-  fmt::format_to(o, "{}kernel: {} threads (1 producer + {} consumer warpgroup{}), registers {} producer / {} consumer{} "
-                 "({} accumulators), {} epilogue, smem {} B, grid {}, mainloop efficiency {:.2f}, HBM {}\n",
-                 indent, k.threads(), k.consumers(), k.consumers() > 1 ? "s" : "", k.producer_regs, k.consumer_regs,
-                 regs, k.accumulators(), sm90::epilogue_id(k.epilogue), c.smem_bytes, c.grid, t.efficiency,
+  const std::string regs = k.producer_regs ? fmt::format("registers {} producer / {} consumer (setmaxnreg)",
+                                                         k.producer_regs, k.consumer_regs)
+                                           : std::string("registers as compiled (no setmaxnreg)");
+  fmt::format_to(o, "{}kernel: {} threads (1 producer + {} consumer warpgroup{}), {}, {} fp32 accumulators per "
+                 "consumer thread, {} epilogue, smem {} B, grid {}, mainloop efficiency {:.2f}, HBM {}\n",
+                 indent, k.threads(), k.consumers(), k.consumers() > 1 ? "s" : "", regs, k.accumulators(),
+                 sm90::epilogue_id(k.epilogue), c.smem_bytes, c.grid, t.efficiency,
                  si_bytes(static_cast<double>(t.hbm_bytes)));
   for (const auto& f : c.flags) fmt::format_to(o, "{}note: {}\n", indent, f);
 }

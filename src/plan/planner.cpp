@@ -121,7 +121,7 @@ void add_flags(const Problem& p, Candidate& cand) {
   if (c.bm > p.m || c.bn > p.n)
     f.push_back("the seed's bytes count " + tile_str(c) + " rows per tile; only " +
                 std::to_string(std::min<int64_t>(c.bm, p.m)) + "x" + std::to_string(std::min<int64_t>(c.bn, p.n)) +
-                " exist (TMA zero-fills the rest without reading): the time model counts those");
+                " exist; TMA zero-fills the rest, and those lines still cost TMA time (the time model's l2 term charges them)");
   if (cand.time.b_reread > 1)
     f.push_back("the streamed operand does not fit in half the L2: read " +
                 std::to_string(static_cast<int>(cand.time.b_reread)) + "x from HBM (once per strip)");
