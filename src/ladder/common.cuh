@@ -63,7 +63,7 @@ __device__ __forceinline__ void store_tile_bf16(const float (&acc)[64], __nv_bfl
   }
 }
 
-// Guards the 1024-B alignment the swizzle depends on (HOPPER_NOTES §3): a misaligned tile would
+// Guards the 1024-B alignment the swizzle depends on (docs/HOPPER.md §3): a misaligned tile would
 // give silently wrong results, so stop the kernel instead.
 __device__ __forceinline__ void require_1024_aligned(const void* p) {
   if (sm90::smem_u32(p) % 1024 != 0) __trap();
@@ -102,7 +102,7 @@ using sm90::RingState;
 // planner and the production kernel use (sm90/smem_layout.hpp):
 //   [A stage 0..S) [B stage 0..S) [D staging] [full[0..S)] [empty[0..S)]
 // Every A/B tile and the D staging start on a 1024-B boundary (the 128B swizzle repeats every
-// 1024 B and TMA swizzles by absolute address: HOPPER_NOTES §3, §12 bug 5). The launch asks for
+// 1024 B and TMA swizzles by absolute address: docs/HOPPER.md §3, §12 pitfall 5). The launch asks for
 // kSmemAlignSlack more than it uses, because the kernel rounds the dynamic-smem base up to 1024.
 inline constexpr int kSmemAlignSlack = sm90::kSmemBaseSlack;
 inline constexpr int kMaxDynamicSmem = sm90::kSmemLimitPerBlock;  // opt-in max per block (§9)
@@ -151,7 +151,7 @@ namespace tilegemm::ladder {
 // ---- host: persistent grid size (steps 8-9) ----------------------------------------------------
 // How many CTAs of `kernel` can be resident at once, in whole clusters of `cluster` CTAs: the
 // persistent grid. With clusters this is not simply #SMs: a cluster's CTAs must sit in one GPC,
-// and GPCs whose SM count is odd leave one SM out for pairs (HOPPER_NOTES §9). Launching more
+// and GPCs whose SM count is odd leave one SM out for pairs (docs/HOPPER.md §9). Launching more
 // would start a second, mostly empty wave.
 template <typename Kernel>
 cudaError_t persistent_ctas(Kernel* kernel, int threads, int smem_bytes, int cluster, int* ctas) {

@@ -7,7 +7,7 @@
 // Two warpgroups (256 threads): warpgroup w owns output rows [64w, 64w + 64) and issues four
 // m64n128k16 wgmma (K = 64 = 4 x 16).
 // Why the fence: the tile is written by ordinary st.shared (the generic proxy) and read by wgmma
-// (the async proxy); a barrier alone does not order the two proxies (HOPPER_NOTES §1).
+// (the async proxy); a barrier alone does not order the two proxies (docs/HOPPER.md §1).
 #include "ladder/common.cuh"
 #include "ladder/ladder.hpp"
 

@@ -7,7 +7,7 @@
 //   overwrites the tile while the other warpgroup's wgmma may still read it.
 // Why the phase bit: an mbarrier completes phase 0, then 1, then 0 ... A waiter names the parity of
 // the phase it waits for. Forgetting the flip makes the second wait return at once (it sees the
-// completed phase 0 again) and wgmma reads a half-written tile (HOPPER_NOTES §12 bug 1). From step 4
+// completed phase 0 again) and wgmma reads a half-written tile (docs/HOPPER.md §12 pitfall 1). From step 4
 // on, the same barrier is completed by TMA bytes instead of thread arrivals.
 #include "ladder/common.cuh"
 #include "ladder/ladder.hpp"

@@ -4,7 +4,7 @@
 // B once as tensor maps (cuTensorMapEncodeTiled: a 2-D bf16 matrix, boxes of 128 rows x 64 k,
 // SWIZZLE_128B, so TMA writes exactly the swizzled K-major layout load_tile_sw128 built by hand).
 // The maps travel as `const __grid_constant__ CUtensorMap` kernel parameters: the copy engine reads
-// them from parameter space (a by-value copy in local memory is not a valid map; HOPPER_NOTES §7).
+// them from parameter space (a by-value copy in local memory is not a valid map; docs/HOPPER.md §7).
 // Per k-block:
 //   thread 0: arrive.expect_tx(full, 32 KiB) + two cp.async.bulk.tensor (A box, B box) -> full
 //   everyone: wait(full, parity)  — the phase completes when the one arrival AND all 32 KiB landed

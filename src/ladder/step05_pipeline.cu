@@ -12,7 +12,7 @@
 // barrier, so the parity a waiter names flips whenever the stage index wraps. The consumers wait
 // full[s] for `phase`; the producer waits empty[s] for `phase ^ 1` — on a fresh barrier that
 // returns at once, which is exactly "the first pass needs no release". Getting either wrong hangs
-// or, worse, lets a copy overwrite a stage still being read (HOPPER_NOTES §12 bug 1).
+// or, worse, lets a copy overwrite a stage still being read (docs/HOPPER.md §12 pitfall 1).
 // What it does not do yet: thread 0 is both a producer and a consumer. Its refill waits for the
 // slowest warp of both warpgroups, and its warpgroup cannot issue the next wgmma meanwhile, so the
 // copy issue sits on the math's critical path. Step 6 gives the copies their own warpgroup.

@@ -11,7 +11,7 @@
 // started by a thread that does nothing else, as soon as the last consumer warp released the stage.
 // setmaxnreg: a CTA gets one register budget (here 65536 / 384 = 168 per thread at entry; it needs
 // __launch_bounds__(384, 1) so ptxas fixes the entry count, else C7508 "setmaxnreg ignored",
-// HOPPER_NOTES §8). The producer needs few, so it gives them back (dec to 40) and the consumers
+// docs/HOPPER.md §8). The producer needs few, so it gives them back (dec to 40) and the consumers
 // take them (inc to 232): 128·40 + 256·232 = 64512 <= 65536. With 64 accumulators per thread
 // these consumers do not need 232 yet; step 9's 64 x 256 accumulators (128 registers) do.
 // What it does not do yet: one CTA per output tile. Every CTA pays its prologue (barrier init,

@@ -9,7 +9,7 @@
 //     offset of both CTAs' smem, completing tx on the full barrier at that offset in each CTA.
 // Each CTA still expects the whole stage (A 16 KiB + B 16 KiB) on its own full barrier: its own
 // copies plus the peer's half add up to exactly that (counting multicast bytes twice hangs the
-// barrier, HOPPER_NOTES §12 bug 2). L2 -> SM traffic for B halves.
+// barrier, docs/HOPPER.md §12 pitfall 2). L2 -> SM traffic for B halves.
 // The price is cluster-wide release: my producer writes into my peer's stage too, so it may only
 // refill stage s when the consumers of BOTH CTAs are done with it. empty[s] therefore counts
 // 2 x 8 consumer warps, and lane r < 2 of every consumer warp arrives on CTA r's empty[s] (mapa +
@@ -20,7 +20,7 @@
 // did not change that), while the same multicast in step 9 is worth ~+10 %: docs/LADDER.md.
 // Lifetime: a CTA must not exit while its peer may still multicast into its smem or arrive on its
 // barriers. Both CTAs walk the same number of tiles, and every thread of both ends with a cluster
-// barrier, after the last remote arrive (HOPPER_NOTES §9, §12 bug 6). At start, the barrier inits
+// barrier, after the last remote arrive (docs/HOPPER.md §9, §12 pitfall 6). At start, the barrier inits
 // are published to the cluster (fence.mbarrier_init + cluster barrier) before any peer can use them.
 // What it does not do yet: each consumer warpgroup computes only 64 x 128 per stage, so A and B
 // are re-read from smem for little math (m64n128), and the epilogue writes straight from registers

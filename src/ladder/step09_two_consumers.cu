@@ -13,7 +13,7 @@
 //      of draining at every k-block (step 8 waited for 0). At the end of a tile: wait_group 0.
 //   3. An epilogue through smem. Accumulators -> bf16 -> stmatrix (8x8 b16 matrices, four per
 //      instruction) into a 128B-swizzled 64 x 64 staging box -> fence.proxy.async (stmatrix writes
-//      in the generic proxy, TMA reads in the async proxy: HOPPER_NOTES §12 bug 3) -> named
+//      in the generic proxy, TMA reads in the async proxy: docs/HOPPER.md §12 pitfall 3) -> named
 //      barrier of the warpgroup -> one thread issues a TMA store of the box and commits it.
 //      Each consumer has 2 staging slots of 8 KiB and walks its 64 x 256 slice in four boxes,
 //      ping-ponging between the slots: before reusing a slot the issuing thread waits
@@ -66,7 +66,7 @@ __device__ __forceinline__ void wgmma_k64_n256(float (&acc)[kAcc], uint32_t a_ad
                             (k > 0) | accumulate);
 }
 
-// Registers acc[8q .. 8q+7] (one 16-column block of the fragment, HOPPER_NOTES §4) as the four 8x8
+// Registers acc[8q .. 8q+7] (one 16-column block of the fragment, docs/HOPPER.md §4) as the four 8x8
 // bf16 matrices of one stmatrix x4 (§5): (rows 0-7, cols 0-7), (rows 8-15, cols 0-7),
 // (rows 0-7, cols 8-15), (rows 8-15, cols 8-15) of the warp's 16 rows.
 __device__ __forceinline__ void stmatrix_bf16x4(void* row_addr, const float (&acc)[kAcc], int q) {

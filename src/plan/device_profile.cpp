@@ -1,23 +1,20 @@
 // Built-in device profiles. Every number says where it comes from. Sources:
-//   [anchors]  shared/anchors/h200-2026-11-29.txt: measured on one H200 (132 SMs, 60 MB L2).
-//   [brief]    shared/BRIEF.md "Numbers to beat": 989 TFLOPS dense BF16; HBM ≈ 4.3 TB/s measured
-//              copy (4.8 datasheet).
-//   [peers]    shared/research/peers.md §0: H100/H200 SXM peaks, 132 SMs x 1.83 GHz x 4096
-//              FLOP/clk/SM = 989.5 TFLOPS (NVIDIA/cudnn-frontend PR #650), HBM 3.35 / 4.8 TB/s,
-//              L2 50 MB (H100) / 60 MB (H200).
-//   [notes]    shared/HOPPER_NOTES.md §8-9, measured on H200: 65536 registers per SM, 233472 B
-//              smem per SM, 232448 B opt-in max per block.
-//   [dg]       shared/research/deepgemm.md §4.3: the seed's bandwidths as DeepGEMM sets them,
-//              BW_L2 = min(64 * SMs, 8e6 / 1.3e3) B/cycle, BW_local = 128 * SMs B/cycle.
-//   [seed]     seed 1: the SKUs and SM counts H20 78, H100 SXM 132, H200 132, H800 PCIe 114.
-//   [sheet]    NVIDIA datasheet figures as reproduced on public spec pages (H100 PCIe / H800 PCIe:
-//              114 SMs, 1,513 TFLOPS BF16 with sparsity = 756 dense, 2.0 TB/s HBM2e, 50 MB L2;
-//              H20: 148 TFLOPS dense BF16, 4.0 TB/s HBM3, 60 MB L2).
+//   [perf]     docs/PERF.md, 2026-11-29: one H200 (132 SMs, 60 MB L2); cuBLASLt and our kernels
+//              measured there; HBM ≈ 4.3 TB/s measured as a large device-to-device copy.
+//   [sheet]    NVIDIA datasheet figures as reproduced on public spec pages: H100/H200 SXM 132 SMs,
+//              989 TFLOPS dense BF16 (132 SMs x 1.83 GHz x 4096 FLOP/clk/SM), HBM 3.35 / 4.8 TB/s,
+//              L2 50 MB (H100) / 60 MB (H200); H100 PCIe / H800 PCIe: 114 SMs, 1,513 TFLOPS BF16
+//              with sparsity = 756 dense, 2.0 TB/s HBM2e, 50 MB L2; H20: 78 SMs, 148 TFLOPS dense
+//              BF16, 4.0 TB/s HBM3, 60 MB L2.
+//   [hopper]   docs/HOPPER.md §8-9 and the CUDA device attributes read on the H200: 65536 registers
+//              per SM, 233472 B smem per SM, 232448 B opt-in max per block.
+//   [dg]       DeepGEMM's SM90 heuristic (deepseek-ai/DeepGEMM, the seed's model): BW_L2 =
+//              min(64 * SMs, 8e6 / 1.3e3) B/cycle, BW_local = 128 * SMs B/cycle.
 // Assumptions (not measured, to be calibrated by the autotuner):
 //   - achievable HBM bandwidth = datasheet x 0.896 where not measured: the H200's measured copy /
-//     datasheet ratio (4.3 / 4.8) [brief].
-//   - fixed_us = 5: per-kernel ramp and tail. The M = 1 rows of [anchors] run 5.7-14 us longer
-//     than bytes / 4.3 TB/s; 5 us sits just under the smallest of those gaps.
+//     datasheet ratio (4.3 / 4.8) [perf].
+//   - fixed_us = 5: per-kernel ramp and tail. cuBLASLt's M = 1 suite rows [perf] run 5.7-14 us
+//     longer than bytes / 4.3 TB/s; 5 us sits just under the smallest of those gaps.
 // Measured on one H200 (2026-12-01, docs/PERF.md "planner calibration"), used for every profile
 // (the same GH100 SM and TMA unit; the HBM-side rate scaled by each SKU's HBM bandwidth):
 //   - tma_fill_bytes_per_s = 5.7e12 on the H200: M = 1 GEMMs whose tiles load 63 zero-filled A
@@ -40,7 +37,7 @@ namespace tilegemm::plan {
 
 namespace {
 
-constexpr double kMeasuredOverDatasheetHbm = 4.3 / 4.8;  // [brief]
+constexpr double kMeasuredOverDatasheetHbm = 4.3 / 4.8;  // [perf] / [sheet]
 constexpr int64_t kMiB = int64_t{1} << 20;
 
 DeviceProfile make(std::string name, std::string description, int sms, double clock_ghz,
@@ -57,9 +54,9 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.hbm_bytes_per_s = hbm_eff_tbps * 1e12;
   p.tc_peak_flops = tc_peak_tflops * 1e12;
   p.l2_bytes = l2_mib * kMiB;
-  p.smem_per_block_optin = 232448;  // [notes] (same GH100 SM in all four SKUs)
-  p.smem_per_sm = 233472;           // [notes]
-  p.regs_per_sm = 65536;            // [notes]
+  p.smem_per_block_optin = 232448;  // [hopper] (same GH100 SM in all four SKUs)
+  p.smem_per_sm = 233472;           // [hopper]
+  p.regs_per_sm = 65536;            // [hopper]
   p.fixed_us = 5.0;                 // assumption, see the file comment
   p.splitk_reduce_us = 2.0;         // assumption
   p.tma_fill_bytes_per_s = 5.7e12 * hbm_eff_tbps / 4.3;  // measured on the H200 (above), scaled by HBM
@@ -71,19 +68,19 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
 
 std::vector<DeviceProfile> build_table() {
   std::vector<DeviceProfile> t;
-  // H200 SXM: 132 SMs, 60 MB L2 [anchors]; 989 TFLOPS, 4.3 TB/s measured copy, 4.8 datasheet [brief];
-  // same SM count and clocks as H100 SXM, so 1.83 GHz [peers].
+  // H200 SXM: 132 SMs, 60 MB L2 [perf]; 989 TFLOPS, 4.8 TB/s datasheet [sheet], 4.3 TB/s measured
+  // copy [perf]; same SM count and clocks as H100 SXM, so 1.83 GHz [sheet].
   t.push_back(make("h200", "NVIDIA H200 SXM (141 GB HBM3e)", 132, 1.83, 989.0, 4.8, 4.3, 60));
-  // H100 SXM: 132 SMs, 1.83 GHz, 989 TFLOPS, 3.35 TB/s, 50 MB L2 [peers]; achievable HBM assumed.
+  // H100 SXM: 132 SMs, 1.83 GHz, 989 TFLOPS, 3.35 TB/s, 50 MB L2 [sheet]; achievable HBM assumed.
   t.push_back(make("h100", "NVIDIA H100 SXM (80 GB HBM3)", 132, 1.83, 989.0, 3.35,
                    3.35 * kMeasuredOverDatasheetHbm, 50));
-  // H20: 78 SMs [seed]; 148 TFLOPS dense BF16, 4.0 TB/s, 60 MB L2 [sheet]. Its clock is not in the
+  // H20: 78 SMs; 148 TFLOPS dense BF16, 4.0 TB/s, 60 MB L2 [sheet]. Its clock is not in the
   // sources read: 1.83 GHz assumed (UNVERIFIED). The tensor rate per SM is cut on this SKU
   // (148e12 / (78 x 1.83e9) ≈ 1037 FLOP/cycle/SM, about 1/4 of H100), so the peak is a table entry,
   // never derived from the clock.
   t.push_back(make("h20", "NVIDIA H20 (96 GB HBM3)", 78, 1.83, 148.0, 4.0,
                    4.0 * kMeasuredOverDatasheetHbm, 60));
-  // H800 PCIe: 114 SMs [seed][sheet]; 756 TFLOPS dense BF16, 2.0 TB/s HBM2e, 50 MB L2 [sheet].
+  // H800 PCIe: 114 SMs [sheet]; 756 TFLOPS dense BF16, 2.0 TB/s HBM2e, 50 MB L2 [sheet].
   // Clock 1.62 GHz = 756e12 / (114 x 4096): the clock the datasheet peak implies (max boost is
   // higher, 1.755 GHz, but the power-limited PCIe board does not hold it under tensor load).
   t.push_back(make("h800", "NVIDIA H800 PCIe (80 GB HBM2e)", 114, 756e12 / (114 * 4096.0) / 1e9,

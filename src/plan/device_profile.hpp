@@ -44,7 +44,7 @@ struct DeviceProfile {
   double tc_flops_per_cycle_per_sm() const { return tc_peak_flops / (sm_count * clock_ghz * 1e9); }
 };
 
-// The seed's bandwidth rules (research/deepgemm.md §4.3, DeepGEMM's SM90 heuristic):
+// The seed's bandwidth rules (DeepGEMM's SM90 heuristic, deepseek-ai/DeepGEMM):
 // BW_L2 = min(64 B/cycle per SM, 6153 B/cycle) and BW_local = 128 B/cycle per SM.
 double seed_l2_bytes_per_cycle(int sm_count);
 double seed_local_bytes_per_cycle(int sm_count);

@@ -17,7 +17,7 @@ __device__ __forceinline__ uint32_t smem_u32(const void* p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 // The same offset in the shared memory of cluster CTA `cta_rank`, as a shared::cluster address
-// (mapa, PTX ISA §9.7.9.23).
+// (PTX ISA: mapa).
 __device__ __forceinline__ uint32_t cluster_map_smem(uint32_t local, uint32_t cta_rank) {
   uint32_t remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(local), "r"(cta_rank));
@@ -135,7 +135,7 @@ __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
 // Compiler-only fence on an accumulator register: keeps the compiler from moving its reads/writes
-// across the asynchronous wgmma (HOPPER_NOTES §1, "compiler hazard").
+// across the asynchronous wgmma (docs/HOPPER.md §1, "compiler hazard").
 __device__ __forceinline__ void fence_operand(float& r) { asm volatile("" : "+f"(r)::"memory"); }
 template <int R>
 __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
@@ -152,7 +152,7 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a,
   WgmmaSS<N>::template mma<kTransA, kTransB>(d, desc_a, desc_b, scale_d);
 }
 
-// ---- stmatrix (PTX ISA §9.7.9.21) --------------------------------------------------------------
+// ---- stmatrix (PTX ISA: stmatrix) ------------------------------------------------------------------
 // Each lane l supplies the row address of row (l % 8) of 8x8 matrix (l / 8); r0..r3 hold this
 // thread's two bf16 of matrices 0..3 (the mma fragment order).
 __device__ __forceinline__ void stmatrix_x4(void* row_addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {

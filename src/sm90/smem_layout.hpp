@@ -14,9 +14,9 @@
 //   [full barrier 0..S-1][empty barrier 0..S-1]   one 8-B mbarrier each
 //
 // Why 1024: a 128B-swizzle atom is 8 rows x 128 B and the swizzle XOR uses absolute address bits
-// [9:7] (HOPPER_NOTES §3), so every swizzled tile starts on a 1024-B boundary and the WGMMA
+// [9:7] (docs/HOPPER.md §3), so every swizzled tile starts on a 1024-B boundary and the WGMMA
 // descriptor base offset stays 0.
-// Why +1 KiB: the driver does not promise a 1024-B aligned dynamic smem base (HOPPER_NOTES §3,
+// Why +1 KiB: the driver does not promise a 1024-B aligned dynamic smem base (docs/HOPPER.md §3,
 // UNVERIFIED either way); the kernel rounds the base up, which can skip up to 1008 B. total_bytes
 // budgets a full 1024 for it, and that is what the planner compares with the 232448-B limit.
 // Why the D staging may be narrower than the tile: the epilogue can stage a tile in column parts

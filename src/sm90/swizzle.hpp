@@ -1,6 +1,6 @@
 // Shared-memory layout math for SM90 wgmma operands: the 128B swizzle and the matrix descriptor.
 // Pure integer functions (TG_HD) so the host tests check exactly what the kernels compute.
-// Facts: HOPPER_NOTES §2 (descriptor, PTX ISA §9.7.15.5.1.2.2) and §3 (swizzle, PTX ISA §5.5.7).
+// Facts: docs/HOPPER.md §2 (descriptor, PTX ISA §9.7.15.5.1.2.2) and §3 (swizzle, PTX ISA §5.5.7).
 #pragma once
 
 #include "core/int_types.hpp"
@@ -45,13 +45,13 @@ TG_HD constexpr uint64_t make_kmajor_sw128_desc(uint32_t start) {
 }
 
 // Moving the descriptor k16 steps along K inside a 128-B swizzled line: +32 B per step on the start
-// address field, i.e. +2 in encoded units (HOPPER_NOTES §2; used by DeepGEMM and others; the
+// address field, i.e. +2 in encoded units (docs/HOPPER.md §2; used by DeepGEMM and others; the
 // swizzle is applied by the hardware to absolute address bits, so base_offset stays 0).
 TG_HD constexpr uint64_t desc_advance_bytes(uint64_t desc, uint32_t bytes) {
   return desc + desc_encode(bytes);
 }
 
-// Accumulator fragment of wgmma m64nNk16 with f32 accumulators (HOPPER_NOTES §4): thread t of the
+// Accumulator fragment of wgmma m64nNk16 with f32 accumulators (docs/HOPPER.md §4): thread t of the
 // warpgroup holds d[4*j + 2*i + c] = D[row, col] with
 //   row = 16*(t/32) + (t%32)/4 + 8*i,   col = 8*j + 2*(t%4) + c,   i, c in {0,1}, j in [0, N/8).
 struct FragCoord {

@@ -1,8 +1,8 @@
 // TMA tensor maps on the host: the arguments of cuTensorMapEncodeTiled as plain values (so a CPU
 // test can check them), the rules of cuda.h checked before the driver sees them, and the encode
 // call itself, reached through cudaGetDriverEntryPointByVersion (libcuda is never linked: a binary
-// that links it does not start on a machine without a driver; BRIEF "Machines").
-// Facts and sources: HOPPER_NOTES §7 (cuTensorMapEncodeTiled rules), §12 bug 9.
+// that links it does not start on a machine without a driver).
+// Facts and sources: docs/HOPPER.md §7 (cuTensorMapEncodeTiled rules), §12 pitfall 9.
 //
 // Errors are values: "" means fine, anything else names the argument, its value and the rule,
 // e.g. "globalStrides[0] = 200 bytes: must be a multiple of 16 (leading dimension 100 bf16)".
@@ -27,7 +27,7 @@ struct TensorMapArgs {
   uint32_t element_strides[5] = {1, 1, 1, 1, 1};
   CUtensorMapInterleave interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
   CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
-  // L2 fill granularity; DeepGEMM uses 256B for its operands (HOPPER_NOTES §7).
+  // L2 fill granularity; DeepGEMM uses 256B for its operands (docs/HOPPER.md §7).
   CUtensorMapL2promotion l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
   // NONE: out-of-bounds elements load as zero, so a ragged K edge adds nothing.
   CUtensorMapFloatOOBfill oob_fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;

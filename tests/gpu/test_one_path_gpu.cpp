@@ -24,7 +24,7 @@ struct Shape {
   int64_t m, n, k;
 };
 
-// The suite (BRIEF): squares, and M in {1, 128, 4096} x seven (N, K); then shapes of no suite.
+// The llm suite (bench/suites/llm.txt): squares, and M in {1, 128, 4096} x seven (N, K); then shapes of no suite.
 const Shape kShapes[] = {
     {4096, 4096, 4096}, {6144, 6144, 6144}, {8192, 8192, 8192},
     {1, 2112, 7168},    {1, 576, 7168},     {1, 24576, 1536},  {1, 32768, 512},  {1, 7168, 16384},

@@ -13,7 +13,7 @@
 namespace tilegemm::bench {
 namespace {
 
-// BRIEF.md's suite, spelled out independently of bench/suites/llm.txt.
+// The 24-shape LLM suite, spelled out independently of bench/suites/llm.txt.
 std::vector<Shape> brief_suite() {
   std::vector<Shape> shapes = {{4096, 4096, 4096}, {6144, 6144, 6144}, {8192, 8192, 8192}};
   const int64_t nk[7][2] = {{2112, 7168}, {576, 7168},   {24576, 1536}, {32768, 512},

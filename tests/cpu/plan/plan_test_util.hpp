@@ -1,4 +1,4 @@
-// Shared by the planner tests: the BRIEF's 24-shape benchmark suite and a problem builder.
+// Shared by the planner tests: the 24-shape LLM benchmark suite and a problem builder.
 #pragma once
 
 #include <array>
@@ -12,7 +12,7 @@ struct Shape {
   int64_t m, n, k;
 };
 
-// BRIEF.md "The benchmark suite": squares 4096, 6144, 8192; M in {1, 128, 4096} x seven (N, K).
+// The llm suite (bench/suites/llm.txt): squares 4096, 6144, 8192; M in {1, 128, 4096} x seven (N, K).
 inline constexpr std::array<Shape, 24> kSuite = {{
     {4096, 4096, 4096}, {6144, 6144, 6144}, {8192, 8192, 8192},
     {1, 2112, 7168}, {1, 576, 7168}, {1, 24576, 1536}, {1, 32768, 512},

@@ -1,7 +1,7 @@
 // A host model of the smem ring (ladder steps 5-9 and the production kernel), run under random
 // interleavings.
 //
-// The barriers follow PTX §9.7.13.15 (HOPPER_NOTES §6): a phase completes when its pending
+// The barriers follow PTX §9.7.13.15 (docs/HOPPER.md §6): a phase completes when its pending
 // arrivals and its tx-count both reach 0; a waiter names a parity and sees only the parity of the
 // last completed phase (a fresh barrier answers wait(1) at once). The producers and consumers step
 // through the k-blocks with the kernels' own RingState (sm90/pipeline.cuh). Copies are in flight between
@@ -260,7 +260,7 @@ TEST(RingModel, SingleBlockTilesAndShortRings) {
   expect_all_interleavings_safe<2>(cfg, 200);
 }
 
-// The model has teeth: each classic bug from HOPPER_NOTES §12 is caught.
+// The model has teeth: each classic bug from docs/HOPPER.md §12 is caught.
 TEST(RingModel, ProducerStartingOnTheWrongParityDeadlocks) {
   RingConfig cfg;
   cfg.bug_producer_waits_phase = true;

@@ -1,5 +1,5 @@
 // The 128B swizzle the ladder's smem tiles use (TMA SWIZZLE_128B writes it, wgmma reads it, and
-// step 9's stmatrix epilogue writes D through it), checked against HOPPER_NOTES §3's formula and
+// step 9's stmatrix epilogue writes D through it), checked against docs/HOPPER.md §3's formula and
 // against the properties that make it worth having.
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 namespace tilegemm::sm90 {
 namespace {
 
-// HOPPER_NOTES §3, written independently of smem_layout_math.hpp: element (r, k) of a bf16 K-major
+// docs/HOPPER.md §3, written independently of sm90/swizzle.hpp: element (r, k) of a bf16 K-major
 // tile with 128-B rows on a 1024-aligned base sits at r*128 + (((2k)>>4) ^ (r&7))*16 + (2k & 15).
 uint32_t notes_offset(uint32_t r, uint32_t k) { return r * 128 + ((((2 * k) >> 4) ^ (r & 7)) * 16) + ((2 * k) & 15); }
 

@@ -1,6 +1,6 @@
 // The encode arguments of the ladder's tensor maps, checked without a driver: what
 // make_2d_tile_args computes for A, B and D, and that every broken cuda.h rule comes back as a
-// message naming the argument (HOPPER_NOTES §7, §12 bug 9).
+// message naming the argument (docs/HOPPER.md §7, §12 pitfall 9).
 #include <gtest/gtest.h>
 
 #include <cstdint>
