@@ -127,7 +127,7 @@ void append_summary(std::string& out, const Candidate& c, const char* indent) {
                  "({} accumulators), {} epilogue, smem {} B, grid {}, mainloop efficiency {:.2f}, HBM {}\n",
                  indent, k.threads(), k.consumers(), k.consumers() > 1 ? "s" : "", k.producer_regs, k.consumer_regs,
                  regs, k.accumulators(), epilogue_name(k.epilogue), c.smem_bytes, c.grid, t.efficiency,
-                 si_bytes(static_cast<double>(t.hbm_bytes)));
+                 si_bytes(t.hbm_bytes));
   for (const auto& f : c.flags) fmt::format_to(o, "{}note: {}\n", indent, f);
 }
 
