@@ -41,6 +41,7 @@ inline CLI::Validator non_empty_value() {
 inline CLI::Validator whole_int64() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
+        if (value.empty()) return "the value is empty";
         int64_t v = 0;
         const char* first = value.data() + (!value.empty() && value[0] == '+' ? 1 : 0);
         const auto [end, ec] = std::from_chars(first, value.data() + value.size(), v);
