@@ -27,7 +27,7 @@ DeviceInfo probe_device(int index) {
   };
   if (cudaError_t e = cudaGetDeviceCount(&info.device_count); e != cudaSuccess || info.device_count == 0) {
     info.device_count = 0;
-    info.error = no_device_reason(e == cudaSuccess ? cudaErrorNoDevice : e);  // clears the error too
+    info.error = no_device_reason(e == cudaSuccess ? cudaErrorNoDevice : e);  // resets the last error too
     return info;
   }
   if (index < 0 || index >= info.device_count) {

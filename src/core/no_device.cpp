@@ -27,7 +27,7 @@ std::string no_device_reason(cudaError_t err, int driver_version, int runtime_ve
 std::string no_device_reason(cudaError_t err) {
   int driver_version = 0;
   if (cudaDriverGetVersion(&driver_version) != cudaSuccess) driver_version = 0;
-  (void)cudaGetLastError();  // the "no driver" error is sticky for the next caller otherwise
+  (void)cudaGetLastError();  // reset the last error, so the next caller does not see this one
   return no_device_reason(err, driver_version, CUDART_VERSION);
 }
 

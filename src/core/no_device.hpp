@@ -22,7 +22,8 @@ namespace tilegemm {
 //   anything else      -> "<cudaErrorName>: <cudaGetErrorString>"
 std::string no_device_reason(cudaError_t err, int driver_version, int runtime_version);
 
-// The same for this process: asks cudaDriverGetVersion, and clears the runtime's last error.
+// The same for this process: asks cudaDriverGetVersion, then resets the runtime's last error
+// (cudaGetLastError), as every caller did before.
 std::string no_device_reason(cudaError_t err);
 
 }  // namespace tilegemm

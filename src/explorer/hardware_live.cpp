@@ -15,7 +15,7 @@ LiveDevice probe_live_device(int index) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
-    d.reason = no_device_reason(err);  // also clears the sticky "no driver" error
+    d.reason = no_device_reason(err);  // also resets the last error
     return d;
   }
   if (index < 0 || index >= count) {

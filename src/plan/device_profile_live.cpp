@@ -69,7 +69,7 @@ std::optional<DeviceProfile> query_live_profile(int device, std::string* why_not
   };
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) return fail(no_device_reason(err));  // also clears the sticky error
+  if (err != cudaSuccess) return fail(no_device_reason(err));  // also resets the last error
   if (device < 0 || device >= count)
     return fail("device " + std::to_string(device) + " does not exist (" + std::to_string(count) + " found)");
   cudaDeviceProp prop{};

@@ -50,7 +50,6 @@ TEST(NoDeviceReason, ThisMachine) {
   int driver = -1;
   if (cudaDriverGetVersion(&driver) != cudaSuccess || driver != 0) GTEST_SKIP() << "a driver is installed";
   EXPECT_EQ(no_device_reason(err).rfind("no NVIDIA driver / no GPU found", 0), 0u) << no_device_reason(err);
-  EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // the sticky error was cleared
 }
 
 }  // namespace
