@@ -105,7 +105,7 @@ TEST(Suite, FileLongerThanTheBoundIsRefused) {
   }
   EXPECT_FALSE(load_suite(path, &error));
   EXPECT_NE(error.find("longer than"), std::string::npos) << error;
-  {  // one line under the bound still loads
+  {  // a short file at the same path still loads
     std::ofstream f(path, std::ios::binary | std::ios::trunc);
     f << "128 128 128\n";
   }
