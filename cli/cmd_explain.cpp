@@ -106,9 +106,9 @@ void add_explain_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "explain", "Show the planner's kernel configuration for D[M,N] = A[M,K]·B[N,K]ᵀ and why: every "
                  "term of the seed's score, the predicted time, and the rejected candidates with their rule");
-  cmd->add_option("M", args->m, "rows of A and D")->required();
-  cmd->add_option("N", args->n, "rows of B, columns of D")->required();
-  cmd->add_option("K", args->k, "the reduction dimension")->required();
+  cmd->add_option("M", args->m, "rows of A and D")->required()->check(whole_int64());
+  cmd->add_option("N", args->n, "rows of B, columns of D")->required()->check(whole_int64());
+  cmd->add_option("K", args->k, "the reduction dimension")->required()->check(whole_int64());
   cmd->add_option("--layout", args->layout, "nt | nn | tn | tt (DeepGEMM names; nt = A and B K-major)")
       ->capture_default_str();
   cmd->add_option("--out", args->out, "output dtype: bf16 | fp32")->capture_default_str();
@@ -118,9 +118,9 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--top", args->top, "candidates to list")->capture_default_str();
   cmd->add_option("--rejected", args->rejected, "rejected candidates to list per rule (-1: all)")
       ->capture_default_str();
-  cmd->add_option("--lda", args->lda, "leading dimension of A in elements (default: packed)");
-  cmd->add_option("--ldb", args->ldb, "leading dimension of B in elements (default: packed)");
-  cmd->add_option("--ldd", args->ldd, "leading dimension of D in elements (default: packed)");
+  cmd->add_option("--lda", args->lda, "leading dimension of A in elements (default: packed)")->check(whole_int64());
+  cmd->add_option("--ldb", args->ldb, "leading dimension of B in elements (default: packed)")->check(whole_int64());
+  cmd->add_option("--ldd", args->ldd, "leading dimension of D in elements (default: packed)")->check(whole_int64());
   cmd->add_option("--config", args->config,
                   "score this configuration too: BMxBN[,stages=S,cluster=1x1|2x1|1x2,mapping=grouped-m:8,"
                   "group=G,persistent|static,splitk=S] (BM 64|128, BN a multiple of 16 <= 256)");

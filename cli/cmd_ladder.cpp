@@ -39,11 +39,7 @@ std::vector<bench::Shape> default_shapes(const ladder::Step& step) {
 }
 
 int run_ladder(const LadderOptions& o) {
-  const bench::DeviceInfo dev = bench::probe_device();
-  if (!dev.is_sm90()) {
-    std::fprintf(stderr, "tilegemm ladder: needs a Hopper (sm_90) GPU: %s\n", dev.not_sm90_reason().c_str());
-    return 3;
-  }
+  // Usage errors first (exit 2): they need no GPU, and a bad argument is the thing to fix first.
   std::vector<bench::Shape> user_shapes;
   for (const std::string& text : o.shapes) {
     std::string err;
@@ -66,6 +62,12 @@ int run_ladder(const LadderOptions& o) {
   }
   if (chosen.empty())
     for (const ladder::Step& s : ladder::steps()) chosen.push_back(&s);
+
+  const bench::DeviceInfo dev = bench::probe_device();
+  if (!dev.is_sm90()) {
+    std::fprintf(stderr, "tilegemm ladder: needs a Hopper (sm_90) GPU: %s\n", dev.not_sm90_reason().c_str());
+    return 3;
+  }
 
   std::string timer_error;
   const auto timer = bench::choose_timer(o.timer, &timer_error);
@@ -98,7 +100,7 @@ int run_ladder(const LadderOptions& o) {
       }
       auto launch = [step](const GemmArgs& a) {
         ladder::Problem p{static_cast<const __nv_bfloat16*>(a.a.ptr), static_cast<const __nv_bfloat16*>(a.b.ptr),
-                          static_cast<__nv_bfloat16*>(const_cast<void*>(a.d.ptr)), int(a.a.rows), int(a.b.rows),
+                          static_cast<__nv_bfloat16*>(a.d.ptr), int(a.a.rows), int(a.b.rows),
                           int(a.a.cols)};
         return step->launch(p, a.stream);
       };
@@ -152,7 +154,9 @@ int run_ladder(const LadderOptions& o) {
 void add_ladder_command(CLI::App& app) {
   auto opts = std::make_shared<LadderOptions>();
   CLI::App* cmd = app.add_subcommand("ladder", "Run the teaching kernels: check each step, time it beside cuBLASLt");
-  cmd->add_option("--step", opts->steps, "Step number(s) to run (default: all)")->check(CLI::PositiveNumber);
+  // The registry's own range ("not in range 1 to 9"), not CLI::PositiveNumber's up-to-DBL_MAX one.
+  cmd->add_option("--step", opts->steps, "Step number(s) to run (default: all)")
+      ->check(CLI::Range(1, static_cast<int>(ladder::steps().size())));
   cmd->add_option("--shape", opts->shapes, "Shape(s) MxNxK (default: each step's own)");
   cmd->add_option("--iters", opts->iters, "Timed runs per kernel")->check(CLI::Range(1, 100000));
   cmd->add_option("--warmup", opts->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));

@@ -84,9 +84,9 @@ void add_map_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "map", "Show which CTA computes which C tile, wave by wave, and the A/B working set of each wave "
              "(unique A row-bands, B column-bands, bytes, estimated HBM re-reads)");
-  cmd->add_option("M", args->m, "rows of A and D")->required();
-  cmd->add_option("N", args->n, "rows of B, columns of D")->required();
-  cmd->add_option("K", args->k, "the reduction dimension")->required();
+  cmd->add_option("M", args->m, "rows of A and D")->required()->check(whole_int64());
+  cmd->add_option("N", args->n, "rows of B, columns of D")->required()->check(whole_int64());
+  cmd->add_option("K", args->k, "the reduction dimension")->required()->check(whole_int64());
   cmd->add_option("--tile", args->tile, "BLOCK_MxBLOCK_N")->capture_default_str();
   cmd->add_option("--mapping", args->mapping,
                   "linear-n | linear-m | grouped-m:G | grouped-n:G | box:BMxBN | morton | hilbert")

@@ -97,7 +97,7 @@ void run_overhead(const OverheadArgs& a) {
   GemmArgs args;
   args.a = MatrixRef{a_ptr, m, k, k, DType::bf16, Major::k_major};
   args.b = MatrixRef{b_ptr, n, k, k, DType::bf16, Major::k_major};
-  args.d = MatrixRef{d_ptr, m, n, n, DType::bf16, row_major};
+  args.d = MutMatrixRef{d_ptr, m, n, n, DType::bf16, row_major};
   ref::CublasLt lt;
   const std::function<Status()> ours = [&] { return gemm(args); };
   const std::function<Status()> theirs = [&] { return ref::cublaslt_gemm(lt, args); };

@@ -2,6 +2,8 @@
 // A command reports failure by throwing CLI::RuntimeError(exit_code) after printing its message.
 #pragma once
 
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -24,6 +26,31 @@ int run_demo();
 [[noreturn]] inline void usage_error(const char* command, const std::string& message) {
   std::fprintf(stderr, "tilegemm %s: %s\n", command, message.c_str());
   throw CLI::RuntimeError(2);
+}
+
+// An option given with an empty value ("--svg ''") is a usage error, never "not given": main.cpp
+// puts this check on every option of every command that takes a value.
+inline CLI::Validator non_empty_value() {
+  return CLI::Validator([](std::string& value) { return value.empty() ? std::string("the value is empty") : ""; },
+                        "", "NONEMPTY");
+}
+
+// A whole number that fits int64_t. CLI11 reads int64_t options with strtoll, which clamps an
+// out-of-range value to INT64_MAX without a word; this check refuses it instead, so the command
+// never runs on a number the user did not type. Put it on every int64_t option.
+inline CLI::Validator whole_int64() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (value.empty()) return "the value is empty";
+        int64_t v = 0;
+        const char* first = value.data() + (!value.empty() && value[0] == '+' ? 1 : 0);
+        const auto [end, ec] = std::from_chars(first, value.data() + value.size(), v);
+        if (ec == std::errc::result_out_of_range)
+          return value + " does not fit a 64-bit integer (at most 9223372036854775807)";
+        if (ec != std::errc{} || end != value.data() + value.size()) return value + " is not a whole number";
+        return "";
+      },
+      "INT64", "INT64");
 }
 
 }  // namespace tilegemm::cli

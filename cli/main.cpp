@@ -4,6 +4,17 @@
 
 #include "commands.hpp"
 
+namespace {
+
+// Every option and positional that takes a value, in every command, refuses an empty value.
+void refuse_empty_values(CLI::App& app) {
+  for (CLI::App* cmd : app.get_subcommands([](CLI::App*) { return true; }))
+    for (CLI::Option* opt : cmd->get_options())
+      if (opt->get_type_size_max() > 0) opt->check(tilegemm::cli::non_empty_value());  // 0: a flag
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"tilegemm: Hopper (sm_90a) BF16 GEMM library and tools"};
   app.require_subcommand(0, 1);
@@ -15,6 +26,7 @@ int main(int argc, char** argv) {
   tilegemm::cli::add_warmup_command(app);
   tilegemm::cli::add_overhead_command(app);
   tilegemm::cli::add_serve_command(app);
+  refuse_empty_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

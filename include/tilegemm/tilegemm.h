@@ -38,13 +38,24 @@ typedef enum tg_major {
 /* The fixed-width dtype and major fields keep the struct layout independent of how a compiler
  * sizes enums; they hold tg_dtype and tg_major values. */
 typedef struct tg_matrix {
-  const void* ptr; /* device pointer (written through for D) */
+  const void* ptr; /* device pointer, only read (A, B, C) */
   int64_t rows;    /* first logical dimension: M for A, N for B, M for C/D */
   int64_t cols;    /* second logical dimension: K for A/B, N for C/D */
   int64_t ld;      /* leading dimension in elements */
   int32_t dtype;   /* tg_dtype */
   int32_t major;   /* tg_major */
 } tg_matrix;
+
+/* The output D: the same fields and layout as tg_matrix, with a pointer the library writes
+ * through. */
+typedef struct tg_mut_matrix {
+  void* ptr;       /* device pointer, written through */
+  int64_t rows;    /* M */
+  int64_t cols;    /* N */
+  int64_t ld;      /* leading dimension in elements */
+  int32_t dtype;   /* tg_dtype */
+  int32_t major;   /* tg_major */
+} tg_mut_matrix;
 
 typedef enum tg_status {
   TG_STATUS_OK = 0,
@@ -60,16 +71,20 @@ typedef enum tg_status {
  * the same matrix as D (same ptr, ld, major, dtype) but may not otherwise overlap it.
  * Empty problems: M or N == 0 does nothing; K == 0 writes D = beta * C, or D = 0 without C. */
 tg_status tg_gemm(const tg_matrix* a, const tg_matrix* b, const tg_matrix* c_or_null,
-                  const tg_matrix* d, float alpha, float beta, void* stream, char* error_message,
+                  const tg_mut_matrix* d, float alpha, float beta, void* stream, char* error_message,
                   size_t error_message_size);
 
 /* Only the argument rules of tg_gemm; makes no CUDA call. */
 tg_status tg_validate(const tg_matrix* a, const tg_matrix* b, const tg_matrix* c_or_null,
-                      const tg_matrix* d, float alpha, float beta, char* error_message,
+                      const tg_mut_matrix* d, float alpha, float beta, char* error_message,
                       size_t error_message_size);
 
 /* TG_STATUS_OK when the current CUDA device is compute capability 9.0, else TG_STATUS_NO_DEVICE. */
 tg_status tg_check_device(char* error_message, size_t error_message_size);
+
+/* The library's version, "MAJOR.MINOR.PATCH" (the CMake project version it was built as).
+ * Never NULL. Bindings that mirror the structs above (python/tilegemm) check it at load time. */
+const char* tg_version(void);
 
 /* "ok", "invalid_argument", ...; "unknown" for a value outside tg_status. Never NULL. */
 const char* tg_status_name(tg_status status);

@@ -22,6 +22,7 @@
 
 namespace tilegemm {
 
+// An input matrix (A, B, C): the library only reads through ptr.
 struct MatrixRef {
   const void* ptr = nullptr;  // device pointer
   int64_t rows = 0;           // first logical dimension (M for A, N for B, M for C/D)
@@ -31,11 +32,24 @@ struct MatrixRef {
   Major major = Major::k_major;
 };
 
+// The output matrix D: the same fields, with a pointer the library writes through. It converts
+// to a MatrixRef (a read-only view), so code that reads args.d as a MatrixRef keeps compiling.
+struct MutMatrixRef {
+  void* ptr = nullptr;  // device pointer, written through
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t ld = 0;
+  DType dtype = DType::bf16;
+  Major major = Major::k_major;
+
+  operator MatrixRef() const { return MatrixRef{ptr, rows, cols, ld, dtype, major}; }
+};
+
 struct GemmArgs {
   MatrixRef a;           // [M, K]
   MatrixRef b;           // [N, K]
   const MatrixRef* c = nullptr;  // [M, N], optional; read only when beta != 0
-  MatrixRef d;           // [M, N], output (ptr is written through)
+  MutMatrixRef d;        // [M, N], output
   float alpha = 1.0f;
   float beta = 0.0f;
   cudaStream_t stream = nullptr;

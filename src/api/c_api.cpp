@@ -22,6 +22,9 @@ static_assert(TG_MAJOR_K == static_cast<int>(Major::k_major) &&
 MatrixRef to_cpp(const tg_matrix& m) {
   return {m.ptr, m.rows, m.cols, m.ld, static_cast<DType>(m.dtype), static_cast<Major>(m.major)};
 }
+MutMatrixRef to_cpp(const tg_mut_matrix& m) {
+  return {m.ptr, m.rows, m.cols, m.ld, static_cast<DType>(m.dtype), static_cast<Major>(m.major)};
+}
 
 tg_status to_c(ErrorCode code) {
   switch (code) {
@@ -62,9 +65,9 @@ tg_status guarded(Body&& body, char* out, size_t out_size) {
 }
 
 // Null tg_matrix pointers for a, b or d are a C-only failure: the C++ API takes them by value.
-Status build_args(const tg_matrix* a, const tg_matrix* b, const tg_matrix* c, const tg_matrix* d,
+Status build_args(const tg_matrix* a, const tg_matrix* b, const tg_matrix* c, const tg_mut_matrix* d,
                   float alpha, float beta, void* stream, GemmArgs& args, MatrixRef& c_storage) {
-  const struct { const tg_matrix* m; const char* name; } required[] = {{a, "a"}, {b, "b"}, {d, "d"}};
+  const struct { const void* m; const char* name; } required[] = {{a, "a"}, {b, "b"}, {d, "d"}};
   for (const auto& r : required)
     if (r.m == nullptr)
       return Status{ErrorCode::invalid_argument, r.name,
@@ -89,7 +92,7 @@ Status build_args(const tg_matrix* a, const tg_matrix* b, const tg_matrix* c, co
 extern "C" {
 
 tg_status tg_gemm(const tg_matrix* a, const tg_matrix* b, const tg_matrix* c_or_null,
-                  const tg_matrix* d, float alpha, float beta, void* stream, char* error_message,
+                  const tg_mut_matrix* d, float alpha, float beta, void* stream, char* error_message,
                   size_t error_message_size) {
   using namespace tilegemm;
   return guarded(
@@ -103,7 +106,7 @@ tg_status tg_gemm(const tg_matrix* a, const tg_matrix* b, const tg_matrix* c_or_
 }
 
 tg_status tg_validate(const tg_matrix* a, const tg_matrix* b, const tg_matrix* c_or_null,
-                      const tg_matrix* d, float alpha, float beta, char* error_message,
+                      const tg_mut_matrix* d, float alpha, float beta, char* error_message,
                       size_t error_message_size) {
   using namespace tilegemm;
   return guarded(
@@ -120,6 +123,8 @@ tg_status tg_check_device(char* error_message, size_t error_message_size) {
   return tilegemm::guarded([] { return tilegemm::check_device(); }, error_message,
                            error_message_size);
 }
+
+const char* tg_version(void) { return TILEGEMM_VERSION; }
 
 const char* tg_status_name(tg_status status) {
   switch (status) {

@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
+#include "core/no_device.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm {
@@ -17,10 +18,7 @@ Status check_device() {
   if (err == cudaSuccess && count == 0) err = cudaErrorNoDevice;
   int device = -1;
   if (err == cudaSuccess) err = cudaGetDevice(&device);
-  if (err != cudaSuccess)
-    return Status{ErrorCode::no_device, "device",
-                  fmt::format("no CUDA device: {} ({})", cudaGetErrorString(err),
-                              cudaGetErrorName(err))};
+  if (err != cudaSuccess) return Status{ErrorCode::no_device, "device", no_device_reason(err)};
 
   int major = 0, minor = 0;
   err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);

@@ -178,7 +178,7 @@ cudaError_t launch_fallback_gemm(const GemmArgs& args) {
   const Params p{operand(args.a), operand(args.b),
                  read_c ? args.c->ptr : nullptr, read_c ? args.c->ld : 0,
                  read_c && args.c->major == Major::mn_major,
-                 const_cast<void*>(args.d.ptr), args.d.ld,
+                 args.d.ptr, args.d.ld,
                  m, n, k, args.alpha, args.beta};
 
   // validate() bounds M·N·sizeof(D) below 2^40, so the tile count fits a 1-D grid (≤ 2^31 - 1);

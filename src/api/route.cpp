@@ -23,16 +23,19 @@ plan::Problem problem_of(const GemmArgs& args) {
 }
 
 GemmArgs placeholder_args(const plan::Problem& p, MatrixRef* c_storage) {
-  const auto addr = [](uintptr_t v) { return reinterpret_cast<const void*>(v); };
+  // Matrix i at i * 2^41: validate() bounds every matrix's span below 2^40 bytes, so the
+  // placeholders never overlap, whatever the shape (fixed addresses 256 MiB apart made explain
+  // refuse large valid problems with "d overlaps a").
+  const auto addr = [](uintptr_t i) { return reinterpret_cast<void*>(i << 41); };
   GemmArgs g;
-  g.a = MatrixRef{addr(0x10000000), p.m, p.k, p.lda ? p.lda : (p.a_major == Major::k_major ? p.k : p.m), DType::bf16,
+  g.a = MatrixRef{addr(1), p.m, p.k, p.lda ? p.lda : (p.a_major == Major::k_major ? p.k : p.m), DType::bf16,
                   p.a_major};
-  g.b = MatrixRef{addr(0x20000000), p.n, p.k, p.ldb ? p.ldb : (p.b_major == Major::k_major ? p.k : p.n), DType::bf16,
+  g.b = MatrixRef{addr(2), p.n, p.k, p.ldb ? p.ldb : (p.b_major == Major::k_major ? p.k : p.n), DType::bf16,
                   p.b_major};
-  g.d = MatrixRef{addr(0x30000000), p.m, p.n, p.ldd ? p.ldd : p.n, p.out, row_major};
+  g.d = MutMatrixRef{addr(3), p.m, p.n, p.ldd ? p.ldd : p.n, p.out, row_major};
   if (p.accumulate) {
     *c_storage = g.d;
-    c_storage->ptr = addr(0x40000000);
+    c_storage->ptr = addr(4);
     g.c = c_storage;
     g.beta = 1.0f;
   }

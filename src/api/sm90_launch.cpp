@@ -127,7 +127,7 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* 
   params.n = static_cast<int32_t>(args.d.cols);
   params.k = static_cast<int32_t>(args.a.cols);
   params.alpha = args.alpha;
-  params.d = const_cast<void*>(args.d.ptr);
+  params.d = args.d.ptr;
   params.ldd = args.d.ld;
   // A [M, K]: boxes of 64 k x a_load_rows. B [N, K]: 64 k x b_load_rows (each CTA of a pair loads
   // half of the shared tile and multicasts it). D [M, N & ~7] with stride ldd: boxes of 64 x 64

@@ -67,11 +67,17 @@ Status check_dim(const Operand& op, const char* field, int64_t value) {
 }
 
 // ld is the distance between consecutive lines (rows for k_major, columns for mn_major), so it can
-// be no smaller than a line; lines that overlapped would make one element two.
+// be no smaller than a line; lines that overlapped would make one element two. A matrix with no
+// elements addresses nothing: any ld >= 0 will do (an empty framework tensor may have stride 0).
 Status check_leading_dim(const Operand& op) {
+  if (op.m.ld < 0)
+    return fail(ErrorCode::invalid_argument, op.field("ld"),
+                fmt::format("{}.ld = {}: leading dimensions must be >= 0", op.name, op.m.ld));
+  if (op.m.rows == 0 || op.m.cols == 0) return Status::success();
   if (op.m.ld < 1)
     return fail(ErrorCode::invalid_argument, op.field("ld"),
-                fmt::format("{}.ld = {}: leading dimensions must be >= 1", op.name, op.m.ld));
+                fmt::format("{}.ld = {}: {} has {} x {} elements, so ld must be >= 1", op.name, op.m.ld,
+                            op.shape, op.m.rows, op.m.cols));
   const int64_t inner = layout::inner_extent(op.m);
   if (op.m.ld < inner) {
     const bool mn = op.m.major == Major::mn_major;
@@ -223,9 +229,10 @@ Status check_overlap(const Operand& d, const Operand& input, bool is_c) {
 Status validate(const GemmArgs& args) {
   const Operand a{args.a, "a", "A [M, K]"};
   const Operand b{args.b, "b", "B [N, K]"};
-  const Operand d{args.d, "d", "D [M, N]"};
+  const MatrixRef d_view = args.d;  // D as a read-only view: the rules only read its fields
+  const Operand d{d_view, "d", "D [M, N]"};
   const Operand* c = nullptr;
-  Operand c_storage{args.c ? *args.c : args.d, "c", "C [M, N]"};
+  Operand c_storage{args.c ? *args.c : d_view, "c", "C [M, N]"};
   if (args.c) c = &c_storage;
 
   Status s = check_scalars(args.alpha, args.beta, c != nullptr);

@@ -14,6 +14,8 @@
 // GEMM + reduce), without the launch gap that events measure.
 #include "bench/cupti_timer.hpp"
 
+#include "core/no_device.hpp"
+
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -211,8 +213,7 @@ void probe(CuptiState& st) {
   // No device, no driver: do not load CUPTI at all (CI machines).
   int count = 0;
   if (const cudaError_t e = cudaGetDeviceCount(&count); e != cudaSuccess || count == 0) {
-    set_unusable(st, std::string("no CUDA device (") +
-                         (e != cudaSuccess ? cudaGetErrorName(e) : "cudaGetDeviceCount returned 0") + ")");
+    set_unusable(st, "no CUDA device: " + no_device_reason(e == cudaSuccess ? cudaErrorNoDevice : e));
     return;
   }
   const std::vector<std::string> candidates =

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "core/no_device.hpp"
 #include "reference/cublaslt.hpp"
 
 namespace tilegemm::bench {
@@ -24,14 +25,9 @@ DeviceInfo probe_device(int index) {
   const auto describe = [](const char* call, cudaError_t e) {
     return std::string(call) + ": " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
   };
-  if (cudaError_t e = cudaGetDeviceCount(&info.device_count); e != cudaSuccess) {
+  if (cudaError_t e = cudaGetDeviceCount(&info.device_count); e != cudaSuccess || info.device_count == 0) {
     info.device_count = 0;
-    info.error = describe("cudaGetDeviceCount", e);
-    cudaGetLastError();  // clear it: later calls should not report it again
-    return info;
-  }
-  if (info.device_count == 0) {
-    info.error = "no CUDA device";
+    info.error = no_device_reason(e == cudaSuccess ? cudaErrorNoDevice : e);  // resets the last error too
     return info;
   }
   if (index < 0 || index >= info.device_count) {

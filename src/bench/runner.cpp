@@ -123,7 +123,7 @@ SideResult run_side(const Case& cs, const Launcher& launch, const GemmArgs& args
                     const std::vector<int64_t>& rows, const std::vector<float>& reference, const RunOptions& opt) {
   SideResult side;
   const cudaStream_t stream = args.stream;
-  if (cudaError_t e = ref::poison(const_cast<void*>(args.d.ptr), d_elements, dtype_bytes(args.d.dtype), stream);
+  if (cudaError_t e = ref::poison(args.d.ptr, d_elements, dtype_bytes(args.d.dtype), stream);
       e != cudaSuccess) {
     side.status = cuda_status("poison(D)", e);
     return side;
@@ -278,7 +278,7 @@ CaseResult run_case(const Case& cs, const Launcher& candidate, const RunOptions&
   args.a = a.ref;
   args.b = b.ref;
   args.c = cs.with_c ? &c.ref : nullptr;
-  args.d = d.ref;
+  args.d = MutMatrixRef{d_buf.get(), d.ref.rows, d.ref.cols, d.ref.ld, d.ref.dtype, d.ref.major};
   args.alpha = cs.alpha;
   args.beta = cs.with_c ? cs.beta : 0.0f;
   args.stream = stream;

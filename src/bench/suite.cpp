@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cstddef>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace tilegemm::bench {
 
@@ -108,11 +108,24 @@ std::optional<Suite> parse_suite(std::string_view text, std::string_view source,
 }
 
 std::optional<Suite> load_suite(const std::string& name_or_path, std::string* error) {
-  std::ifstream file(name_or_path);
+  const auto fail = [&](const std::string& why) -> std::optional<Suite> {
+    if (error) *error = "suite '" + name_or_path + "': " + why;
+    return std::nullopt;
+  };
+  std::error_code ec;
+  if (std::filesystem::is_directory(name_or_path, ec))
+    return fail("is a directory; a suite is a text file with one 'M N K' per line, or a builtin name");
+  std::ifstream file(name_or_path, std::ios::binary);
   if (file) {
-    std::ostringstream text;
-    text << file.rdbuf();
-    return parse_suite(text.str(), name_or_path, error);
+    // Read at most one byte past the bound: enough to know the file is too long.
+    std::string text(kMaxSuiteBytes + 1, '\0');
+    file.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(file.gcount()));
+    if (text.size() > kMaxSuiteBytes)
+      return fail("longer than " + std::to_string(kMaxSuiteBytes) +
+                  " bytes (kMaxSuiteBytes); a suite is a short text file with one 'M N K' per line");
+    if (file.bad()) return fail("cannot be read");
+    return parse_suite(text, name_or_path, error);
   }
   if (const char* text = builtin_suite_text(name_or_path)) return parse_suite(text, name_or_path, error);
   if (error) {

@@ -24,13 +24,18 @@ struct Suite {
 // Largest M, N or K a suite line may hold (the ladder and the kernels index with int).
 inline constexpr int64_t kMaxSuiteDim = (int64_t{1} << 31) - 1;
 
+// Largest suite file load_suite reads (a suite is a short text file: the builtin llm suite is
+// under 2 KiB). A longer file, or an endless one like /dev/zero, is refused, not read into memory.
+inline constexpr size_t kMaxSuiteBytes = size_t{1} << 20;
+
 // Parses suite text. Each non-blank line (after removing a '#' comment) must be exactly three
 // decimal integers in [1, kMaxSuiteDim]. On the first bad line returns nullopt and sets *error to
 // "<source>:<line>: <what is wrong>: '<the line>'".
 std::optional<Suite> parse_suite(std::string_view text, std::string_view source, std::string* error);
 
 // `name_or_path`: an existing file is read and parsed; otherwise a builtin suite of that name
-// ("llm", "squares"). nullopt + *error when neither works or the text does not parse.
+// ("llm", "squares"). nullopt + *error when neither works, when the path is a directory, when the
+// file holds more than kMaxSuiteBytes, or when the text does not parse.
 std::optional<Suite> load_suite(const std::string& name_or_path, std::string* error);
 
 // Builtin suites (the text of bench/suites/<name>.txt at configure time).

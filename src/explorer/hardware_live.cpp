@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "core/no_device.hpp"
 #include "explorer/hardware.hpp"
 
 namespace tilegemm::explorer {
@@ -14,8 +15,7 @@ LiveDevice probe_live_device(int index) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky "no driver" error
-    d.reason = std::string("no CUDA device (") + cudaGetErrorName(err) + ": " + cudaGetErrorString(err) + ")";
+    d.reason = no_device_reason(err);  // also resets the last error
     return d;
   }
   if (index < 0 || index >= count) {

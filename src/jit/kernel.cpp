@@ -3,6 +3,7 @@
 // function comes from driver_api() (cudaGetDriverEntryPointByVersion).
 #include <cuda_runtime_api.h>
 
+#include "core/no_device.hpp"
 #include "jit/driver_api.hpp"
 #include "jit/jit.hpp"
 
@@ -27,9 +28,7 @@ Status check_driver(const DriverApi& api) {
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err == cudaSuccess && count == 0) err = cudaErrorNoDevice;
   if (err != cudaSuccess)
-    return Status{ErrorCode::no_device, "device",
-                  std::string("no CUDA device to load a kernel on: ") + cudaGetErrorName(err) + ": " +
-                      cudaGetErrorString(err)};
+    return Status{ErrorCode::no_device, "device", "no CUDA device to load a kernel on: " + no_device_reason(err)};
   if (!api.error.empty()) return Status{ErrorCode::no_device, "device", api.error};
   return {};
 }

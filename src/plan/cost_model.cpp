@@ -31,7 +31,7 @@ double multicast_factor(int cluster_along, int64_t blocks) {
 // streamed once per strip unless all of it fits in L2. linear_n/linear_m are one strip spanning
 // the whole n/m range. Box, Morton and Hilbert are approximated as grouped_m (flagged).
 struct HbmAb {
-  int64_t bytes = 0;
+  double bytes = 0;  // double: re-read counts times operand sizes exceed int64 for extreme shapes
   double stream_reread = 1;  // times the streamed operand is read
 };
 HbmAb hbm_ab_bytes(const Config& c, const KernelShape& ks, const DeviceProfile& d) {
@@ -58,7 +58,7 @@ HbmAb hbm_ab_bytes(const Config& c, const KernelShape& ks, const DeviceProfile& 
   const double strip_reread = strip_bytes <= l2_reuse ? 1.0 : waves_per_strip;
   const double stream_reread = stream_op_bytes <= l2_reuse ? 1.0 : static_cast<double>(strips);
   HbmAb r;
-  r.bytes = static_cast<int64_t>(strip_op_bytes * strip_reread + stream_op_bytes * stream_reread);
+  r.bytes = strip_op_bytes * strip_reread + stream_op_bytes * stream_reread;
   r.stream_reread = stream_reread;
   return r;
 }
@@ -118,16 +118,18 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
 
   // HBM: operands (strip model), D once, C once when accumulating.
   const HbmAb ab = hbm_ab_bytes(c, ks, d);
-  const int64_t mn = p.m * p.n;
+  // Byte counts in double: M, N, K up to 2^31 each (validate_problem) make products past int64.
+  const double mn = static_cast<double>(p.m) * static_cast<double>(p.n);
   const int out_bytes = dtype_bytes(p.out);
-  int64_t hbm = ab.bytes + mn * out_bytes + (p.accumulate ? mn * out_bytes : 0);
+  double hbm = ab.bytes + mn * out_bytes + (p.accumulate ? mn * out_bytes : 0);
   // Split-K: the GEMM writes every slice's fp32 partial tile (rows < M only) instead of D; the
   // reduce kernel (splitk_us below) reads them back and writes D.
-  const int64_t partial_bytes = c.split_k > 1 ? int64_t{c.split_k} * p.m * ks.n_blocks * c.bn * 4 : 0;
+  const double partial_bytes =
+      c.split_k > 1 ? static_cast<double>(c.split_k) * static_cast<double>(p.m) * ks.n_blocks * c.bn * 4 : 0.0;
   if (c.split_k > 1) hbm += partial_bytes - mn * out_bytes;
   t.hbm_bytes = hbm;
   t.b_reread = ab.stream_reread;
-  t.hbm_us = static_cast<double>(hbm) / d.hbm_bytes_per_s * 1e6;
+  t.hbm_us = hbm / d.hbm_bytes_per_s * 1e6;
 
   // The TMA feed ("l2"): every 128-B line a load box brings into smem costs, in bounds or
   // zero-filled past the edge. Two limits (measured, device_profile.cpp): lines that come from HBM
@@ -137,7 +139,7 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   const double oob_lines = static_cast<double>((ks.m_blocks * c.bm - ks.m) * ks.n_blocks +
                                                (ks.n_blocks * c.bn - ks.n) * ks.m_blocks) *
                            static_cast<double>(kb_total);
-  const double fill_us = (static_cast<double>(ab.bytes) + oob_lines * line) / d.tma_fill_bytes_per_s * 1e6;
+  const double fill_us = (ab.bytes + oob_lines * line) / d.tma_fill_bytes_per_s * 1e6;
   const double kb_unit = static_cast<double>(ceil_div(ks.k_split, c.bk));
   const double cta_us = static_cast<double>(s.num_waves) * kb_unit * (c.bm + c.bn) * line / d.tma_bytes_per_s_per_sm * 1e6;
   t.l2_us = std::max(fill_us, cta_us);
@@ -159,7 +161,7 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   t.epilogue_us = cycles_to_us(epi_cycles * s.num_waves * (c.persistent ? 1 : 2), d);
   t.fixed_us = d.fixed_us;
   // The reduce kernel: its launch, then the partials read and D written at HBM speed.
-  t.splitk_us = c.split_k > 1 ? d.splitk_reduce_us + static_cast<double>(partial_bytes + mn * out_bytes) /
+  t.splitk_us = c.split_k > 1 ? d.splitk_reduce_us + (partial_bytes + mn * out_bytes) /
                                                         d.hbm_bytes_per_s * 1e6
                               : 0.0;
 

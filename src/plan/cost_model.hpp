@@ -72,7 +72,7 @@ struct TimeTerms {
   double efficiency = 1;        // mainloop_efficiency(config)
   double predicted_us = 0;
   double tflops = 0;            // 2 * M * N * K / predicted
-  int64_t hbm_bytes = 0;
+  double hbm_bytes = 0;         // double: it can exceed int64 for M, N, K near 2^31
   int64_t bytes_L2_AB_eff = 0;  // the seed's bytes_L2_AB with multicast only where the peer exists
   double b_reread = 1;          // times the streamed operand is read from HBM (1 = once)
   std::string bound;            // "l2", "local", "hbm" or "tensor": the largest of the four

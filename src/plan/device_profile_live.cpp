@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/no_device.hpp"
 #include "plan/device_profile.hpp"
 
 namespace tilegemm::plan {
@@ -68,10 +69,7 @@ std::optional<DeviceProfile> query_live_profile(int device, std::string* why_not
   };
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky "no driver" error for later callers
-    return fail(std::string("no CUDA device (") + cudaGetErrorString(err) + ")");
-  }
+  if (err != cudaSuccess) return fail(no_device_reason(err));  // also resets the last error
   if (device < 0 || device >= count)
     return fail("device " + std::to_string(device) + " does not exist (" + std::to_string(count) + " found)");
   cudaDeviceProp prop{};

@@ -229,7 +229,7 @@ Status cublaslt_gemm(CublasLt& h, const GemmArgs& args) {
   const CublasLtPlan& plan = *it->second;
   const float alpha = args.alpha, beta = use_c ? args.beta : 0.0f;
   TG_CUBLAS_TRY(cublasLtMatmul(impl.handle, plan.op, &alpha, x.ptr, plan.x, y.ptr, plan.y, &beta, c_ptr, plan.c,
-                               const_cast<void*>(args.d.ptr), plan.d, &plan.algo, impl.workspace,
+                               args.d.ptr, plan.d, &plan.algo, impl.workspace,
                                CublasLt::kWorkspaceBytes, args.stream));
   return Status::success();
 }

@@ -68,7 +68,7 @@ TEST(OnePathGpu, GemmLaunchesExactlyExplainsChoice) {
     GemmArgs args;
     args.a = MatrixRef{buf.a, s.m, s.k, s.k, DType::bf16, Major::k_major};
     args.b = MatrixRef{buf.b, s.n, s.k, s.k, DType::bf16, Major::k_major};
-    args.d = MatrixRef{buf.d, s.m, s.n, s.n, DType::bf16, row_major};
+    args.d = MutMatrixRef{buf.d, s.m, s.n, s.n, DType::bf16, row_major};
     // What explain presents: the full plan on the same profile.
     const detail::Route r = detail::route(args);
     ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
@@ -104,7 +104,7 @@ TEST(OnePathGpu, ASecondStreamAndRepeatedCallsWork) {
   GemmArgs args;
   args.a = MatrixRef{buf.a, m, k, k, DType::bf16, Major::k_major};
   args.b = MatrixRef{buf.b, n, k, k, DType::bf16, Major::k_major};
-  args.d = MatrixRef{buf.d, m, n, n, DType::bf16, row_major};
+  args.d = MutMatrixRef{buf.d, m, n, n, DType::bf16, row_major};
   args.stream = stream;
   for (int i = 0; i < 100; ++i) ASSERT_TRUE(gemm(args).ok());
   EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);

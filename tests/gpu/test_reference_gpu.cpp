@@ -104,6 +104,8 @@ struct Operand {
     std::memcpy(&v, host.data() + 2 * i, 2);
     return __bfloat162float(v);
   }
+  // The same matrix as an output the library writes through.
+  MutMatrixRef out() const { return {buf->get(), ref.rows, ref.cols, ref.ld, ref.dtype, ref.major}; }
   ref::HostView<__nv_bfloat16> bf16_view() const {
     return {reinterpret_cast<const __nv_bfloat16*>(host.data()), ref.rows, ref.cols, ref.ld, ref.major};
   }
@@ -149,13 +151,13 @@ TEST(CublasLtBaseline, MatchesCpuReferenceInEveryLayout) {
               const DType c_dtype = out;
               const Operand c(s.m, s.n, c_major, c_dtype, 2, ++seed);
               Operand d(s.m, s.n, d_major, out, 1, ++seed);
-              ASSERT_EQ(ref::poison(const_cast<void*>(d.ref.ptr), d.elements, out == DType::bf16 ? 2 : 4, nullptr),
+              ASSERT_EQ(ref::poison(d.out().ptr, d.elements, out == DType::bf16 ? 2 : 4, nullptr),
                         cudaSuccess);
               GemmArgs args;
               args.a = a.ref;
               args.b = b.ref;
               args.c = c_mode ? &c.ref : nullptr;
-              args.d = d.ref;
+              args.d = d.out();
               args.alpha = c_mode ? 0.5f : 1.0f;
               args.beta = c_mode ? -2.0f : 0.0f;
               const Status st = ref::cublaslt_gemm(lt, args);
@@ -188,7 +190,7 @@ TEST(CublasLtBaseline, EmptyProblemsFollowTheApiRule) {
   GemmArgs args;
   args.a = a.ref;
   args.b = b.ref;
-  args.d = d.ref;
+  args.d = d.out();
   // K = 0 without C: D = 0 (alpha times an empty sum), not stale memory.
   ASSERT_TRUE(ref::cublaslt_gemm(lt, args).ok());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
@@ -203,7 +205,7 @@ TEST(CublasLtBaseline, EmptyProblemsFollowTheApiRule) {
   for (int64_t m = 0; m < 8; ++m)
     for (int64_t n = 0; n < 16; ++n) ASSERT_EQ(got[m * 16 + n], 3.0f * c.at(m, n));
   // M = 0: nothing is written.
-  ASSERT_EQ(ref::poison(const_cast<void*>(d.ref.ptr), d.elements, 4, nullptr), cudaSuccess);
+  ASSERT_EQ(ref::poison(d.out().ptr, d.elements, 4, nullptr), cudaSuccess);
   GemmArgs empty = args;
   empty.a.rows = 0;
   empty.d.rows = 0;
@@ -225,7 +227,7 @@ TEST(CublasLtBaseline, InPlaceCEqualsD) {
   GemmArgs args;
   args.a = a.ref;
   args.b = b.ref;
-  args.d = d.ref;
+  args.d = d.out();
   args.c = &d.ref;
   args.alpha = 1.0f;
   args.beta = 0.25f;
@@ -248,7 +250,7 @@ TEST(CublasLtBaseline, RejectsBadArgumentsWithTheirName) {
   GemmArgs args;
   args.a = a.ref;
   args.b = b.ref;
-  args.d = d.ref;
+  args.d = d.out();
   args.a.ld = 31;  // shorter than a K-major row of 32
   Status st = ref::cublaslt_gemm(lt, args);
   EXPECT_EQ(st.code, ErrorCode::invalid_argument);

@@ -106,7 +106,7 @@ void run_fast_case(const FastCase& cs, uint64_t seed, std::vector<__nv_bfloat16>
   GemmArgs args;
   args.a = MatrixRef{a_base + first, cs.m, cs.k, lda, DType::bf16, Major::k_major};
   args.b = MatrixRef{b_base + first, cs.n, cs.k, ldb, DType::bf16, Major::k_major};
-  args.d = MatrixRef{d_base + first, cs.m, cs.n, ldd, DType::bf16, row_major};
+  args.d = MutMatrixRef{d_base + first, cs.m, cs.n, ldd, DType::bf16, row_major};
   args.alpha = cs.alpha;
   EXPECT_EQ(detail::route(args).path == detail::Path::sm90, cs.expect_sm90) << detail::route(args).reason;
   detail::GemmOptions options;

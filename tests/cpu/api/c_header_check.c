@@ -7,7 +7,8 @@ tg_status c_header_check(void* a_ptr, void* b_ptr, void* d_ptr, void* stream);
 
 tg_status c_header_check(void* a_ptr, void* b_ptr, void* d_ptr, void* stream) {
   char message[256];
-  tg_matrix a, b, d;
+  tg_matrix a, b;
+  tg_mut_matrix d;
   tg_dtype in = TG_DTYPE_BF16;
   tg_major row = TG_ROW_MAJOR;
   tg_status status;
@@ -25,5 +26,6 @@ tg_status c_header_check(void* a_ptr, void* b_ptr, void* d_ptr, void* stream) {
     case TG_STATUS_OK: case TG_STATUS_INVALID_ARGUMENT: case TG_STATUS_UNSUPPORTED:
     case TG_STATUS_NO_DEVICE: case TG_STATUS_CUDA_ERROR: case TG_STATUS_INTERNAL_ERROR: break;
   }
+  if (tg_version()[0] == '\0') return TG_STATUS_INTERNAL_ERROR;
   return tg_status_name(status)[0] == 'o' ? TG_STATUS_OK : status;
 }

@@ -15,14 +15,17 @@ namespace {
 // The C struct has one layout on every compiler: three int64 after the pointer, two int32.
 static_assert(sizeof(tg_matrix) == 40 && offsetof(tg_matrix, ld) == 24 &&
               offsetof(tg_matrix, dtype) == 32 && offsetof(tg_matrix, major) == 36);
+// D's struct has the same layout (bindings such as python/tilegemm describe both with one shape).
+static_assert(sizeof(tg_mut_matrix) == sizeof(tg_matrix) && offsetof(tg_mut_matrix, ld) == 24 &&
+              offsetof(tg_mut_matrix, dtype) == 32 && offsetof(tg_mut_matrix, major) == 36);
 static_assert(TG_ROW_MAJOR == TG_MAJOR_K && TG_COL_MAJOR == TG_MAJOR_MN);
 
-const void* fake_ptr(uintptr_t address) { return reinterpret_cast<const void*>(address); }
+void* fake_ptr(uintptr_t address) { return reinterpret_cast<void*>(address); }
 
 struct CProblem {  // valid NT problem: A [64, 32], B [48, 32], D [64, 48] fp32
   tg_matrix a{fake_ptr(1u << 20), 64, 32, 32, TG_DTYPE_BF16, TG_MAJOR_K};
   tg_matrix b{fake_ptr(2u << 20), 48, 32, 32, TG_DTYPE_BF16, TG_MAJOR_K};
-  tg_matrix d{fake_ptr(3u << 20), 64, 48, 48, TG_DTYPE_FP32, TG_ROW_MAJOR};
+  tg_mut_matrix d{fake_ptr(3u << 20), 64, 48, 48, TG_DTYPE_FP32, TG_ROW_MAJOR};
 };
 
 TEST(CApi, ValidProblemIsOkWithEmptyMessage) {
@@ -60,8 +63,7 @@ TEST(CApi, UnsupportedAndOutOfRangeEnums) {
 
 TEST(CApi, OptionalCAndBetaRule) {
   CProblem p;
-  tg_matrix c = p.d;
-  c.ptr = fake_ptr(4u << 20);
+  const tg_matrix c{fake_ptr(4u << 20), p.d.rows, p.d.cols, p.d.ld, p.d.dtype, p.d.major};
   EXPECT_EQ(tg_validate(&p.a, &p.b, &c, &p.d, 1.0f, 2.0f, nullptr, 0), TG_STATUS_OK);
   EXPECT_EQ(tg_validate(&p.a, &p.b, nullptr, &p.d, 1.0f, 2.0f, nullptr, 0),
             TG_STATUS_INVALID_ARGUMENT);
@@ -99,6 +101,9 @@ TEST(CApi, CheckDeviceMatchesTheCxxCall) {
   EXPECT_EQ(static_cast<int>(s), static_cast<int>(cxx.code));
   EXPECT_EQ(std::string(message), cxx.message);
 }
+
+// tg_version() is the CMake project version the library was built as (its one place).
+TEST(CApi, VersionIsTheProjectVersion) { EXPECT_STREQ(tg_version(), TILEGEMM_PROJECT_VERSION); }
 
 TEST(CApi, StatusNames) {
   EXPECT_STREQ(tg_status_name(TG_STATUS_OK), "ok");

@@ -2,6 +2,7 @@
 // with the rule named. No GPU: pointers are fake addresses, nothing is dereferenced.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
 
 #include "api/route.hpp"
@@ -9,7 +10,7 @@
 namespace tilegemm {
 namespace {
 
-const void* fake_ptr(uintptr_t addr) { return reinterpret_cast<const void*>(addr); }
+void* fake_ptr(uintptr_t addr) { return reinterpret_cast<void*>(addr); }
 
 bool sm90(const GemmArgs& g) { return detail::route(g).path == detail::Path::sm90; }
 
@@ -18,7 +19,7 @@ GemmArgs nt(int64_t m, int64_t n, int64_t k) {
   GemmArgs g;
   g.a = MatrixRef{fake_ptr(0x10000), m, k, k, DType::bf16, Major::k_major};
   g.b = MatrixRef{fake_ptr(0x90000000), n, k, k, DType::bf16, Major::k_major};
-  g.d = MatrixRef{fake_ptr(0x190000000), m, n, n, DType::bf16, row_major};
+  g.d = MutMatrixRef{fake_ptr(0x190000000), m, n, n, DType::bf16, row_major};
   return g;
 }
 
@@ -87,6 +88,23 @@ TEST(Route, ProblemOfCarriesTheShapeAndStorage) {
   EXPECT_EQ(p.b_major, Major::mn_major);
   EXPECT_EQ(p.ldb, 264);
   EXPECT_FALSE(p.accumulate);
+}
+
+// explain and warmup validate placeholder arguments: for every problem validate() accepts on
+// its own terms, the placeholders must not make the matrices overlap. 700000^3 has matrices of
+// 0.98 TB each (< 2^40 B): addresses 256 MiB apart made explain answer "d overlaps a".
+TEST(Route, PlaceholderArgsNeverOverlap) {
+  for (const auto& [m, n, k] : {std::array<int64_t, 3>{700000, 700000, 700000}, {2147483647, 255, 128},
+                                {128, 2147483647, 255}, {4096, 4096, 4096}}) {
+    plan::Problem p;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.accumulate = true;
+    MatrixRef c;
+    const Status s = validate(detail::placeholder_args(p, &c));
+    EXPECT_TRUE(s.ok()) << m << "x" << n << "x" << k << ": " << s.message;
+  }
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 namespace tilegemm {
 namespace {
 
-const void* fake_ptr(uintptr_t address) { return reinterpret_cast<const void*>(address); }
+void* fake_ptr(uintptr_t address) { return reinterpret_cast<void*>(address); }
 constexpr uintptr_t kA = uintptr_t{1} << 44, kB = uintptr_t{2} << 44, kC = uintptr_t{3} << 44,
                     kD = uintptr_t{4} << 44;
 
@@ -115,8 +115,12 @@ TEST(Validate, RejectsNullPointerOfNonEmptyMatrix) {
   for (char which : {'a', 'b', 'c', 'd'}) {
     Problem p;
     p.with_c();
-    MatrixRef& m = which == 'a' ? p.args.a : which == 'b' ? p.args.b : which == 'c' ? p.c : p.args.d;
-    m.ptr = nullptr;
+    if (which == 'd') {
+      p.args.d.ptr = nullptr;
+    } else {
+      MatrixRef& m = which == 'a' ? p.args.a : which == 'b' ? p.args.b : p.c;
+      m.ptr = nullptr;
+    }
     SCOPED_TRACE(which);
     expect_error(validate(p.args), ErrorCode::invalid_argument, std::string(1, which) + ".ptr",
                  "null");
@@ -168,10 +172,25 @@ TEST(Validate, RejectsCShapedDifferentlyFromD) {
 }
 
 // ---------------------------------------------------------------- leading dimensions
-TEST(Validate, RejectsLdBelowOne) {
-  Problem p(0, 256, 0);  // even an empty matrix needs ld >= 1
+TEST(Validate, RejectsLdBelowOneForAMatrixWithElements) {
+  Problem p;
   p.args.a.ld = 0;
-  expect_error(validate(p.args), ErrorCode::invalid_argument, "a.ld", "0");
+  expect_error(validate(p.args), ErrorCode::invalid_argument, "a.ld", "a.ld = 0");
+}
+
+// An empty matrix addresses nothing, so any ld >= 0 is fine (a framework's [M, 0] tensor may
+// well report stride 0); a negative ld is still nonsense.
+TEST(Validate, EmptyMatricesTakeAnyNonNegativeLd) {
+  Problem n0(128, 0, 64);  // N = 0 with d.ld = 0: the case docs/API.md promises is fine
+  n0.args.b.ld = 0;
+  n0.args.d.ld = 0;
+  expect_ok(validate(n0.args));
+  Problem k0(128, 256, 0);  // K = 0: A and B are empty
+  k0.args.a.ld = k0.args.b.ld = 0;
+  expect_ok(validate(k0.args));
+  Problem neg(0, 256, 0);
+  neg.args.a.ld = -1;
+  expect_error(validate(neg.args), ErrorCode::invalid_argument, "a.ld", "a.ld = -1");
 }
 
 TEST(Validate, RejectsLdSmallerThanARowForKMajor) {

@@ -1,6 +1,7 @@
 // Suite files, shape strings, layouts and the runner's host-side rules (the GPU half of the runner is
 // tested in tests/gpu/test_reference_gpu.cpp).
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -79,6 +80,37 @@ TEST(Suite, EmptySuiteAndUnknownNameAreErrors) {
   EXPECT_NE(error.find("no shapes"), std::string::npos);
   EXPECT_FALSE(load_suite("no-such-suite", &error));
   EXPECT_NE(error.find("llm"), std::string::npos) << error;  // lists what exists
+}
+
+// A directory opens as an ifstream on Linux and reads as nothing: it must be named as a
+// directory, not reported as a suite with "no shapes".
+TEST(Suite, DirectoryIsNamedAsSuch) {
+  std::string error;
+  EXPECT_FALSE(load_suite(TILEGEMM_SOURCE_DIR "/bench/suites", &error));
+  EXPECT_NE(error.find("is a directory"), std::string::npos) << error;
+  EXPECT_EQ(error.find("no shapes"), std::string::npos) << error;
+}
+
+// An endless file (/dev/zero) or a huge one is refused by size, not read until std::bad_alloc.
+TEST(Suite, FileLongerThanTheBoundIsRefused) {
+  std::string error;
+  EXPECT_FALSE(load_suite("/dev/zero", &error));
+  EXPECT_NE(error.find(std::to_string(kMaxSuiteBytes)), std::string::npos) << error;
+
+  const std::string path = testing::TempDir() + "tilegemm_long_suite.txt";
+  {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    const std::string line = "128 128 128\n";
+    for (size_t written = 0; written <= kMaxSuiteBytes; written += line.size()) f << line;
+  }
+  EXPECT_FALSE(load_suite(path, &error));
+  EXPECT_NE(error.find("longer than"), std::string::npos) << error;
+  {  // a short file at the same path still loads
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    f << "128 128 128\n";
+  }
+  EXPECT_TRUE(load_suite(path, &error)) << error;
+  std::remove(path.c_str());
 }
 
 TEST(Shape, ParsesMxNxK) {

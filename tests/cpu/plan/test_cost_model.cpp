@@ -10,6 +10,8 @@
 // and properties of the time model.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "plan/cost_model.hpp"
 #include "plan/planner.hpp"
 #include "plan_test_util.hpp"
@@ -222,6 +224,29 @@ TEST(TimeModel, StreamedOperandRereadWhenItDoesNotFitInL2) {
   const TimeTerms t16 = time_terms(p, c, h200, seed_terms(p, c, h200));
   EXPECT_DOUBLE_EQ(t16.b_reread, 4.0);
   EXPECT_LT(t16.hbm_bytes, t8.hbm_bytes);
+}
+
+// The largest extents validate_problem accepts (2^31 - 1 each): byte counts pass int64 (the
+// streamed operand alone is 2^63 bytes re-read 2^24 times), so they are doubles. In int64 they
+// wrapped negative, and `tilegemm explain` printed negative HBM bytes and times.
+TEST(TimeModel, ExtremeExtentsStayPositiveAndFinite) {
+  const DeviceProfile h200 = profile("h200");
+  const int64_t max = (int64_t{1} << 31) - 1;
+  const Problem p = nt_problem(max, max, max, DType::fp32, /*accumulate=*/true);
+  ASSERT_TRUE(validate_problem(p).ok());
+  Config c = tile_config(128, 256);
+  c.mapping.kind = sched::MappingKind::grouped_m;
+  c.mapping.group = 1;
+  for (int split : {1, 4}) {
+    c.split_k = split;
+    const TimeTerms t = time_terms(p, c, h200, seed_terms(p, c, h200));
+    SCOPED_TRACE(split);
+    EXPECT_GT(t.hbm_bytes, 1e22);  // B (2^63 B) once per m-block: ~2^87 B
+    EXPECT_TRUE(std::isfinite(t.hbm_bytes));
+    EXPECT_GT(t.hbm_us, 0.0);
+    EXPECT_GT(t.predicted_us, 0.0);
+    EXPECT_TRUE(std::isfinite(t.predicted_us));
+  }
 }
 
 }  // namespace

@@ -1,0 +1,89 @@
+"""The tilegemm CLI's answers to bad input, run as a user would type them (ctest cli_usage, label
+cpu; any machine: every case here is decided before a GPU is looked for, or needs none).
+Usage errors exit 2 with one line naming the option or argument, the value and the rule.
+
+  python3 tests/cpu/cli/test_cli_usage.py --tilegemm build/cli/tilegemm"""
+import argparse
+import re
+import subprocess
+import sys
+import unittest
+
+TILEGEMM = None
+
+
+def run(*args):
+    return subprocess.run([TILEGEMM, *args], capture_output=True, text=True, timeout=120)
+
+
+class UsageErrors(unittest.TestCase):
+    def usage(self, args, *texts):
+        r = run(*args)
+        self.assertEqual(r.returncode, 2, f"tilegemm {' '.join(args)}: exit {r.returncode}\n{r.stdout}{r.stderr}")
+        for t in texts:
+            self.assertIn(t, r.stderr, f"tilegemm {' '.join(args)}")
+        return r
+
+    def test_parse_errors_exit_2(self):
+        self.usage(["map", "abc", "1", "1"], "abc")  # not a number
+        self.usage(["map", "1", "1"], "K is required")  # missing positional
+        self.usage(["explain", "1", "1", "1", "--bogus"], "--bogus")  # unknown flag
+        self.usage(["bench", "--iters", "0"], "--iters")
+
+    def test_huge_numbers_are_refused_not_clamped(self):
+        r = self.usage(["map", "99999999999999999999999", "1", "1"], "99999999999999999999999", "64-bit")
+        self.assertNotIn("9223372036854775807 x", r.stdout + r.stderr.split("(at most")[0])
+        self.usage(["explain", "1", "1", "1", "--lda", "-99999999999999999999"], "--lda")
+
+    def test_ladder_step(self):
+        r = self.usage(["ladder", "--step", "0"], "--step", "1 to 9")
+        self.assertLess(len(r.stderr), 300, r.stderr)  # not CLI11's 309-digit range
+        r = self.usage(["ladder", "--step", "99"], "--step", "99")
+        self.assertNotIn("Hopper", r.stderr)  # the bad argument before the missing GPU
+
+    def test_empty_values(self):
+        for args in (["map", "8", "8", "8", "--svg", ""], ["bench", "--suite", ""], ["explain", "8", "8", "8", "--device", ""],
+                     ["explain", "8", "8", "8", "--config", ""], ["ladder", "--json-out", ""], ["map", "", "8", "8"]):
+            with self.subTest(args=args):
+                self.usage(args, "empty")
+
+    def test_suite_files(self):
+        import os
+        suites = os.path.join(os.path.dirname(__file__), "..", "..", "..", "bench", "suites")
+        self.usage(["bench", "--suite", suites], "is a directory")
+        r = self.usage(["bench", "--suite", "/dev/zero"], "longer than 1048576 bytes")
+        self.assertNotIn("bad_alloc", r.stderr)
+
+
+class Numbers(unittest.TestCase):
+    def test_explain_large_valid_problem_has_no_negative_numbers(self):
+        # 700000^3: each matrix ~0.98 TB, under the 2^40-byte span rule, so it is valid.
+        r = run("explain", "700000", "700000", "700000", "--device", "h200")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("predicted", r.stdout)
+        numbers = re.findall(r"(?<![\w.-])-\d[\d.]*", r.stdout.replace("--", "").replace("-1 for all", ""))
+        self.assertEqual(numbers, [], "negative numbers in explain's output")
+
+
+class Demo(unittest.TestCase):
+    def test_dry_run_columns_line_up(self):
+        r = run()
+        if r.returncode == 0 and "would run" not in r.stdout:
+            self.skipTest("a Hopper GPU is here: the demo ran the bench instead of the dry run")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        header = next(l for l in lines if "pred. us" in l)
+        rows = [l for l in lines if re.match(r"^\s*\d+\s+\d+\s+\d+\s", l)]
+        self.assertEqual(len(rows), 24)
+        end = header.index("pred. us") + len("pred. us")
+        for row in rows:  # the predicted-time column ends where its header ends, whatever the label
+            self.assertRegex(row[:end], r"\d$", row)
+            self.assertEqual(row[end], " ", row)
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    p.add_argument("--tilegemm", required=True)
+    a, rest = p.parse_known_args()
+    TILEGEMM = a.tilegemm
+    unittest.main(argv=[sys.argv[0], *rest])
