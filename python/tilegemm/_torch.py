@@ -56,9 +56,13 @@ def _check(a: torch.Tensor, b: torch.Tensor, c: Optional[torch.Tensor], out_dtyp
             raise ValueError(f"tilegemm.gemm: {name} is on {t.device} but a is on {a.device}")
 
 
-def _matrix(name: str, t: torch.Tensor, mutable: bool = False) -> _lib.Matrix:
+_DTYPE_CODES = {torch.bfloat16: _lib.DTYPES["bf16"], torch.float32: _lib.DTYPES["fp32"]}
+_MAJOR_CODES = {"k": _lib.MAJORS["k"], "mn": _lib.MAJORS["mn"]}
+
+
+def _matrix(name: str, t: torch.Tensor):
     ld, major = matrix_layout(name, t.shape, t.stride())
-    return _lib.Matrix(t.data_ptr() if t.numel() else 0, t.shape[0], t.shape[1], ld, _DTYPE_NAMES[t.dtype], major)
+    return _lib._Matrix(t.data_ptr() or None, t.shape[0], t.shape[1], ld, _DTYPE_CODES[t.dtype], _MAJOR_CODES[major])
 
 
 def _launch(a, b, c, d, alpha: float, beta: float) -> None:
@@ -67,22 +71,35 @@ def _launch(a, b, c, d, alpha: float, beta: float) -> None:
     if d.device != a.device:
         raise ValueError(f"tilegemm.gemm: out is on {d.device} but a is on {a.device}")
     ma, mb, md = _matrix("a", a), _matrix("b", b), _matrix("out", d)
-    mc = _matrix("c", c) if c is not None else None
-    # The library works on the CUDA runtime's current device and the stream it is given: make
-    # them the tensors' device and PyTorch's current stream there.
-    with torch.cuda.device(a.device):
-        stream = torch.cuda.current_stream(a.device).cuda_stream
-        _lib.gemm(ma, mb, md, c=mc, alpha=alpha, beta=beta, stream=stream)
+    mc = _lib.ctypes.byref(_matrix("c", c)) if c is not None else None
+    # The library works on the CUDA runtime's current device and the stream it is given: PyTorch's
+    # current stream on the tensors' device (made the current device only when it is not already).
+    index = a.device.index if a.device.index is not None else torch.cuda.current_device()
+    stream = torch.cuda.current_stream(index).cuda_stream
+    if torch.cuda.current_device() == index:
+        _lib.gemm_c(ma, mb, md, mc, alpha, beta, stream)
+    else:
+        with torch.cuda.device(index):
+            _lib.gemm_c(ma, mb, md, mc, alpha, beta, stream)
 
 
-@torch.library.custom_op("tilegemm::gemm", mutates_args=())
-def gemm_op(a: torch.Tensor, b: torch.Tensor, c: Optional[torch.Tensor], alpha: float, beta: float,
-            out_dtype: Optional[torch.dtype]) -> torch.Tensor:
+def _gemm_impl(a, b, c, alpha, beta, out_dtype):
     dtype = out_dtype if out_dtype is not None else torch.bfloat16
     _check(a, b, c, dtype)
     d = torch.empty((a.shape[0], b.shape[0]), dtype=dtype, device=a.device)
     _launch(a, b, c, d, alpha, beta)
     return d
+
+
+def _gemm_out_impl(a, b, c, alpha, beta, out):
+    _check(a, b, c, out.dtype, out.shape)
+    _launch(a, b, c, out, alpha, beta)
+
+
+@torch.library.custom_op("tilegemm::gemm", mutates_args=())
+def gemm_op(a: torch.Tensor, b: torch.Tensor, c: Optional[torch.Tensor], alpha: float, beta: float,
+            out_dtype: Optional[torch.dtype]) -> torch.Tensor:
+    return _gemm_impl(a, b, c, alpha, beta, out_dtype)
 
 
 @gemm_op.register_fake
@@ -95,8 +112,7 @@ def _gemm_fake(a, b, c, alpha, beta, out_dtype):
 @torch.library.custom_op("tilegemm::gemm_out", mutates_args=("out",))
 def gemm_out_op(a: torch.Tensor, b: torch.Tensor, c: Optional[torch.Tensor], alpha: float, beta: float,
                 out: torch.Tensor) -> None:
-    _check(a, b, c, out.dtype, out.shape)
-    _launch(a, b, c, out, alpha, beta)
+    _gemm_out_impl(a, b, c, alpha, beta, out)
 
 
 @gemm_out_op.register_fake
@@ -118,11 +134,21 @@ def gemm(a: torch.Tensor, b: torch.Tensor, *, c: Optional[torch.Tensor] = None, 
     Runs on the current CUDA stream. Errors: ValueError for shapes, dtypes and layouts, and
     tilegemm.TilegemmError (a ValueError for invalid arguments) with the library's message."""
     alpha, beta = float(alpha), float(beta)
-    if out is None:
-        return torch.ops.tilegemm.gemm(a, b, c, alpha, beta, out_dtype)
-    if out_dtype is not None and out_dtype != out.dtype:
+    if out is not None and out_dtype is not None and out_dtype != out.dtype:
         raise ValueError(f"tilegemm.gemm: out_dtype = {out_dtype} but out.dtype = {out.dtype}")
-    torch.ops.tilegemm.gemm_out(a, b, c, alpha, beta, out)
+    # NOTES: eager calls skip the custom-op dispatcher (tens of microseconds of Python per call)
+    # and run the same implementation the op registers; under torch.compile (and any other
+    # tracing) the ops are what gets recorded, so the fake implementations drive the trace.
+    direct = not torch.compiler.is_compiling() and not any(
+        isinstance(t, torch.Tensor) and type(t) is not torch.Tensor for t in (a, b, c, out))
+    if out is None:
+        if direct:
+            return _gemm_impl(a, b, c, alpha, beta, out_dtype)
+        return torch.ops.tilegemm.gemm(a, b, c, alpha, beta, out_dtype)
+    if direct:
+        _gemm_out_impl(a, b, c, alpha, beta, out)
+    else:
+        torch.ops.tilegemm.gemm_out(a, b, c, alpha, beta, out)
     return out
 
 

@@ -217,6 +217,22 @@ def gemm(a: Matrix, b: Matrix, d: Matrix, c: Optional[Matrix] = None, alpha: flo
                            stream or None, buf, len(buf)), buf)
 
 
+_buffers = threading.local()
+
+
+def gemm_c(a: _Matrix, b: _Matrix, d: _Matrix, c: Optional[_Matrix], alpha: float, beta: float,
+           stream: int) -> None:
+    """tg_gemm with operands already in C form (the torch layer's hot path: its tensors give ints
+    of the right types, so Matrix.to_c's checks are skipped). Raises the matching TilegemmError."""
+    lib = _lib if _lib is not None else library()
+    buf = getattr(_buffers, "buf", None)
+    if buf is None:
+        buf = _buffers.buf = ctypes.create_string_buffer(1024)
+    status = lib.tg_gemm(a, b, c, d, alpha, beta, stream or None, buf, 1024)
+    if status:
+        _raise_for(status, buf)
+
+
 def check_device() -> None:
     """tg_check_device: raises NoDeviceError (with the reason) unless the current device is
     compute capability 9.0."""

@@ -144,16 +144,35 @@ Status run_sm90(const GemmArgs& args, const Route& r, int device, const plan::De
     }
   }
   float* workspace = nullptr;
+  bool graph_workspace = false;  // allocated in the captured graph, freed there after the reduce
   if (const size_t bytes = splitk_workspace_bytes(args, prepared.config); bytes > 0) {
     const size_t min_bytes = size_t(prepared.resident_ctas) * 128 * 256 * sizeof(float);
     workspace = splitk_workspace(device, args.stream, bytes, min_bytes);
-    if (workspace == nullptr) {  // graph capture before the first split-K call here, or no memory
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (workspace == nullptr && cudaStreamIsCapturing(args.stream, &capture) == cudaSuccess &&
+        capture == cudaStreamCaptureStatusActive) {
+      // NOTES: inside a CUDA graph capture the stream's workspace cannot be allocated (cudaMalloc
+      // is not a stream operation), so the graph gets its own: cudaMallocAsync/cudaFreeAsync on the
+      // capturing stream become a memory-allocation node before the GEMM and a free node after the
+      // reduce, so every replay has its workspace and the graph stays relaunchable.
+      void* ptr = nullptr;
+      if (cudaMallocAsync(&ptr, bytes, args.stream) == cudaSuccess) {
+        workspace = static_cast<float*>(ptr);
+        graph_workspace = true;
+      } else {
+        (void)cudaGetLastError();
+      }
+    }
+    if (workspace == nullptr) {  // no memory: the unsplit kernel of the same tile
       plan::Config unsplit;
       if (Status s = unsplit_config(r, profile, prepared.config, &unsplit); !s.ok()) return s;
       if (Status s = prepare_kernel(unsplit, device, &prepared); !s.ok()) return s;
     }
   }
-  if (Status s = launch_sm90(args, prepared, workspace); !s.ok()) return s;
+  const Status launched = launch_sm90(args, prepared, workspace);
+  if (graph_workspace && cudaFreeAsync(workspace, args.stream) != cudaSuccess && launched.ok())
+    return launch_error("the split-K workspace's release (cudaFreeAsync)", cudaGetLastError());
+  if (!launched.ok()) return launched;
   t_last_config = prepared.config;
   return Status::success();
 }

@@ -3,7 +3,8 @@
 // split the planner can choose on this device, grown (after synchronizing that stream) only for a
 // larger request, never freed (no CUDA calls at process exit). Calls on one stream share it in
 // stream order; different streams never share one. While the stream is being captured into a CUDA
-// graph it is never allocated or grown (the caller then runs unsplit).
+// graph it is never allocated or grown: the caller then gives the graph its own workspace
+// (cudaMallocAsync / cudaFreeAsync captured around the GEMM, src/api/gemm.cpp).
 #pragma once
 
 #include <cstddef>

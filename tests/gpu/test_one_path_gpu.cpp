@@ -113,3 +113,59 @@ TEST(OnePathGpu, ASecondStreamAndRepeatedCallsWork) {
 
 }  // namespace
 }  // namespace tilegemm
+
+namespace tilegemm {
+namespace {
+
+// A split-K call captured into a CUDA graph on a stream that never ran one before: the graph gets
+// its own workspace (allocation and free nodes), keeps the split, and replays correctly, more
+// than once (a graph whose allocation were not freed in it could not be relaunched).
+TEST(OnePathGpu, SplitKInsideACudaGraphCaptureKeepsTheSplit) {
+  const int64_t m = 1, n = 576, k = 7168;  // the planner splits K here
+  Buffers buf, ref;
+  ASSERT_EQ(cudaMalloc(&buf.a, size_t(m * k) * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&buf.b, size_t(n * k) * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&buf.d, size_t(m * n) * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&ref.d, size_t(m * n) * 2), cudaSuccess);
+  ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(buf.a), size_t(m * k), 5, 1.0f, nullptr), cudaSuccess);
+  ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(buf.b), size_t(n * k), 6, 1.0f, nullptr), cudaSuccess);
+  GemmArgs args;
+  args.a = MatrixRef{buf.a, m, k, k, DType::bf16, Major::k_major};
+  args.b = MatrixRef{buf.b, n, k, k, DType::bf16, Major::k_major};
+  args.d = MutMatrixRef{ref.d, m, n, n, DType::bf16, row_major};
+  ASSERT_TRUE(gemm(args).ok());  // eager, default stream: the reference bits (and the kernel compiled)
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const std::optional<plan::Config> eager = detail::last_sm90_config();
+  ASSERT_TRUE(eager.has_value());
+  ASSERT_GT(eager->split_k, 1) << plan::describe(*eager);
+
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  args.d = MutMatrixRef{buf.d, m, n, n, DType::bf16, row_major};
+  args.stream = stream;
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  const Status st = gemm(args);
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  ASSERT_TRUE(st.ok()) << st.message;
+  const std::optional<plan::Config> captured = detail::last_sm90_config();
+  ASSERT_TRUE(captured.has_value());
+  EXPECT_EQ(captured->split_k, eager->split_k) << "the capture fell back to the unsplit kernel";
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  std::vector<uint16_t> want(size_t(m * n)), got(size_t(m * n));
+  ASSERT_EQ(cudaMemcpy(want.data(), ref.d, want.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+  for (int replay = 0; replay < 3; ++replay) {
+    ASSERT_EQ(cudaMemset(buf.d, 0xFF, size_t(m * n) * 2), cudaSuccess);  // NaN poison
+    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(got.data(), buf.d, got.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(got, want) << "replay " << replay << ": the split-K result is deterministic, so the bits match";
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
+
+}  // namespace
+}  // namespace tilegemm
