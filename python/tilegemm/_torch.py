@@ -139,8 +139,9 @@ def gemm(a: torch.Tensor, b: torch.Tensor, *, c: Optional[torch.Tensor] = None, 
     # NOTES: eager calls skip the custom-op dispatcher (tens of microseconds of Python per call)
     # and run the same implementation the op registers; under torch.compile (and any other
     # tracing) the ops are what gets recorded, so the fake implementations drive the trace.
-    direct = not torch.compiler.is_compiling() and not any(
-        isinstance(t, torch.Tensor) and type(t) is not torch.Tensor for t in (a, b, c, out))
+    # Meta tensors and tensor subclasses (fake tensors) go through the ops too.
+    direct = (a.device.type == "cuda" and not torch.compiler.is_compiling() and
+              not any(isinstance(t, torch.Tensor) and type(t) is not torch.Tensor for t in (a, b, c, out)))
     if out is None:
         if direct:
             return _gemm_impl(a, b, c, alpha, beta, out_dtype)

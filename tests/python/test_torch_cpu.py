@@ -102,8 +102,9 @@ class Errors(unittest.TestCase):
                  "column slice": (x[:, :64], (80, "k")), "transposed slice": (x[:64].t(), (80, "mn"))}
         for name, (t, (ld, major)) in cases.items():
             with self.subTest(name):
-                m = tg_torch._matrix("a", t)
-                self.assertEqual((m.ld, m.major, m.rows, m.cols), (ld, major, t.shape[0], t.shape[1]))
+                m = tg_torch._matrix("a", t)  # the C struct (tg_matrix) the call passes
+                self.assertEqual((m.ld, m.major, m.rows, m.cols),
+                                 (ld, tilegemm.capi.MAJORS[major], t.shape[0], t.shape[1]))
                 self.assertEqual(m.ptr, t.data_ptr())
         with self.assertRaises(ValueError) as cm:
             tg_torch._matrix("b", x[:, ::2])
