@@ -97,13 +97,16 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
     } else if (key == "persistent" || key == "static") {
       if (!value.empty()) return fail(key + " is a flag and takes no value");
       c.persistent = key == "persistent";
+    } else if (key == "bake") {
+      if (!value.empty()) return fail("bake is a flag and takes no value");
+      c.fixed_n = c.fixed_k = kBakeFromProblem;  // N and K of the problem become constants of the kernel
     } else if (key == "splitk") {
       if (!parse_int(value, v) || v < 1 || v > sm90::kMaxSplitK)
         return fail("splitk=" + val + " must be an integer in [1, " + std::to_string(sm90::kMaxSplitK) + "]");
       c.split_k = v;
     } else {
       return fail("unknown item \"" + std::string(item) +
-                  "\" (known: stages=, cluster=, mapping=, group=, persistent, static, splitk=)");
+                  "\" (known: stages=, cluster=, mapping=, group=, persistent, static, splitk=, bake)");
     }
     if (rest.empty()) break;
   }
@@ -140,6 +143,8 @@ std::string describe(const Config& c) {
   if (c.epilogue == Epilogue::direct) s.append(" direct");
   if (c.epilogue == Epilogue::tma_store && c.stage_cols < c.bn) s.append(" stage").append(std::to_string(c.stage_cols));
   if (c.split_k > 1) s.append(" splitK=").append(std::to_string(c.split_k));
+  if (c.fixed_n > 0 || c.fixed_k > 0)
+    s.append(" N=").append(std::to_string(c.fixed_n)).append(",K=").append(std::to_string(c.fixed_k)).append(" baked");
   return s;
 }
 

@@ -11,6 +11,7 @@
 //   group=G                         (1..64; default 8)
 //   persistent | static             (default persistent)
 //   splitk=1..32                    (default 1)
+//   bake                            (N and K of the problem compiled into the kernel as constants)
 // Example: 128x256,stages=4,cluster=1x2,group=16
 #pragma once
 
@@ -21,6 +22,9 @@
 #include "plan/config.hpp"
 
 namespace tilegemm::plan {
+
+// fixed_n / fixed_k of a spec with `bake`: the planner fills in the problem's N and K.
+inline constexpr int kBakeFromProblem = -1;
 
 struct ConfigSpec {
   Config config;              // tile, stages, cluster, mapping, persistent, split_k as given

@@ -1,6 +1,8 @@
 // Candidate space, resource filter and ranking (planner.hpp). The cost model is cost_model.cpp.
 #include "plan/planner.hpp"
 
+#include "plan/config_spec.hpp"
+
 #include <algorithm>
 
 #include "core/math.hpp"
@@ -40,6 +42,8 @@ int choose_stage_cols(const Config& c, int limit) {
 // Fill every field that follows from (bm, bn, cluster, mapping, persistent, split_k) and the problem.
 void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool stages_given) {
   c.bk = sm90::kBlockK;
+  if (c.fixed_n == kBakeFromProblem) c.fixed_n = static_cast<int>(p.n);  // a `bake` spec (config_spec.hpp)
+  if (c.fixed_k == kBakeFromProblem) c.fixed_k = static_cast<int>(p.k);
   c.a_major = p.a_major;
   c.b_major = p.b_major;
   c.out_dtype = p.out;
