@@ -65,11 +65,12 @@ Status current_device(int* device, const plan::DeviceProfile** profile) {
 }
 
 // ---- plans: (device, M, N, K) of an sm90-routed call -> its prepared kernel ---------------------
-// The sm90 route fixes everything else the planner looks at (NT, bf16 out, no C), so the shape
-// and the device are the whole key.
+// The sm90 route fixes everything else the planner looks at (bf16 out, no C), so the shape, the
+// operand majors and the device are the whole key.
 struct PlanKey {
   int device;
   int64_t m, n, k;
+  Major a_major, b_major;
   bool operator==(const PlanKey&) const = default;
 };
 struct PlanKeyHash {
@@ -77,7 +78,8 @@ struct PlanKeyHash {
     size_t h = std::hash<int64_t>{}(k.m);
     h = h * 1000003u ^ std::hash<int64_t>{}(k.n);
     h = h * 1000003u ^ std::hash<int64_t>{}(k.k);
-    return h * 1000003u ^ std::hash<int>{}(k.device);
+    h = h * 1000003u ^ std::hash<int>{}(k.device);
+    return h * 4u + static_cast<size_t>(k.a_major) * 2u + static_cast<size_t>(k.b_major);
   }
 };
 std::shared_mutex g_plan_mutex;
@@ -120,11 +122,11 @@ Status unsplit_config(const Route& r, const plan::DeviceProfile& profile, plan::
   return Status::success();
 }
 
-Status run_sm90(const GemmArgs& args, const Route& r, int device, const plan::DeviceProfile& profile,
-                const GemmOptions& options) {
+Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, const GemmOptions& options) {
+  const GemmArgs& args = r.args;  // the canonical form route() checked
   PreparedKernel prepared;
   const bool planned = !options.config && !options.mapping;
-  const PlanKey key{device, r.problem.m, r.problem.n, r.problem.k};
+  const PlanKey key{device, r.problem.m, r.problem.n, r.problem.k, r.problem.a_major, r.problem.b_major};
   bool found = false;
   if (planned) {
     std::shared_lock lock(g_plan_mutex);
@@ -190,19 +192,19 @@ Status gemm_with_options(const GemmArgs& args, const GemmOptions& options) {
   if (options.mapping && !sched::is_valid(*options.mapping))
     return Status{ErrorCode::invalid_argument, "mapping", "mapping: group, box_m and box_n must be >= 1"};
 
-  const Route r = options.force_fallback ? Route{Path::fallback, "forced", problem_of(args)} : route(args);
+  const Route r = options.force_fallback ? Route{Path::fallback, "forced", problem_of(args), args} : route(args);
   if (r.path == Path::fallback) {
     t_last_config.reset();
     if (cudaError_t err = launch_fallback_gemm(args); err != cudaSuccess)
       return launch_error("the fallback GEMM kernel", err);
     return Status::success();
   }
-  return run_sm90(args, r, device, *profile, options);
+  return run_sm90(r, device, *profile, options);
 }
 
 Status choose_launch(const GemmArgs& args, const GemmOptions& options, LaunchChoice* out) {
   if (Status s = validate(args); !s.ok()) return s;
-  out->route = options.force_fallback ? Route{Path::fallback, "forced", problem_of(args)} : route(args);
+  out->route = options.force_fallback ? Route{Path::fallback, "forced", problem_of(args), args} : route(args);
   if (out->route.path == Path::fallback) return Status::success();
   if (args.d.rows == 0 || args.d.cols == 0) {
     out->route.path = Path::fallback;

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "core/math.hpp"
+
 namespace tilegemm::detail {
 
 const char* path_name(Path p) { return p == Path::sm90 ? "sm90" : "fallback"; }
@@ -42,8 +44,27 @@ GemmArgs placeholder_args(const plan::Problem& p, MatrixRef* c_storage) {
   return g;
 }
 
-Route route(const GemmArgs& args) {
+GemmArgs canonical_args(const GemmArgs& in) {
+  GemmArgs g = in;
+  // A [M, K] or B [N, K] with one row: element (0, k) is at k (K-major, any ld) or at k * ld
+  // (MN-major), so it is one contiguous line exactly when K-major, or MN-major with ld = 1.
+  auto one_row = [](auto& x) {
+    const bool contiguous = x.major == Major::k_major || x.ld == 1;
+    if (x.rows != 1 || !contiguous || (x.major == Major::k_major && x.ld % 8 == 0)) return;
+    x.major = Major::k_major;
+    x.ld = round_up(x.cols > 0 ? x.cols : int64_t{1}, int64_t{8});
+  };
+  one_row(g.a);
+  one_row(g.b);
+  // D with one row, row-major: its ld is never stepped over.
+  if (g.d.rows == 1 && g.d.major == row_major && g.d.ld % 8 != 0) g.d.ld = round_up(g.d.cols, int64_t{8});
+  return g;
+}
+
+Route route(const GemmArgs& in) {
   Route r;
+  r.args = canonical_args(in);
+  const GemmArgs& args = r.args;
   r.problem = problem_of(args);
   auto fallback = [&](const char* arg, const std::string& value, const char* rule) {
     r.path = Path::fallback;
@@ -54,10 +75,6 @@ Route route(const GemmArgs& args) {
   if (args.b.dtype != DType::bf16) return fallback("b.dtype", to_string(args.b.dtype), "bf16");
   if (args.d.dtype != DType::bf16)
     return fallback("d.dtype", to_string(args.d.dtype), "bf16 output (fp32 output is not in the template yet)");
-  if (args.a.major != Major::k_major)
-    return fallback("a.major", to_string(args.a.major), "K-major A (MN-major operands are not in the template yet)");
-  if (args.b.major != Major::k_major)
-    return fallback("b.major", to_string(args.b.major), "K-major B (MN-major operands are not in the template yet)");
   if (args.d.major != row_major) return fallback("d.major", to_string(args.d.major), "row-major D");
   if (args.c != nullptr && args.beta != 0.0f)
     return fallback("beta", std::to_string(args.beta), "no C or beta = 0 (C is not in the template yet)");
@@ -70,7 +87,9 @@ Route route(const GemmArgs& args) {
   // NOTES: whether the TMA load's zero fill is per element or per 16-B chunk is not verified, so a
   // K that ends inside a chunk (with lda > K the rest of the chunk is the caller's padding, not
   // zeros) stays on the fallback.
-  if (k % 8 != 0) return fallback("K", std::to_string(k), "K a multiple of 8 (16-B chunks along K)");
+  const bool k_major_operand = args.a.major == Major::k_major || args.b.major == Major::k_major;
+  if (k_major_operand && k % 8 != 0)
+    return fallback("K", std::to_string(k), "K a multiple of 8 when A or B is K-major (16-B chunks along K)");
   if (args.a.ld % 8 != 0) return fallback("a.ld", std::to_string(args.a.ld), "a multiple of 8 elements (16-B TMA stride)");
   if (args.b.ld % 8 != 0) return fallback("b.ld", std::to_string(args.b.ld), "a multiple of 8 elements (16-B TMA stride)");
   if (args.d.ld % 8 != 0) return fallback("d.ld", std::to_string(args.d.ld), "a multiple of 8 elements (16-B TMA stride)");

@@ -23,8 +23,15 @@ const char* path_name(Path p);  // "sm90", "fallback"
 struct Route {
   Path path = Path::fallback;
   std::string reason;     // fallback: the first sm90 rule the call breaks (argument, value, rule)
-  plan::Problem problem;  // the shape and storage the planner sees
+  plan::Problem problem;  // the shape and storage the planner sees (of `args`)
+  GemmArgs args;          // the call in canonical form (canonical_args): what the sm90 path launches
 };
+
+// The same call with single-row matrices described the way TMA can take: A with M = 1, B with N = 1
+// or a row-major D with M = 1 never steps over a row, so when its elements are one contiguous line
+// (K-major / row-major, or MN-major with ld = 1) it becomes K-major (row-major) with ld = the line
+// length rounded up to 8 elements, whatever ld it was given. Every other field is kept.
+GemmArgs canonical_args(const GemmArgs& args);
 
 // The planner's view of the arguments: M, N, K, majors, output dtype, C, leading dimensions.
 plan::Problem problem_of(const GemmArgs& args);
@@ -35,9 +42,10 @@ plan::Problem problem_of(const GemmArgs& args);
 // with p.accumulate a C (stored in *c_storage) with beta = 1.
 GemmArgs placeholder_args(const plan::Problem& p, MatrixRef* c_storage);
 
-// `args` must have passed validate() and be non-empty (M, N >= 1). The sm90 rule: A, B bf16
-// K-major (NT); D bf16 row-major; no C, or beta = 0 (C is then never read); 1 <= K; M, N, K <=
-// INT32_MAX (int tile coordinates); K a multiple of 8 (the K tail is read up to its 16-B chunk);
+// `args` must have passed validate() and be non-empty (M, N >= 1). The sm90 rule: A, B bf16, each
+// K-major or MN-major; D bf16 row-major; no C, or beta = 0 (C is then never read); 1 <= K; M, N, K
+// <= INT32_MAX (int tile coordinates); K a multiple of 8 when A or B is K-major (the K tail is read
+// up to its 16-B chunk);
 // lda, ldb, ldd multiples of 8 elements (16-B TMA strides); a, b, d pointers 16-B aligned.
 Route route(const GemmArgs& args);
 

@@ -129,15 +129,22 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* 
   params.alpha = args.alpha;
   params.d = args.d.ptr;
   params.ldd = args.d.ld;
-  // A [M, K]: boxes of 64 k x a_load_rows. B [N, K]: 64 k x b_load_rows (each CTA of a pair loads
-  // half of the shared tile and multicasts it). D [M, N & ~7] with stride ldd: boxes of 64 x 64
-  // (the TMA store clips in 16-B chunks; the < 8 last columns are stored by the kernel directly).
+  // A [M, K] and B [N, K], each as stored: K-major, the tensor's inner dimension is K and a box is
+  // 64 K x the rows this CTA loads (a pair's CTA loads half of a shared tile and multicasts it);
+  // MN-major, the inner dimension is M (N) and a box is one 64 x 64 chunk. D [M, N & ~7] with stride
+  // ldd: boxes of 64 x 64 (the TMA store clips in 16-B chunks; the kernel stores the < 8 last
+  // columns itself).
   const auto bf16 = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  const sm90::Matrix2d am{args.a.ptr, uint64_t(params.m), uint64_t(params.k), uint64_t(args.a.ld), bf16};
-  const sm90::Matrix2d bm{args.b.ptr, uint64_t(params.n), uint64_t(params.k), uint64_t(args.b.ld), bf16};
-  if (std::string e = encode(am, {uint32_t(c.bk), uint32_t(sm90::a_load_rows(c))}, "A", &params.tmap_a); !e.empty())
+  auto operand = [&](const MatrixRef& x, int64_t rows, int load_rows, const char* name, sm90::TmaDescriptor* out) {
+    const bool mn = x.major == Major::mn_major;
+    const sm90::Matrix2d m = mn ? sm90::Matrix2d{x.ptr, uint64_t(params.k), uint64_t(rows), uint64_t(x.ld), bf16}
+                                : sm90::Matrix2d{x.ptr, uint64_t(rows), uint64_t(params.k), uint64_t(x.ld), bf16};
+    const sm90::Box2d box = mn ? sm90::Box2d{64, uint32_t(c.bk)} : sm90::Box2d{uint32_t(c.bk), uint32_t(load_rows)};
+    return encode(m, box, name, out);
+  };
+  if (std::string e = operand(args.a, params.m, sm90::a_load_rows(c), "A", &params.tmap_a); !e.empty())
     return setup_error(e);
-  if (std::string e = encode(bm, {uint32_t(c.bk), uint32_t(sm90::b_load_rows(c))}, "B", &params.tmap_b); !e.empty())
+  if (std::string e = operand(args.b, params.n, sm90::b_load_rows(c), "B", &params.tmap_b); !e.empty())
     return setup_error(e);
   if (c.epilogue == sm90::Epilogue::tma_store) {
     // With N < 8 the map is never used by a store; 8 columns keep its arguments valid (ldd >= 8).

@@ -178,11 +178,17 @@ template <typename Visit>
 void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, Visit&& visit) {
   std::vector<int> bms = {64};
   if (p.m > 64) bms.push_back(128);
-  const int64_t bn_max = std::min<int64_t>(256, std::max<int64_t>(64, round_up(p.n, 16)));
+  const int64_t bn_max =
+      std::min<int64_t>(256, std::max<int64_t>(64, round_up(p.n, p.b_major == Major::mn_major ? 64 : 16)));
   const int clusters[3][2] = {{1, 1}, {2, 1}, {1, 2}};
+  // An MN-major operand loads whole 64-element chunks (sm90::check_kernel_config): B MN-major
+  // steps BN by 64, and a multicast half of an MN-major tile must be a chunk too.
+  const bool a_mn = p.a_major == Major::mn_major, b_mn = p.b_major == Major::mn_major;
+  const int bn_step = b_mn ? 64 : 16;
   for (int bm : bms) {
-    for (int bn = 16; bn <= bn_max; bn += 16) {
+    for (int bn = bn_step; bn <= bn_max; bn += bn_step) {
       for (const auto& cl : clusters) {
+        if ((cl[1] == 2 && a_mn && (bm / 2) % 64 != 0) || (cl[0] == 2 && b_mn && (bn / 2) % 64 != 0)) continue;
         const bool along_n = cl[1] == 2;
         const int64_t grouped_blocks = along_n ? ceil_div(p.n, bn) : ceil_div(p.m, bm);
         for (int g : kGroups) {

@@ -44,6 +44,20 @@ TG_HD constexpr uint64_t make_kmajor_sw128_desc(uint32_t start) {
   return make_smem_desc(start, 16, kSwizzleAtomBytes, DescSwizzle::b128);
 }
 
+// MN-major bf16 operand with the 128B swizzle, as the kernels store it: chunks of 64 MN elements
+// (one 128-B row) x 64 K rows, chunk j at j * chunk_bytes (PTX ISA §9.7.15.5.1.2.1, the MN-major
+// canonical layout): LBO = the chunk stride (next 64 MN elements), SBO = 1024 (next 8 K rows).
+// A k16 step moves 16 K rows: +2048 B (kMnMajorK16StepBytes).
+inline constexpr uint32_t kMnChunkElems = 64;
+inline constexpr uint32_t kMnMajorK16StepBytes = 16 * kSwizzleBytes;
+TG_HD constexpr uint64_t make_mnmajor_sw128_desc(uint32_t start, uint32_t chunk_bytes) {
+  return make_smem_desc(start, chunk_bytes, kSwizzleAtomBytes, DescSwizzle::b128);
+}
+// Byte offset of bf16 element (mn, k) of such a tile (k < 64 per stage): the host twin.
+TG_HD constexpr uint32_t mnmajor_sw128_offset(uint32_t mn, uint32_t k, uint32_t chunk_bytes) {
+  return (mn / kMnChunkElems) * chunk_bytes + swizzle_128b(k * kSwizzleBytes + (mn % kMnChunkElems) * 2u);
+}
+
 // Moving the descriptor k16 steps along K inside a 128-B swizzled line: +32 B per step on the start
 // address field, i.e. +2 in encoded units (docs/HOPPER.md §2; used by DeepGEMM and others; the
 // swizzle is applied by the hardware to absolute address bits, so base_offset stays 0).

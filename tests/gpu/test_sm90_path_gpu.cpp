@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include "api/route.hpp"
+#include "core/layout_names.hpp"
 #include "plan/config_spec.hpp"
 #include "reference/device_fill.hpp"
 #include "reference/reference.hpp"
@@ -39,12 +40,14 @@ struct FastCase {
   std::string config;       // --config spec; "" = the planner's choice
   bool expect_sm90 = true;  // what route() must say
   int expect_splits = -1;   // >= 0: the split count the launched config must have
+  Major a_major = Major::k_major;  // A [M, K]: k_major = [M][lda], mn_major = [K][lda] (lda >= M)
+  Major b_major = Major::k_major;  // B [N, K] likewise
 
   std::string name() const {
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " lda+" + std::to_string(lda_pad) +
            " ldb+" + std::to_string(ldb_pad) + " ldd+" + std::to_string(ldd_pad) + " offset " +
            std::to_string(offset) + " alpha " + std::to_string(alpha) + " mapping '" + mapping + "' config '" +
-           config + "'";
+           config + "' layout " + layout_name(a_major, b_major);
   }
 };
 
@@ -81,9 +84,11 @@ void run_fast_case(const FastCase& cs, uint64_t seed, std::vector<__nv_bfloat16>
   SCOPED_TRACE(cs.name());
   // Leading dimensions: the packed one rounded up to 8 elements (16-B TMA strides), plus the pad.
   auto round8 = [](int64_t x) { return (x + 7) / 8 * 8; };
-  const int64_t lda = round8(cs.k) + cs.lda_pad, ldb = round8(cs.k) + cs.ldb_pad, ldd = round8(cs.n) + cs.ldd_pad;
-  const size_t a_elems = size_t(kGuard + cs.offset + cs.m * lda + kGuard);
-  const size_t b_elems = size_t(kGuard + cs.offset + cs.n * ldb + kGuard);
+  const bool a_mn = cs.a_major == Major::mn_major, b_mn = cs.b_major == Major::mn_major;
+  const int64_t lda = round8(a_mn ? cs.m : cs.k) + cs.lda_pad, ldb = round8(b_mn ? cs.n : cs.k) + cs.ldb_pad,
+                ldd = round8(cs.n) + cs.ldd_pad;
+  const size_t a_elems = size_t(kGuard + cs.offset + (a_mn ? cs.k : cs.m) * lda + kGuard);
+  const size_t b_elems = size_t(kGuard + cs.offset + (b_mn ? cs.k : cs.n) * ldb + kGuard);
   const size_t d_elems = size_t(kGuard + cs.offset + cs.m * ldd + kGuard);
   DeviceBuffer a_buf(a_elems * 2), b_buf(b_elems * 2), d_buf(d_elems * 2);
   auto* a_base = static_cast<__nv_bfloat16*>(a_buf.p);
@@ -104,8 +109,8 @@ void run_fast_case(const FastCase& cs, uint64_t seed, std::vector<__nv_bfloat16>
   ASSERT_EQ(cudaMemcpy(d_before.data(), d_base, d_elems * 2, cudaMemcpyDeviceToHost), cudaSuccess);
 
   GemmArgs args;
-  args.a = MatrixRef{a_base + first, cs.m, cs.k, lda, DType::bf16, Major::k_major};
-  args.b = MatrixRef{b_base + first, cs.n, cs.k, ldb, DType::bf16, Major::k_major};
+  args.a = MatrixRef{a_base + first, cs.m, cs.k, lda, DType::bf16, cs.a_major};
+  args.b = MatrixRef{b_base + first, cs.n, cs.k, ldb, DType::bf16, cs.b_major};
   args.d = MutMatrixRef{d_base + first, cs.m, cs.n, ldd, DType::bf16, row_major};
   args.alpha = cs.alpha;
   EXPECT_EQ(detail::route(args).path == detail::Path::sm90, cs.expect_sm90) << detail::route(args).reason;
@@ -147,9 +152,10 @@ void run_fast_case(const FastCase& cs, uint64_t seed, std::vector<__nv_bfloat16>
   const int64_t nr = int64_t(rows.size());
   std::vector<__nv_bfloat16> a_rows(size_t(nr * cs.k));
   for (int64_t i = 0; i < nr; ++i)
-    std::memcpy(&a_rows[size_t(i * cs.k)], &a_host[size_t(first + rows[i] * lda)], size_t(cs.k) * 2);
+    for (int64_t kk = 0; kk < cs.k; ++kk)
+      a_rows[size_t(i * cs.k + kk)] = a_host[size_t(first + (a_mn ? kk * lda + rows[i] : rows[i] * lda + kk))];
   const ref::HostView<__nv_bfloat16> a_view{a_rows.data(), nr, cs.k, cs.k, Major::k_major};
-  const ref::HostView<__nv_bfloat16> b_view{b_host.data() + first, cs.n, cs.k, ldb, Major::k_major};
+  const ref::HostView<__nv_bfloat16> b_view{b_host.data() + first, cs.n, cs.k, ldb, cs.b_major};
   std::vector<float> expected(size_t(nr * cs.n)), out(size_t(nr * cs.n));
   ref::cpu_gemm(a_view, b_view, nullptr, cs.alpha, 0.0f, expected.data());
   for (int64_t i = 0; i < nr; ++i)
@@ -168,10 +174,13 @@ int64_t blocks(int64_t extent, int tile) { return (extent + tile - 1) / tile; }
 
 // `tile` with a 2-CTA cluster along `axis` ('m' or 'n') when the tile grid is even along it (the
 // kernel needs complete pairs; the planner's cluster.pairs rule), else without.
-std::string with_cluster(const std::string& tile, char axis, int64_t m, int64_t n) {
+// With MN-major operands the multicast half must also be whole 64-element chunks.
+std::string with_cluster(const std::string& tile, char axis, int64_t m, int64_t n, Major a = Major::k_major,
+                         Major b = Major::k_major) {
   const int bm = std::stoi(tile.substr(0, tile.find('x'))), bn = std::stoi(tile.substr(tile.find('x') + 1));
-  if (axis == 'm' && blocks(m, bm) % 2 == 0) return tile + ",cluster=2x1";
-  if (axis == 'n' && blocks(n, bn) % 2 == 0) return tile + ",cluster=1x2";
+  const bool b_ok = b == Major::k_major || (bn / 2) % 64 == 0, a_ok = a == Major::k_major || (bm / 2) % 64 == 0;
+  if (axis == 'm' && b_ok && blocks(m, bm) % 2 == 0) return tile + ",cluster=2x1";
+  if (axis == 'n' && a_ok && blocks(n, bn) % 2 == 0) return tile + ",cluster=1x2";
   return tile;
 }
 
@@ -323,6 +332,64 @@ TEST(Sm90PathGpu, SplitKIsDeterministic) {
     run_fast_case(cs, 111, &second);
     ASSERT_EQ(first.size(), second.size());
     EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * 2), 0) << cs.name() << ": results differ";
+  }
+}
+
+// ---- MN-major operands (NN, TN, TT) ----
+
+FastCase with_layout(FastCase cs, const char* layout) {
+  parse_layout(layout, &cs.a_major, &cs.b_major);
+  return cs;
+}
+
+TEST(Sm90PathGpu, EveryLayoutOddShapesPlannedAndForcedTwoSeeds) {
+  // Ragged M, N and K in all four layouts (with both operands MN-major, K needs no 8-multiple),
+  // the planner's choice and forced tiles of both consumer counts, TMA-store and direct epilogues,
+  // clusters along both axes (the multicast halves of MN-major tiles are whole chunks).
+  const FastCase shapes[] = {{129, 257, 72}, {1000, 3000, 520}, {777, 256, 64}, {64, 64, 16},
+                             {300, 136, 1000}, {1, 2112, 7168}, {128, 576, 7168}, {130, 1001, 136}};
+  for (uint64_t seed : {201u, 202u})
+    for (const char* layout : {"nn", "tn", "tt"})
+      for (const FastCase& s : shapes) {
+        run_fast_case(with_layout(s, layout), seed);
+        for (const char* tile : {"128x256", "128x128", "64x128", "128x192"})
+          for (char axis : {'-', 'm', 'n'}) {
+            FastCase cs = with_layout(s, layout);
+            cs.config = with_cluster(tile, axis, s.m, s.n, cs.a_major, cs.b_major);
+            run_fast_case(cs, seed + 7);
+          }
+        // The narrowest tile, or the direct epilogue where B is K-major (an MN-major B is whole
+        // 64-column chunks, so BN % 64 == 0 and the TMA-store epilogue).
+        FastCase other = with_layout(s, layout);
+        other.config = other.b_major == Major::mn_major ? "64x64" : "128x176";
+        run_fast_case(other, seed + 9);
+      }
+}
+
+TEST(Sm90PathGpu, MnMajorOddKPaddedAndSplit) {
+  // TN (both MN-major): K = 13 and 1001 (not a multiple of 8) run on the sm90 kernel; padded lda/ldb;
+  // split-K with MN-major operands; every mapping kind in one layout.
+  for (const char* layout : {"tn", "nn", "tt"}) {
+    FastCase padded = with_layout(FastCase{257, 384, 520, /*lda_pad=*/8, /*ldb_pad=*/24, /*ldd_pad=*/16}, layout);
+    padded.alpha = -0.75f;
+    run_fast_case(padded, 211);
+    FastCase split = with_layout(FastCase{7, 1024, 7168}, layout);
+    split.config = "64x128,splitk=6";
+    split.expect_splits = 6;
+    run_fast_case(split, 212);
+  }
+  for (int64_t k : {13, 1001}) {
+    FastCase tn = with_layout(FastCase{200, 300, k}, "tn");
+    run_fast_case(tn, 213);
+    FastCase nn = with_layout(FastCase{200, 304, k}, "nn");
+    nn.expect_sm90 = false;  // B MN-major but A K-major: K must be a multiple of 8
+    run_fast_case(nn, 214);
+  }
+  for (const char* mapping : {"linear-n", "hilbert", "box:2x3", "grouped-n:4"}) {
+    FastCase cs = with_layout(FastCase{1000, 3072, 520}, "tn");
+    cs.mapping = mapping;
+    cs.config = "128x256,cluster=2x1";
+    run_fast_case(cs, 215);
   }
 }
 

@@ -9,7 +9,8 @@
 // JIT compiles a sample of them).
 //
 // Problem orientation: the kernel computes D[M, N] = alpha · A[M, K] · B[N, K]ᵀ with BLOCK_M tiling
-// M and BLOCK_N tiling N; A [M, K] and B [N, K] K-major ("NT"), D [M, N] row-major.
+// M and BLOCK_N tiling N; A [M, K] and B [N, K] each K-major or MN-major (a_major, b_major: "NT" is
+// both K-major), D [M, N] row-major.
 #pragma once
 
 #include "core/host_device.hpp"
@@ -92,7 +93,7 @@ enum class ConfigRule : int {
   registers,        // setmaxnreg counts: both 0, or multiples of 8 in [24, 256] within the SM's file
   epilogue_boxes,   // tma_store needs bn % 64 == 0 and stage_cols a multiple of 64 dividing bn
   epilogue_split,   // split_k > 1 exactly when epilogue == splitk_partials
-  operand_major,    // K-major A and B (MN-major operands are not in the template yet)
+  operand_major,    // an MN-major operand's tile (and its multicast half) is whole 64-element chunks
   output_dtype,     // bf16 output (fp32 output is not in the template yet)
   mapping,          // a valid mapping (group, box >= 1); clusters pair tiles, so any order works
   fixed_sizes,      // fixed_n, fixed_k >= 0
@@ -120,7 +121,11 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
     return ConfigRule::epilogue_boxes;
   if ((c.split_k > 1) != (c.epilogue == Epilogue::splitk_partials) || c.split_k < 1 || c.split_k > kMaxSplitK)
     return ConfigRule::epilogue_split;
-  if (c.a_major != Major::k_major || c.b_major != Major::k_major) return ConfigRule::operand_major;
+  // MN-major operands load in chunks of 64 MN elements x 64 K (one 128-B swizzle row each): the
+  // tile, and the half a CTA of a multicasting pair loads, must be whole chunks.
+  if ((c.a_major == Major::mn_major && (c.bm % 64 != 0 || (c12 && (c.bm / 2) % 64 != 0))) ||
+      (c.b_major == Major::mn_major && (c.bn % 64 != 0 || (c21 && (c.bn / 2) % 64 != 0))))
+    return ConfigRule::operand_major;
   if (c.out_dtype != DType::bf16) return ConfigRule::output_dtype;
   const bool mapping_ok = c.mapping.kind == sched::MappingKind::grouped_m || c.mapping.kind == sched::MappingKind::grouped_n
                               ? c.mapping.group >= 1
@@ -145,7 +150,8 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::epilogue_boxes:
       return "the TMA-store epilogue needs bn % 64 == 0 and stage_cols a multiple of 64 dividing bn";
     case ConfigRule::epilogue_split: return "split_k > 1 (at most 32) exactly when the epilogue is splitk_partials";
-    case ConfigRule::operand_major: return "A and B must be K-major (MN-major operands are not implemented yet)";
+    case ConfigRule::operand_major:
+      return "an MN-major operand's tile (and a multicast half of it) must be a multiple of 64 elements along MN";
     case ConfigRule::output_dtype: return "the output must be bf16 (fp32 output is not implemented yet)";
     case ConfigRule::mapping: return "the mapping needs group >= 1 (grouped) or box sides >= 1 (box)";
     case ConfigRule::fixed_sizes: return "fixed_n and fixed_k must be >= 0";

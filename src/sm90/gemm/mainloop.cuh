@@ -16,8 +16,35 @@
 
 namespace tilegemm::sm90 {
 
-// The A/B tiles of k-block kb into stage `stage` of the ring.
-// A [M, K] K-major: box 64 k x kALoadRows rows at (kb·64, m0 [+ half]); B likewise at n0.
+// `rows` rows (MN) of one operand's k-block k0 into `dst`, starting at row `row0`, into this CTA
+// (kMulticast = false) or into both CTAs of the pair (true).
+//   K-major: one box of 64 K x rows (the tensor map's inner dimension is K);
+//   MN-major: rows / 64 boxes of 64 MN x 64 K (inner dimension MN), one chunk each.
+template <bool kMnMajor, bool kMulticast, int kRows>
+__device__ __forceinline__ void load_operand(uint8_t* dst, const TmaDescriptor* tmap, uint64_t* full_bar, int k0,
+                                             int row0) {
+  if constexpr (!kMnMajor) {
+    if constexpr (kMulticast) {
+      tma_load_2d_multicast(dst, tmap, full_bar, k0, row0, /*cta_mask=*/0b11);
+    } else {
+      tma_load_2d(dst, tmap, full_bar, k0, row0);
+    }
+  } else {
+    static_assert(kRows % 64 == 0, "MN-major tiles are whole 64-element chunks");
+#pragma unroll
+    for (int j = 0; j < kRows / 64; ++j) {
+      uint8_t* chunk = dst + j * 64 * kBlockK * 2;
+      if constexpr (kMulticast) {
+        tma_load_2d_multicast(chunk, tmap, full_bar, row0 + 64 * j, k0, /*cta_mask=*/0b11);
+      } else {
+        tma_load_2d(chunk, tmap, full_bar, row0 + 64 * j, k0);
+      }
+    }
+  }
+}
+
+// The A/B tiles of k-block kb into stage `stage` of the ring: A rows m0.. (with multicast: this
+// CTA's half, sent to both), B rows n0.. likewise.
 template <Config C>
 __device__ __forceinline__ void producer_load_stage(uint8_t* smem, int stage, uint64_t* full_bar,
                                                     const GemmParams& p, int kb, int m0, int n0, uint32_t rank) {
@@ -25,18 +52,10 @@ __device__ __forceinline__ void producer_load_stage(uint8_t* smem, int stage, ui
   constexpr SmemLayout L = T::kLayout;
   mbar_arrive_expect_tx(full_bar, T::kStageTxBytes);  // full boxes, even where TMA zero-fills
   const int k0 = kb * T::kBlockK;
-  if constexpr (T::kMulticastA) {
-    tma_load_2d_multicast(smem + L.a_offset(stage) + rank * T::kALoadBytes, &p.tmap_a, full_bar, k0,
-                          m0 + int(rank) * T::kALoadRows, /*cta_mask=*/0b11);
-  } else {
-    tma_load_2d(smem + L.a_offset(stage), &p.tmap_a, full_bar, k0, m0);
-  }
-  if constexpr (T::kMulticastB) {
-    tma_load_2d_multicast(smem + L.b_offset(stage) + rank * T::kBLoadBytes, &p.tmap_b, full_bar, k0,
-                          n0 + int(rank) * T::kBLoadRows, /*cta_mask=*/0b11);
-  } else {
-    tma_load_2d(smem + L.b_offset(stage), &p.tmap_b, full_bar, k0, n0);
-  }
+  load_operand<T::kAMnMajor, T::kMulticastA, T::kALoadRows>(smem + L.a_offset(stage) + rank * T::kALoadBytes,
+                                                            &p.tmap_a, full_bar, k0, m0 + int(rank) * T::kALoadRows);
+  load_operand<T::kBMnMajor, T::kMulticastB, T::kBLoadRows>(smem + L.b_offset(stage) + rank * T::kBLoadBytes,
+                                                            &p.tmap_b, full_bar, k0, n0 + int(rank) * T::kBLoadRows);
 }
 
 template <Config C>
@@ -52,15 +71,28 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
   }
 }
 
+// The descriptor of an operand tile at `addr` and its step per k16: K-major, +32 B along the
+// swizzled row; MN-major (transposed in wgmma), +16 K rows = 2048 B (sm90/swizzle.hpp).
+template <bool kMnMajor>
+__device__ __forceinline__ uint64_t operand_desc(uint32_t addr) {
+  if constexpr (kMnMajor) return make_mnmajor_sw128_desc(addr, 64 * kBlockK * 2);
+  return make_kmajor_sw128_desc(addr);
+}
+template <bool kMnMajor>
+inline constexpr uint32_t kK16StepBytes = kMnMajor ? kMnMajorK16StepBytes : 32u;
+
 // One consumer's 64 x BN x 64 block product: 4 x wgmma m64nBNk16 reading 64 A rows at a_addr and
-// all BN B rows at b_addr; the descriptors step +32 B along K inside the swizzled line.
-template <int BN>
+// all BN B rows at b_addr. (The 64 A rows of consumer c start 8192 B into the stage in both
+// layouts: 64 rows of 128 B, or one 64 x 64 chunk.)
+template <int BN, bool kAMn, bool kBMn>
 __device__ __forceinline__ void wgmma_block_k64(float (&acc)[BN / 2], uint32_t a_addr, uint32_t b_addr, int accumulate) {
-  const uint64_t desc_a = make_kmajor_sw128_desc(a_addr);
-  const uint64_t desc_b = make_kmajor_sw128_desc(b_addr);
+  const uint64_t desc_a = operand_desc<kAMn>(a_addr);
+  const uint64_t desc_b = operand_desc<kBMn>(b_addr);
 #pragma unroll
   for (int k = 0; k < kBlockK / 16; ++k)
-    wgmma_m64k16<BN>(acc, desc_advance_bytes(desc_a, k * 32), desc_advance_bytes(desc_b, k * 32), (k > 0) | accumulate);
+    wgmma_m64k16<BN, kAMn ? 1 : 0, kBMn ? 1 : 0>(acc, desc_advance_bytes(desc_a, k * kK16StepBytes<kAMn>),
+                                                desc_advance_bytes(desc_b, k * kK16StepBytes<kBMn>),
+                                                (k > 0) | accumulate);
 }
 
 // acc = A[rows of this consumer] · B[tile]ᵀ over the unit's k-blocks. Returns with every wgmma
@@ -77,8 +109,8 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[C.bn / 2], uint32
     const int s = ring.stage;
     mbar_wait(&full[s], ring.full_parity());
     wgmma_fence();
-    wgmma_block_k64<C.bn>(acc, smem_base + L.a_offset(s) + consumer * 64 * 128, smem_base + L.b_offset(s),
-                          /*accumulate=*/kb > unit.kb0);
+    wgmma_block_k64<C.bn, T::kAMnMajor, T::kBMnMajor>(acc, smem_base + L.a_offset(s) + consumer * 64 * 128,
+                                                      smem_base + L.b_offset(s), /*accumulate=*/kb > unit.kb0);
     wgmma_commit();
     wgmma_wait<1>();  // k-block kb-1 retired; kb may still run
     if (held >= 0 && lane < T::kClusterSize) release_stage<T::kClusterSize>(&empty[held], lane);

@@ -45,6 +45,11 @@ struct GemmTraits {
   static constexpr int kBLoadRows = b_load_rows(C);
   static constexpr int kALoadBytes = kALoadRows * kBlockK * 2;
   static constexpr int kBLoadBytes = kBLoadRows * kBlockK * 2;
+  // Operand storage: K-major tiles are rows of 64 K (one 128-B swizzle row); MN-major tiles are
+  // chunks of 64 MN elements x 64 K rows (sm90/swizzle.hpp), loaded one TMA box per chunk.
+  static constexpr bool kAMnMajor = C.a_major == Major::mn_major;
+  static constexpr bool kBMnMajor = C.b_major == Major::mn_major;
+  static constexpr int kMnChunkBytes = 64 * kBlockK * 2;  // one MN-major chunk: 64 MN x 64 K bf16
   // Epilogue staging: each consumer stages its 64 rows in kSlots boxes of 64 x 64 at a time.
   static constexpr int kBoxesPerConsumer = kBlockN / kStoreBoxCols;
   static constexpr int kSlotsPerConsumer = C.epilogue == Epilogue::tma_store ? C.stage_cols / kStoreBoxCols : 0;

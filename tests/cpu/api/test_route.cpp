@@ -55,8 +55,6 @@ TEST(Route, EachBrokenRuleNamesItsArgument) {
   const Breaker breakers[] = {
       {"a.dtype", [](GemmArgs& g) { g.a.dtype = DType::fp32; }},
       {"d.dtype", [](GemmArgs& g) { g.d.dtype = DType::fp32; }},
-      {"a.major", [](GemmArgs& g) { g.a.major = Major::mn_major; }},
-      {"b.major", [](GemmArgs& g) { g.b.major = Major::mn_major; }},
       {"d.major", [](GemmArgs& g) { g.d.major = col_major; }},
       {"K", [](GemmArgs& g) { g.a.cols = g.b.cols = 0; }},
       {"K", [](GemmArgs& g) { g.a.cols = g.b.cols = 60; }},  // ld stays 64
@@ -75,6 +73,25 @@ TEST(Route, EachBrokenRuleNamesItsArgument) {
     EXPECT_FALSE(reason.empty()) << b.argument;
     EXPECT_EQ(reason.rfind(b.argument, 0), 0u) << "reason '" << reason << "' should start with " << b.argument;
   }
+}
+
+TEST(Route, EveryOperandLayoutRunsOnTheSm90Kernel) {
+  // A and B each K-major or MN-major (NT, NN, TN, TT). With both MN-major, K is the strided
+  // dimension of both tensors and needs no 8-multiple; with either K-major it does.
+  for (Major am : {Major::k_major, Major::mn_major})
+    for (Major bm : {Major::k_major, Major::mn_major}) {
+      GemmArgs g = nt(128, 136, 72);
+      g.a.major = am;
+      g.b.major = bm;
+      g.a.ld = am == Major::k_major ? 72 : 128;
+      g.b.ld = bm == Major::k_major ? 72 : 136;
+      EXPECT_TRUE(sm90(g)) << detail::route(g).reason;
+      g.a.cols = g.b.cols = 13;  // K = 13
+      if (am == Major::k_major) g.a.ld = 16;
+      if (bm == Major::k_major) g.b.ld = 16;
+      const bool both_mn = am == Major::mn_major && bm == Major::mn_major;
+      EXPECT_EQ(sm90(g), both_mn) << detail::route(g).reason;
+    }
 }
 
 TEST(Route, ProblemOfCarriesTheShapeAndStorage) {

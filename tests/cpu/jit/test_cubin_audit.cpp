@@ -126,7 +126,6 @@ class Audit {
 TEST(CubinAudit, SuitePicksInEveryLayout) {
   const auto d = *plan::find_builtin_profile("h200");
   Audit audit;
-  int fallback = 0;
   for (const char* layout : {"nt", "nn", "tn", "tt"}) {
     for (const auto& s : kSuite) {
       plan::Problem p;
@@ -136,18 +135,13 @@ TEST(CubinAudit, SuitePicksInEveryLayout) {
       ASSERT_TRUE(plan::parse_layout(layout, &p.a_major, &p.b_major));
       MatrixRef c_storage;
       const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));
-      if (r.path == detail::Path::fallback) {
-        // Today the template implements NT only; the other layouts go to the fallback (issue 9).
-        EXPECT_NE(std::string(layout), "nt") << r.reason;
-        ++fallback;
-        continue;
-      }
+      // Every layout runs on the sm90 kernel (A and B K-major or MN-major).
+      ASSERT_EQ(r.path, detail::Path::sm90) << layout << ": " << r.reason;
       const plan::Selection sel = plan::select_config(r.problem, d);
       ASSERT_TRUE(sel.found);
       audit.check(sel.config);
     }
   }
-  std::printf("suite x {nt, nn, tn, tt}: %d problems on the fallback (no sm90 kernel to audit)\n", fallback);
   audit.summary("planner picks");
 }
 

@@ -79,9 +79,9 @@ TEST(Explain, RunsForEverySuiteShapeOnEveryProfile) {
 }
 
 TEST(Explain, ThePlannerNeverOffersWhatTheTemplateCannotRun) {
-  // NT with bf16 output and no C is what the kernel template implements today: a plan exists. Any
-  // other layout, fp32 output or C: every candidate is rejected by the template's own rule (gemm()
-  // routes such calls to the fallback before planning; explain says so, src/api/route.hpp).
+  // Every layout with bf16 output is what the kernel template implements today: a plan exists, and
+  // MN-major operands get only whole-chunk tiles. fp32 output: every candidate is rejected by the
+  // template's own rule (gemm() routes such calls to the fallback before planning; explain says so).
   const Shape shapes[] = {{1, 576, 7168}, {128, 24576, 1536}, {4096, 4096, 4096}, {7, 9, 13}};
   for (const DeviceProfile& d : builtin_profiles()) {
     for (const Shape& s : shapes) {
@@ -95,11 +95,16 @@ TEST(Explain, ThePlannerNeverOffersWhatTheTemplateCannotRun) {
                                             << layout_name(a, b) << " " << to_string(out));
             ASSERT_TRUE(validate_problem(p).ok());
             const Plan pl = make_plan(p, d);
-            const bool supported = a == Major::k_major && b == Major::k_major && out == DType::bf16;
+            const bool supported = out == DType::bf16;
             ASSERT_EQ(pl.ranked.empty(), !supported);
             if (!supported) {
               for (const Candidate& r : pl.rejected) ASSERT_EQ(r.rule, Rule::kernel_template);
               continue;
+            }
+            for (const Candidate& c : pl.ranked) {
+              if (b == Major::mn_major) ASSERT_EQ(c.config.bn % 64, 0) << describe(c.config);
+              ASSERT_EQ(c.config.a_major, a);
+              ASSERT_EQ(c.config.b_major, b);
             }
             const json j = json::parse(explain_json(pl, std::nullopt, {}));
             EXPECT_EQ(j["problem"]["layout"], layout_name(a, b));
