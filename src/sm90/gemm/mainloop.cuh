@@ -52,10 +52,13 @@ __device__ __forceinline__ void producer_load_stage(uint8_t* smem, int stage, ui
   constexpr SmemLayout L = T::kLayout;
   mbar_arrive_expect_tx(full_bar, T::kStageTxBytes);  // full boxes, even where TMA zero-fills
   const int k0 = kb * T::kBlockK;
-  load_operand<T::kAMnMajor, T::kMulticastA, T::kALoadRows>(smem + L.a_offset(stage) + rank * T::kALoadBytes,
-                                                            &p.tmap_a, full_bar, k0, m0 + int(rank) * T::kALoadRows);
-  load_operand<T::kBMnMajor, T::kMulticastB, T::kBLoadRows>(smem + L.b_offset(stage) + rank * T::kBLoadBytes,
-                                                            &p.tmap_b, full_bar, k0, n0 + int(rank) * T::kBLoadRows);
+  // Only a multicast operand is split between the pair: its half `rank` (the other operand is
+  // loaded whole by each CTA, whatever its rank).
+  const uint32_t a_half = T::kMulticastA ? rank : 0u, b_half = T::kMulticastB ? rank : 0u;
+  load_operand<T::kAMnMajor, T::kMulticastA, T::kALoadRows>(smem + L.a_offset(stage) + a_half * T::kALoadBytes,
+                                                            &p.tmap_a, full_bar, k0, m0 + int(a_half) * T::kALoadRows);
+  load_operand<T::kBMnMajor, T::kMulticastB, T::kBLoadRows>(smem + L.b_offset(stage) + b_half * T::kBLoadBytes,
+                                                            &p.tmap_b, full_bar, k0, n0 + int(b_half) * T::kBLoadRows);
 }
 
 template <Config C>
