@@ -14,6 +14,7 @@ Status explain_call(const ExplainRequest& rq, std::string* out) {
   plan::ExplainOptions eo = rq.explain;
   eo.path = path_name(r.path);
   eo.route_reason = r.reason;
+  eo.route_steps = r.notes;
   if (rq.options.ranking != plan::Ranking::time) eo.notes.push_back("rank = seed: gemm() ranks by predicted time");
   if (r.path == Path::fallback) {
     *out = rq.json ? plan::explain_fallback_json(rq.problem, eo) + "\n" : plan::explain_fallback_text(rq.problem, eo);
@@ -21,10 +22,11 @@ Status explain_call(const ExplainRequest& rq, std::string* out) {
   }
   std::optional<plan::Candidate> user;
   if (rq.user) {
-    user = plan::evaluate_config(rq.problem, rq.device, rq.user->config, rq.user->stages_given);
+    user = plan::evaluate_config(r.problem, rq.device, rq.user->config, rq.user->stages_given);
     eo.user_spec = rq.user_spec;
   }
-  const plan::Plan pl = plan::make_plan(rq.problem, rq.device, rq.options);
+  // The plan of the problem the kernel computes (route(): transposed, repacked), as gemm() plans it.
+  const plan::Plan pl = plan::make_plan(r.problem, rq.device, rq.options);
   *out = rq.json ? plan::explain_json(pl, user, eo) + "\n" : plan::explain_text(pl, user, eo);
   return Status::success();
 }
