@@ -72,11 +72,11 @@ struct PlanKey {
   int64_t m, n, k;
   Major a_major, b_major;
   DType out;
-  bool accumulate, d_tma, cd_pairs;
+  bool accumulate, d_tma, cd_pairs, c_tma;
   bool operator==(const PlanKey&) const = default;
 };
 PlanKey plan_key(int device, const plan::Problem& p) {
-  return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate, p.d_tma, p.cd_pairs};
+  return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate, p.d_tma, p.cd_pairs, p.c_tma};
 }
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
@@ -87,8 +87,8 @@ struct PlanKeyHash {
     h = h * 1000003u ^ std::hash<int>{}(static_cast<int>(k.out));
     size_t bits = static_cast<size_t>(k.a_major) | static_cast<size_t>(k.b_major) << 1 |
                   static_cast<size_t>(k.accumulate) << 2 | static_cast<size_t>(k.d_tma) << 3 |
-                  static_cast<size_t>(k.cd_pairs) << 4;
-    return h * 32u + bits;
+                  static_cast<size_t>(k.cd_pairs) << 4 | static_cast<size_t>(k.c_tma) << 5;
+    return h * 64u + bits;
   }
 };
 std::shared_mutex g_plan_mutex;

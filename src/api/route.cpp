@@ -61,7 +61,10 @@ plan::Problem problem_of(const GemmArgs& args) {
   const int e = dtype_bytes(d.dtype);
   p.d_tma = tma_describable(d);
   p.cd_pairs = address(d.ptr) % (2 * e) == 0 && d.ld % 2 == 0;
-  if (p.accumulate) p.cd_pairs = p.cd_pairs && address(args.c->ptr) % (2 * e) == 0 && args.c->ld % 2 == 0;
+  if (p.accumulate) {
+    p.cd_pairs = p.cd_pairs && address(args.c->ptr) % (2 * e) == 0 && args.c->ld % 2 == 0;
+    p.c_tma = tma_describable(*args.c);
+  }
   return p;
 }
 
@@ -186,11 +189,11 @@ Route route(const GemmArgs& in) {
   MatrixRef c_planned;
   const GemmArgs planned = launch_args(r, reinterpret_cast<void*>(uintptr_t{1} << 12), &c_planned);
   r.problem = problem_of(planned);
-  if (!r.problem.d_tma && args.d.dtype == DType::bf16 && args.c == nullptr)
-    r.notes.push_back(misalignment(args.d, "d") + ": D is written with plain stores" +
-                      (r.problem.cd_pairs ? "" : ", element by element"));
-  else if (!r.problem.cd_pairs)
-    r.notes.push_back("D (or C) is not aligned to element pairs: the epilogue reads and writes element by element");
+  const char* pairs = r.problem.cd_pairs ? "" : ", element by element (not aligned to element pairs)";
+  if (!r.problem.d_tma)
+    r.notes.push_back(misalignment(planned.d, "d") + ": D is written with plain stores" + pairs);
+  else if (r.problem.accumulate && !r.problem.c_tma)
+    r.notes.push_back(misalignment(*planned.c, "c") + ": C is read with plain loads" + pairs);
   r.path = Path::sm90;
   return r;
 }

@@ -156,11 +156,20 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* 
   if (std::string e = operand(args.b, params.n, sm90::b_load_rows(c), "B", &params.tmap_b); !e.empty())
     return setup_error(e);
   if (c.epilogue == sm90::Epilogue::tma_store) {
-    // With N < 8 the map is never used by a store; 8 columns keep its arguments valid (ldd >= 8).
-    const uint64_t d_cols = params.n >= 8 ? uint64_t(params.n & ~7) : 8u;
-    const sm90::Matrix2d dm{args.d.ptr, uint64_t(params.m), d_cols, uint64_t(args.d.ld), bf16};
-    if (std::string e = encode(dm, {sm90::kStoreBoxCols, sm90::kStoreBoxRows}, "D", &params.tmap_d); !e.empty())
-      return setup_error(e);
+    // D [M, N rounded down to whole 16-B chunks] (the store clips only in chunks; the kernel writes
+    // the rest itself). With fewer columns than one chunk the map is never used by a store; one
+    // chunk keeps its arguments valid (ldd >= that). C [M, N] whole: loads clip per element.
+    const bool fp32 = args.d.dtype == DType::fp32;
+    const auto type = fp32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : bf16;
+    const int64_t chunk = fp32 ? 4 : 8;
+    const uint64_t d_cols = params.n >= chunk ? uint64_t(params.n / chunk * chunk) : uint64_t(chunk);
+    const sm90::Box2d box{uint32_t(sm90::store_box_cols(c.out_dtype)), uint32_t(sm90::kStoreBoxRows)};
+    const sm90::Matrix2d dm{args.d.ptr, uint64_t(params.m), d_cols, uint64_t(args.d.ld), type};
+    if (std::string e = encode(dm, box, "D", &params.tmap_d); !e.empty()) return setup_error(e);
+    if (c.with_c) {
+      const sm90::Matrix2d cm{args.c->ptr, uint64_t(params.m), uint64_t(params.n), uint64_t(args.c->ld), type};
+      if (std::string e = encode(cm, box, "C", &params.tmap_c); !e.empty()) return setup_error(e);
+    }
   }
 
   const sched::Schedule schedule = config_schedule(c, params.m, params.n);

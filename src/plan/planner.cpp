@@ -25,10 +25,15 @@ constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
 // The staging width of a TMA-store epilogue: the whole tile, unless that leaves fewer than
 // kComfortStages stages; then the widest whole-box divisor of BN that gives the most stages.
 int choose_stage_cols(const Config& c, int limit) {
-  auto stages_with = [&](int cols) { return sm90::max_stages_that_fit(c.bm, c.bn, c.bk, 2, limit, 2, cols); };
+  const int box = sm90::store_box_cols(c.out_dtype);  // 64 bf16 / 32 fp32 columns
+  auto stages_with = [&](int cols) {
+    Config t = c;
+    t.stage_cols = cols;
+    return sm90::config_max_stages(t, limit);
+  };
   int best = c.bn, best_stages = stages_with(c.bn);
   if (best_stages >= kComfortStages) return best;
-  for (int cols = c.bn - 64; cols >= 64; cols -= 64) {
+  for (int cols = c.bn - box; cols >= box; cols -= box) {
     if (c.bn % cols != 0) continue;
     const int s = stages_with(cols);
     if (s > best_stages) {
@@ -49,18 +54,19 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
   c.out_dtype = p.out;
   c.with_c = p.accumulate;
   c.cd_pairs = p.cd_pairs;
-  // The TMA-store epilogue stages bf16 boxes of 64 columns and writes a D that TMA can describe;
-  // everything else (fp32 out, C, other widths, an odd or unaligned D) is stored from registers.
-  const bool tma_store = c.bn % 64 == 0 && p.out == DType::bf16 && !p.accumulate && p.d_tma;
-  c.epilogue = c.split_k > 1 ? Epilogue::splitk_partials : tma_store ? Epilogue::tma_store : Epilogue::direct;
+  // The staged epilogues take whole 128-B boxes (64 bf16 / 32 fp32 columns): TMA stores D (and
+  // loads C) when TMA can describe them, the threads otherwise (smem_stores); other widths are
+  // stored from registers (direct).
+  const bool whole_boxes = c.bn % sm90::store_box_cols(p.out) == 0;
+  const bool tma_ok = p.d_tma && (!p.accumulate || p.c_tma);
+  c.epilogue = c.split_k > 1  ? Epilogue::splitk_partials
+               : !whole_boxes ? Epilogue::direct
+               : tma_ok       ? Epilogue::tma_store
+                              : Epilogue::smem_stores;  // staged, then written (and C read) by the threads
   c.producer_regs = c.consumers() >= 2 ? kProducerRegs : 0;
   c.consumer_regs = c.consumers() >= 2 ? kConsumerRegs : 0;
-  c.stage_cols = c.epilogue == Epilogue::tma_store ? choose_stage_cols(c, d.smem_per_block_optin) : 0;
-  if (!stages_given) {
-    const int fit = sm90::max_stages_that_fit(c.bm, c.bn, c.bk, sm90::staging_elem_bytes(c), d.smem_per_block_optin,
-                                              2, c.stage_cols);
-    c.stages = std::max(sm90::kMinStages, fit);
-  }
+  c.stage_cols = sm90::staged_epilogue(c.epilogue) ? choose_stage_cols(c, d.smem_per_block_optin) : 0;
+  if (!stages_given) c.stages = std::max(sm90::kMinStages, sm90::config_max_stages(c, d.smem_per_block_optin));
 }
 
 int launch_grid(const KernelShape& ks, const Config& c, const DeviceProfile& d) {
@@ -139,15 +145,15 @@ void add_flags(const Problem& p, Candidate& cand) {
       c.mapping.kind == MappingKind::box)
     f.push_back("HBM re-reads for this mapping are approximated as grouped_m");
   if (c.epilogue == Epilogue::direct) {
-    const char* why = c.bn % 64 != 0                ? "BN is not a whole number of 64-column store boxes"
-                      : p.out == DType::fp32         ? "the output is fp32"
-                      : p.accumulate                 ? "C is read in the epilogue"
-                                                     : "TMA cannot describe D (ldd or its base)";
-    f.push_back(std::string("direct epilogue: ") + why +
-                ", so the tile is stored from registers (no staging smem, no overlap with the next mainloop)" +
+    f.push_back(std::string("direct epilogue: BN is not a whole number of 128-B store boxes, so the tile is stored "
+                            "from registers (no staging smem, no overlap with the next mainloop)") +
                 (p.accumulate ? "; C's tile rows are prefetched into L2 during the mainloop" : ""));
   }
-  if (c.epilogue == Epilogue::tma_store && c.stage_cols < c.bn)
+  if (c.epilogue == Epilogue::smem_stores)
+    f.push_back(std::string("smem_stores epilogue: TMA cannot describe ") + (!p.d_tma ? "D" : "C") +
+                " (leading dimension or base), so the staged boxes are written" + (p.accumulate ? " and C read" : "") +
+                " by the threads, row by row");
+  if (sm90::staged_epilogue(c.epilogue) && c.stage_cols < c.bn)
     f.push_back("the epilogue stages " + std::to_string(c.stage_cols) + " of " + std::to_string(c.bn) +
                 " columns at a time, which makes room for " + std::to_string(c.stages) + " stages");
   if (c.split_k > 1)

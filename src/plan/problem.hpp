@@ -23,6 +23,7 @@ struct Problem {
   // elements, even leading dimensions). Both hold for tensors from an allocator.
   bool d_tma = true;
   bool cd_pairs = true;
+  bool c_tma = true;  // with accumulate: C can be read by TMA (ldc a multiple of 16 B, base 16-B aligned)
 };
 
 // The GEMM the kernel sees for a config: its tile grid and work units.

@@ -165,6 +165,15 @@ __device__ __forceinline__ void stmatrix_x4(void* row_addr, uint32_t r0, uint32_
                "r"(r0), "r"(r1), "r"(r2), "r"(r3)
                : "memory");
 }
+// The inverse of stmatrix_x4 (PTX ISA: ldmatrix): the same lane addresses give back
+// the four 8x8 b16 matrices in the same fragment registers.
+__device__ __forceinline__ void ldmatrix_x4(const void* row_addr, uint32_t& r0, uint32_t& r1, uint32_t& r2,
+                                            uint32_t& r3) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(smem_u32(row_addr))
+               : "memory");
+}
 
 // ---- registers and warps -----------------------------------------------------------------------
 // Move registers between warpgroups (PTX ISA §9.7.19.5): needs a fixed count at entry

@@ -12,6 +12,7 @@
 //   [B stage 0]...[B stage S-1]              each BN x BK, 1024-B aligned
 //   [D staging]                              BM x d_stage_cols output elements, 1024-B aligned
 //   [full barrier 0..S-1][empty barrier 0..S-1]   one 8-B mbarrier each
+//   [extra barrier 0..E-1]                   the epilogue's (C loads into the staging slots)
 //
 // Why 1024: a 128B-swizzle atom is 8 rows x 128 B and the swizzle XOR uses absolute address bits
 // [9:7] (docs/HOPPER.md §3), so every swizzled tile starts on a 1024-B boundary and the WGMMA
@@ -57,7 +58,8 @@ struct SmemLayout {
   int d_bytes = 0;           // BM * d_stage_cols * d_elem_bytes
   int full_barrier_base = 0;   // full[s]: TMA landed stage s (producer -> consumers)
   int empty_barrier_base = 0;  // empty[s]: consumers released stage s (consumers -> producer)
-  int barrier_bytes = 0;       // 2 * stages * 8
+  int extra_barrier_base = 0;  // the epilogue's barriers (extra_barriers of them)
+  int barrier_bytes = 0;       // (2 * stages + extra_barriers) * 8
   int wgmma_a_read_bytes = 0;  // bytes one 64-row WGMMA pass reads from an A stage
   int overread_pad = 0;        // bytes appended so the last A stage's 64-row read stays inside
   int used_bytes = 0;          // end of the last object, from the aligned base
@@ -67,15 +69,17 @@ struct SmemLayout {
   TG_HD constexpr int b_offset(int s) const { return b_base + s * b_stage_stride; }
   TG_HD constexpr int full_barrier(int s) const { return full_barrier_base + s * kMbarrierBytes; }
   TG_HD constexpr int empty_barrier(int s) const { return empty_barrier_base + s * kMbarrierBytes; }
+  TG_HD constexpr int extra_barrier(int i) const { return extra_barrier_base + i * kMbarrierBytes; }
   TG_HD constexpr bool fits(int limit = kSmemLimitPerBlock) const { return total_bytes <= limit; }
 };
 
 // The one layout function. bm, bn, bk: CTA tile; stages >= 1; d_elem_bytes: bytes per element of
 // the epilogue staging tile (2 for BF16 output, 4 for FP32 output and for split-K partials);
 // ab_elem_bytes: 2 for BF16 operands; d_stage_cols: how many of the BN tile columns the epilogue
-// staging holds at once, 1..BN, 0 = BN (the full BM x BN tile, what every caller got before).
+// staging holds at once, 1..BN, 0 = BN (the full BM x BN tile, what every caller got before);
+// extra_barriers: mbarriers the epilogue needs besides the ring's (0 by default).
 TG_HD constexpr SmemLayout compute_smem_layout(int bm, int bn, int bk, int stages, int d_elem_bytes,
-                                               int ab_elem_bytes = 2, int d_stage_cols = 0) {
+                                               int ab_elem_bytes = 2, int d_stage_cols = 0, int extra_barriers = 0) {
   SmemLayout L;
   L.stages = stages;
   L.a_stage_bytes = bm * bk * ab_elem_bytes;
@@ -89,8 +93,9 @@ TG_HD constexpr SmemLayout compute_smem_layout(int bm, int bn, int bk, int stage
   L.d_offset = align_up(L.b_base + stages * L.b_stage_stride, kSmemAlign);
   L.full_barrier_base = align_up(L.d_offset + L.d_bytes, kMbarrierBytes);
   L.empty_barrier_base = L.full_barrier_base + stages * kMbarrierBytes;
-  L.barrier_bytes = 2 * stages * kMbarrierBytes;
-  int end = L.empty_barrier_base + stages * kMbarrierBytes;
+  L.extra_barrier_base = L.empty_barrier_base + stages * kMbarrierBytes;
+  L.barrier_bytes = (2 * stages + extra_barriers) * kMbarrierBytes;
+  int end = L.extra_barrier_base + extra_barriers * kMbarrierBytes;
   const int wgmma_rows = bm < kWgmmaM ? kWgmmaM : bm;
   L.wgmma_a_read_bytes = wgmma_rows * bk * ab_elem_bytes;
   const int last_a_read_end = L.a_offset(stages - 1) + L.wgmma_a_read_bytes;
@@ -105,9 +110,10 @@ TG_HD constexpr SmemLayout compute_smem_layout(int bm, int bn, int bk, int stage
 // compute_smem_layout (0 = full tile).
 TG_HD constexpr int max_stages_that_fit(int bm, int bn, int bk, int d_elem_bytes,
                                         int limit = kSmemLimitPerBlock, int ab_elem_bytes = 2,
-                                        int d_stage_cols = 0) {
+                                        int d_stage_cols = 0, int extra_barriers = 0) {
   for (int s = kMaxStages; s >= 1; --s)
-    if (compute_smem_layout(bm, bn, bk, s, d_elem_bytes, ab_elem_bytes, d_stage_cols).total_bytes <= limit)
+    if (compute_smem_layout(bm, bn, bk, s, d_elem_bytes, ab_elem_bytes, d_stage_cols, extra_barriers).total_bytes <=
+        limit)
       return s;
   return 0;
 }

@@ -22,17 +22,25 @@ namespace tilegemm::sm90 {
 
 // How a tile's accumulators leave the CTA.
 enum class Epilogue : int {
-  // alpha·acc -> bf16 -> stmatrix into 128B-swizzled 64 x 64 boxes in smem -> TMA store; the store
-  // drains while the next tile's mainloop runs. Needs BLOCK_N % 64 == 0.
+  // alpha·acc (+ beta·C, C TMA-loaded into the same boxes) -> bf16 or fp32 -> 128B-swizzled boxes
+  // of 64 rows x 128 B in smem (stmatrix for bf16) -> TMA store; the store drains while the next
+  // tile's mainloop runs. Needs BLOCK_N in whole boxes (64 bf16 / 32 fp32 columns).
   tma_store = 0,
   // alpha·acc (+ beta·C) -> bf16 or fp32 -> bounds-checked stores straight from the registers (no
   // staging smem, so more stages fit). Any BLOCK_N; the choice for widths that are not whole
-  // 64-column boxes, for fp32 output and for C.
+  // boxes and for a D (or C) that TMA cannot describe (odd leading dimension, unaligned base).
   direct = 1,
   // Split-K: the work unit is (tile, k-slice); each writes its fp32 partial tile to a workspace and
   // a second kernel (splitk_reduce.cuh) sums the slices in slice order -> deterministic.
   splitk_partials = 2,
+  // Staged like tma_store, for a D (or C) that TMA cannot describe (odd leading dimension,
+  // unaligned base): the consumer's threads write each staged box to D row by row, coalesced (and
+  // read C's box into the slot the same way).
+  smem_stores = 3,
 };
+
+// The epilogues that stage boxes of the tile in shared memory (stage_cols of them at a time).
+TG_HD constexpr bool staged_epilogue(Epilogue e) { return e == Epilogue::tma_store || e == Epilogue::smem_stores; }
 
 // The one name table of Epilogue (explain's JSON and the generated source use it).
 TG_HD constexpr const char* epilogue_id(Epilogue e) {
@@ -40,6 +48,7 @@ TG_HD constexpr const char* epilogue_id(Epilogue e) {
     case Epilogue::tma_store: return "tma_store";
     case Epilogue::direct: return "direct";
     case Epilogue::splitk_partials: return "splitk_partials";
+    case Epilogue::smem_stores: return "smem_stores";
   }
   return "unknown";
 }
@@ -63,12 +72,13 @@ struct Config {
   sched::Mapping mapping{};
   // ---- epilogue --------------------------------------------------------------------------------
   Epilogue epilogue = Epilogue::tma_store;
-  int stage_cols = 0;    // tma_store: tile columns staged at once (whole 64-col boxes dividing bn)
+  int stage_cols = 0;    // staged epilogues: tile columns staged at once (whole boxes dividing bn)
   // ---- operands and output ---------------------------------------------------------------------
   Major a_major = Major::k_major;
   Major b_major = Major::k_major;
   DType out_dtype = DType::bf16;  // D (and C): bf16, or fp32
   bool with_c = false;            // D = alpha·acc + beta·C: C [M, N] row-major, D's dtype, read in the epilogue
+                                  // (tma_store: TMA-loaded into the staging boxes; direct: plain loads)
   // The direct epilogue's accesses: true when every (col, col + 1) pair of D (and C) is one aligned
   // 4-B (bf16) or 8-B (fp32) access (pointers aligned to two elements, even leading dimensions);
   // false: element by element (any pointer aligned to its element, any leading dimension).
@@ -98,10 +108,10 @@ enum class ConfigRule : int {
   cluster_split,    // split-K runs without clusters
   multicast_rows,   // a multicast half of a tile is a whole number of 8-row swizzle atoms
   registers,        // setmaxnreg counts: both 0, or multiples of 8 in [24, 256] within the SM's file
-  epilogue_boxes,   // tma_store needs bn % 64 == 0 and stage_cols a multiple of 64 dividing bn
+  epilogue_boxes,   // staged: bn and stage_cols whole 128-B boxes (64 bf16 / 32 fp32 columns), stage_cols | bn
   epilogue_split,   // split_k > 1 exactly when epilogue == splitk_partials
   operand_major,    // an MN-major operand's tile (and its multicast half) is whole 64-element chunks
-  output_dtype,     // bf16 or fp32 output; fp32 output and C go through the direct (or split-K) epilogue
+  output_dtype,     // bf16 or fp32 output
   mapping,          // a valid mapping (group, box >= 1); clusters pair tiles, so any order works
   fixed_sizes,      // fixed_n, fixed_k >= 0
 };
@@ -122,8 +132,9 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
                           c.consumer_regs <= 256 && c.producer_regs % 8 == 0 && c.consumer_regs % 8 == 0;
     if (!in_range || 128 * (c.producer_regs + c.consumers() * c.consumer_regs) > 65536) return ConfigRule::registers;
   }
-  if (c.epilogue == Epilogue::tma_store &&
-      (c.bn % 64 != 0 || c.stage_cols < 64 || c.stage_cols > c.bn || c.stage_cols % 64 != 0 ||
+  const int box_cols = c.out_dtype == DType::fp32 ? 32 : 64;  // a 128-B store box: 64 bf16 or 32 fp32 columns
+  if (staged_epilogue(c.epilogue) &&
+      (c.bn % box_cols != 0 || c.stage_cols < box_cols || c.stage_cols > c.bn || c.stage_cols % box_cols != 0 ||
        c.bn % c.stage_cols != 0))
     return ConfigRule::epilogue_boxes;
   if ((c.split_k > 1) != (c.epilogue == Epilogue::splitk_partials) || c.split_k < 1 || c.split_k > kMaxSplitK)
@@ -133,9 +144,7 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
   if ((c.a_major == Major::mn_major && (c.bm % 64 != 0 || (c12 && (c.bm / 2) % 64 != 0))) ||
       (c.b_major == Major::mn_major && (c.bn % 64 != 0 || (c21 && (c.bn / 2) % 64 != 0))))
     return ConfigRule::operand_major;
-  if ((c.out_dtype != DType::bf16 && c.out_dtype != DType::fp32) ||
-      (c.epilogue == Epilogue::tma_store && (c.out_dtype != DType::bf16 || c.with_c)))
-    return ConfigRule::output_dtype;
+  if (c.out_dtype != DType::bf16 && c.out_dtype != DType::fp32) return ConfigRule::output_dtype;
   const bool mapping_ok = c.mapping.kind == sched::MappingKind::grouped_m || c.mapping.kind == sched::MappingKind::grouped_n
                               ? c.mapping.group >= 1
                               : c.mapping.kind != sched::MappingKind::box || (c.mapping.box_m >= 1 && c.mapping.box_n >= 1);
@@ -157,13 +166,12 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::registers:
       return "setmaxnreg counts must both be 0 or multiples of 8 in [24, 256] that fit 64K registers";
     case ConfigRule::epilogue_boxes:
-      return "the TMA-store epilogue needs bn % 64 == 0 and stage_cols a multiple of 64 dividing bn";
+      return "the staged epilogues need bn and stage_cols in whole 128-B store boxes (64 bf16 or 32 fp32 "
+             "columns), stage_cols dividing bn";
     case ConfigRule::epilogue_split: return "split_k > 1 (at most 32) exactly when the epilogue is splitk_partials";
     case ConfigRule::operand_major:
       return "an MN-major operand's tile (and a multicast half of it) must be a multiple of 64 elements along MN";
-    case ConfigRule::output_dtype:
-      return "the output is bf16 or fp32; fp32 output and C use the direct or split-K epilogue (the TMA-store "
-             "epilogue stages bf16 without C)";
+    case ConfigRule::output_dtype: return "the output must be bf16 or fp32";
     case ConfigRule::mapping: return "the mapping needs group >= 1 (grouped) or box sides >= 1 (box)";
     case ConfigRule::fixed_sizes: return "fixed_n and fixed_k must be >= 0";
   }
@@ -181,10 +189,8 @@ TG_HD constexpr Config kernel_code_config(Config c) {
   c.persistent = true;
   // Only the direct epilogue reads C or steps through D element pairs; split-K partials are fp32
   // whatever D is (the reduce kernel converts and adds C).
-  if (c.epilogue != Epilogue::direct) {
-    c.with_c = false;
-    c.cd_pairs = true;
-  }
+  if (c.epilogue != Epilogue::direct) c.cd_pairs = true;
+  if (c.epilogue == Epilogue::splitk_partials) c.with_c = false;
   if (c.epilogue == Epilogue::splitk_partials) c.out_dtype = DType::bf16;
   c.split_k = c.epilogue == Epilogue::splitk_partials ? 2 : 1;
   if (c.mapping.kind != sched::MappingKind::grouped_m && c.mapping.kind != sched::MappingKind::grouped_n)

@@ -17,6 +17,8 @@
 
 namespace tilegemm::sm90 {
 
+inline constexpr int kBfBoxCols = 64;  // bf16 columns of one 128-B store box
+
 // alpha · acc[8q .. 8q+7] (16-column block q of the fragment) -> bf16 -> one stmatrix x4 at this
 // lane's row address.
 template <int BN>
@@ -27,17 +29,26 @@ __device__ __forceinline__ void stmatrix_block(uint8_t* row_addr, const float (&
               pack_bf16x2(alpha * acc[8 * q + 6], alpha * acc[8 * q + 7]));
 }
 
-// The < 8 tail columns [n_tma, N) of one staged box (tile columns [64·box, 64·box + 64)), written
-// with plain stores by threads 0..63 (one row each). Call between the "box written" barrier and
-// the next barrier that lets the slot be overwritten.
+// The tail columns [n_tma, N) (< 8 bf16 or < 4 fp32: less than one 16-B chunk) of one staged
+// box (tile columns [kBoxCols·box, kBoxCols·(box + 1))), written with plain stores by threads
+// 0..63 (one row each). Call between the "box written" barrier and the next barrier that lets the
+// slot be overwritten.
+template <int kElem = 2>
 __device__ __forceinline__ void store_tail_columns(const uint8_t* box_smem, int box, int thread_in_wg, int n_tma,
                                                    const TileOut& o) {
+  constexpr int kBoxCols = 128 / kElem;
   if (thread_in_wg < kStoreBoxRows) {
     const int row = thread_in_wg, m = o.row0 + row;
     if (m < o.m_total)
-      for (int c = n_tma; c < o.n_total; ++c)
-        static_cast<uint16_t*>(o.d)[int64_t(m) * o.ldd + c] =
-            *reinterpret_cast<const uint16_t*>(box_smem + kmajor_sw128_offset(row, c - o.n0 - box * kStoreBoxCols));
+      for (int c = n_tma; c < o.n_total; ++c) {
+        const uint8_t* src = box_smem + swizzle_128b(uint32_t(row * 128 + (c - o.n0 - box * kBoxCols) * kElem));
+        uint8_t* dst = static_cast<uint8_t*>(o.d) + (int64_t(m) * o.ldd + c) * kElem;
+        if constexpr (kElem == 4) {
+          *reinterpret_cast<float*>(dst) = *reinterpret_cast<const float*>(src);
+        } else {
+          *reinterpret_cast<uint16_t*>(dst) = *reinterpret_cast<const uint16_t*>(src);
+        }
+      }
   }
 }
 
@@ -53,7 +64,7 @@ __device__ __forceinline__ void store_tail_columns(const uint8_t* box_smem, int 
 template <int BN, int kSlots>
 __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alpha, const void* tmap_d,
                                            uint8_t* slots, int consumer, int thread_in_wg, const TileOut& o) {
-  constexpr int kBoxes = BN / kStoreBoxCols;
+  constexpr int kBoxes = BN / kBfBoxCols;
   static_assert(kSlots >= 1 && kSlots <= kBoxes && kBoxes % kSlots == 0);
   const int n_tma = o.n_total & ~7;
   const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
@@ -63,7 +74,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
   const int col = 8 * (lane >> 4);
   // The < 8 tail columns [n_tma, N) all lie in one box (n_tma is a multiple of 8, boxes of 64).
   const bool has_tail = n_tma < o.n_total && n_tma >= o.n0 && n_tma < o.n0 + BN;
-  const int tail_box = has_tail ? (n_tma - o.n0) / kStoreBoxCols : -1;
+  const int tail_box = has_tail ? (n_tma - o.n0) / kBfBoxCols : -1;
   const uint32_t barrier_id = 1 + consumer;  // one named barrier per consumer warpgroup
   if constexpr (kSlots == kBoxes) {
     // ---- full tile: stage every box, then store them all ----
@@ -73,8 +84,8 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
     for (int box = 0; box < kBoxes; ++box) {
       uint8_t* dst = slots + box * kStoreBoxBytes;
 #pragma unroll
-      for (int p = 0; p < kStoreBoxCols / 16; ++p)
-        stmatrix_block<BN>(dst + kmajor_sw128_offset(row, 16 * p + col), acc, alpha, (box * kStoreBoxCols) / 16 + p);
+      for (int p = 0; p < kBfBoxCols / 16; ++p)
+        stmatrix_block<BN>(dst + kmajor_sw128_offset(row, 16 * p + col), acc, alpha, (box * kBfBoxCols) / 16 + p);
     }
     fence_proxy_async_smem();             // my stmatrix writes before the async-proxy (TMA) read
     named_barrier_sync(barrier_id, 128);  // all boxes written
@@ -82,8 +93,8 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
       if (o.row0 < o.m_total) {  // NOTES: a box wholly past M or N has nothing to write: skip it
 #pragma unroll
         for (int box = 0; box < kBoxes; ++box)
-          if (o.n0 + box * kStoreBoxCols < n_tma)
-            tma_store_2d(tmap_d, slots + box * kStoreBoxBytes, o.n0 + box * kStoreBoxCols, o.row0);
+          if (o.n0 + box * kBfBoxCols < n_tma)
+            tma_store_2d(tmap_d, slots + box * kStoreBoxBytes, o.n0 + box * kBfBoxCols, o.row0);
       }
       tma_store_commit();
     }
@@ -96,18 +107,224 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
       if (thread_in_wg == 0) tma_store_wait_read<kSlots - 1>();
       named_barrier_sync(barrier_id, 128);  // ... and only then may anyone overwrite it
 #pragma unroll
-      for (int p = 0; p < kStoreBoxCols / 16; ++p)
-        stmatrix_block<BN>(slot + kmajor_sw128_offset(row, 16 * p + col), acc, alpha, (box * kStoreBoxCols) / 16 + p);
+      for (int p = 0; p < kBfBoxCols / 16; ++p)
+        stmatrix_block<BN>(slot + kmajor_sw128_offset(row, 16 * p + col), acc, alpha, (box * kBfBoxCols) / 16 + p);
       fence_proxy_async_smem();
       named_barrier_sync(barrier_id, 128);  // the whole box is written
       if (thread_in_wg == 0) {
         // NOTES: a box wholly past M or N has nothing to write: skip the store, but still commit
         // (an empty group), so that the group count per box stays one.
-        if (o.row0 < o.m_total && o.n0 + box * kStoreBoxCols < n_tma)
-          tma_store_2d(tmap_d, slot, o.n0 + box * kStoreBoxCols, o.row0);
+        if (o.row0 < o.m_total && o.n0 + box * kBfBoxCols < n_tma)
+          tma_store_2d(tmap_d, slot, o.n0 + box * kBfBoxCols, o.row0);
         tma_store_commit();
       }
       if (box == tail_box) store_tail_columns(slot, box, thread_in_wg, n_tma, o);
+    }
+  }
+}
+
+// The staging slots' C loads (Config::with_c with the TMA-store epilogue): box b of a consumer's
+// tile goes through slot b % kSlots; the slot's mbarrier (count 1, arrive.expect_tx by the
+// issuing thread) completes when C's box has landed. A box is loaded iff the consumer has rows
+// (row0 < M) and the box starts before N: every thread of the consumer evaluates the same
+// predicate, so loads and waits pair up, and each wait flips that slot's bit of `phase`.
+struct StagedC {
+  const void* tmap_c;
+  uint64_t* bars;   // kSlots barriers of this consumer
+  uint32_t phase;   // bit s: parity of slot s's next completion
+};
+
+template <int kBoxCols>
+__device__ __forceinline__ bool box_loaded(const TileOut& o, int box) {
+  return o.row0 < o.m_total && o.n0 + box * kBoxCols < o.n_total;
+}
+
+// Issued by thread 0 of the consumer: C's box `box` into `slot`.
+template <int kBoxCols>
+__device__ __forceinline__ void load_c_box(const StagedC& sc, uint8_t* slot, int s, int box, const TileOut& o) {
+  mbar_arrive_expect_tx(&sc.bars[s], kStoreBoxBytes);  // full boxes: TMA zero-fills past M and N
+  tma_load_2d(slot, sc.tmap_c, &sc.bars[s], o.n0 + box * kBoxCols, o.row0);
+}
+
+// Before the tile's mainloop: C's first kSlots boxes into the slots, so that they land while the
+// tile is computed. The slots must be free: every thread is done with the previous tile's tail
+// (the barrier) and the previous tile's TMA stores have read them (wait_group.read 0).
+template <int BN, int kSlots, DType kOut>
+__device__ __forceinline__ void prefetch_c_boxes(StagedC& sc, uint8_t* slots, int consumer, int thread_in_wg,
+                                                 const TileOut& o) {
+  constexpr int kBoxCols = 128 / (kOut == DType::fp32 ? 4 : 2);
+  named_barrier_sync(1 + consumer, 128);
+  if (thread_in_wg == 0) {
+    tma_store_wait_read<0>();
+#pragma unroll
+    for (int b = 0; b < kSlots; ++b)
+      if (box_loaded<kBoxCols>(o, b)) load_c_box<kBoxCols>(sc, slots + b * kStoreBoxBytes, b, b, o);
+  }
+}
+
+// One box of the fragment, combined and written into its slot: alpha·acc (+ beta·C read from the
+// same slot positions) -> bf16 (ldmatrix / stmatrix, the stmatrix lane addressing of store_tile)
+// or fp32 (8-B shared accesses at the 128B-swizzled positions of the thread's column pairs).
+template <int BN, DType kOut, bool kWithC>
+__device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN / 2], float alpha, float beta,
+                                          int box, int thread_in_wg) {
+  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
+  if constexpr (kOut == DType::bf16) {
+    const int row = 16 * warp + (lane & 7) + 8 * ((lane >> 3) & 1);
+    const int col = 8 * (lane >> 4);
+#pragma unroll
+    for (int p = 0; p < kBfBoxCols / 16; ++p) {
+      uint8_t* addr = slot + kmajor_sw128_offset(row, 16 * p + col);
+      const int q = (box * kBfBoxCols) / 16 + p;  // 16-column block of the fragment
+      uint32_t cw[4] = {0u, 0u, 0u, 0u};
+      if constexpr (kWithC) ldmatrix_x4(addr, cw[0], cw[1], cw[2], cw[3]);
+      uint32_t dw[4];
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        float v0 = alpha * acc[8 * q + 2 * r], v1 = alpha * acc[8 * q + 2 * r + 1];
+        if constexpr (kWithC) {
+          v0 += beta * bf16_bits_to_float(uint16_t(cw[r] & 0xFFFFu));
+          v1 += beta * bf16_bits_to_float(uint16_t(cw[r] >> 16));
+        }
+        dw[r] = pack_bf16x2(v0, v1);
+      }
+      stmatrix_x4(addr, dw[0], dw[1], dw[2], dw[3]);
+    }
+  } else {
+    // fp32: box b holds fragment groups j = 4b .. 4b + 3 (8 columns each); the thread's pair of
+    // group j, row i is at byte column 4 * (8 (j - 4b) + 2 (lane % 4)) of box row 16 warp + lane / 4 + 8 i.
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int row = 16 * warp + lane / 4 + 8 * i;
+#pragma unroll
+      for (int g = 0; g < 4; ++g) {
+        const int j = 4 * box + g;
+        float2* addr = reinterpret_cast<float2*>(slot + swizzle_128b(uint32_t(row * 128 + 4 * (8 * g + 2 * (lane % 4)))));
+        float2 v = make_float2(alpha * acc[4 * j + 2 * i], alpha * acc[4 * j + 2 * i + 1]);
+        if constexpr (kWithC) {
+          const float2 c = *addr;
+          v.x += beta * c.x;
+          v.y += beta * c.y;
+        }
+        *addr = v;
+      }
+    }
+  }
+}
+
+// smem_stores: one staged box <-> global rows [row0, row0 + 64) x columns [col0, col0 + 128 B),
+// clipped to M and N. Warp w takes rows 16w .. 16w + 15, one row per step, lane l the 4 bytes at
+// byte 4l of the row (2 bf16 or 1 fp32): each step is one coalesced 128-B row segment. The global
+// side may be at any element alignment (a bf16 pair that is not 4-B aligned goes as two halves).
+template <int kElem, bool kToGlobal>
+__device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int thread_in_wg, void* global, int64_t ld,
+                                              const TileOut& o) {
+  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
+  const int c = col0 + lane * (4 / kElem);  // this lane's first column
+#pragma unroll 4
+  for (int rr = 0; rr < 16; ++rr) {
+    const int row = 16 * warp + rr, m = o.row0 + row;
+    uint32_t* s = reinterpret_cast<uint32_t*>(slot + swizzle_128b(uint32_t(row * 128 + lane * 4)));
+    uint8_t* g = static_cast<uint8_t*>(global) + (int64_t(m) * ld + c) * kElem;
+    const bool in_m = m < o.m_total;
+    if constexpr (kElem == 4) {
+      if constexpr (kToGlobal) {
+        if (in_m && c < o.n_total) *reinterpret_cast<uint32_t*>(g) = *s;
+      } else {
+        *s = in_m && c < o.n_total ? *reinterpret_cast<const uint32_t*>(g) : 0u;
+      }
+    } else {
+      const bool lo = in_m && c < o.n_total, hi = in_m && c + 1 < o.n_total;
+      const bool word = hi && (reinterpret_cast<uintptr_t>(g) & 3u) == 0;
+      if constexpr (kToGlobal) {
+        const uint32_t v = *s;
+        if (word) {
+          *reinterpret_cast<uint32_t*>(g) = v;
+        } else {
+          if (lo) reinterpret_cast<uint16_t*>(g)[0] = uint16_t(v & 0xFFFFu);
+          if (hi) reinterpret_cast<uint16_t*>(g)[1] = uint16_t(v >> 16);
+        }
+      } else {
+        uint32_t v = 0;
+        if (word) {
+          v = *reinterpret_cast<const uint32_t*>(g);
+        } else {
+          if (lo) v = reinterpret_cast<const uint16_t*>(g)[0];
+          if (hi) v |= uint32_t(reinterpret_cast<const uint16_t*>(g)[1]) << 16;
+        }
+        *s = v;
+      }
+    }
+  }
+}
+
+// The TMA-store epilogue for fp32 output and/or C (store_tile is the bf16 one without C): box b
+// through slot b % kSlots, one bulk group per box. Without C a slot is refilled once the store that
+// last read it is done (wait_group.read kSlots - 1); with C the slot already holds C's box (the
+// first kSlots came in during the mainloop, prefetch_c_boxes), is combined in place, stored, and
+// then reloaded with C's box b + kSlots while the other slots are worked on.
+// kThreads (the smem_stores epilogue): D written, and C read, by the threads (copy_box_rows)
+// instead of TMA: per box, a barrier (the slot's previous copy is done), C's box into the slot and
+// a barrier, the box combined in the slot and a barrier, the copy out.
+template <int BN, int kSlots, DType kOut, bool kWithC, bool kThreads = false>
+__device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], float alpha, float beta,
+                                                  const void* tmap_d, StagedC& sc, uint8_t* slots, int consumer,
+                                                  int thread_in_wg, const TileOut& o) {
+  constexpr int kElem = kOut == DType::fp32 ? 4 : 2;
+  constexpr int kBoxCols = 128 / kElem;
+  constexpr int kBoxes = BN / kBoxCols;
+  static_assert(kSlots >= 1 && kSlots <= kBoxes && kBoxes % kSlots == 0);
+  if constexpr (kThreads) {
+    const uint32_t barrier_id = 1 + consumer;
+#pragma unroll  // box indexes the accumulators: it must be a constant
+    for (int box = 0; box < kBoxes; ++box) {
+      uint8_t* slot = slots + (box % kSlots) * kStoreBoxBytes;
+      const int col0 = o.n0 + box * kBoxCols;
+      named_barrier_sync(barrier_id, 128);  // the slot's previous copy-out is done
+      if constexpr (kWithC) {
+        copy_box_rows<kElem, false>(slot, col0, thread_in_wg, const_cast<void*>(o.c), o.ldc, o);
+        named_barrier_sync(barrier_id, 128);  // C's box is in the slot
+      }
+      write_box<BN, kOut, kWithC>(slot, acc, alpha, beta, box, thread_in_wg);
+      named_barrier_sync(barrier_id, 128);  // the box is written
+      if (o.row0 < o.m_total && col0 < o.n_total) copy_box_rows<kElem, true>(slot, col0, thread_in_wg, o.d, o.ldd, o);
+    }
+    return;
+  }
+  const int n_tma = o.n_total & ~(16 / kElem - 1);  // TMA stores clip in 16-B chunks (store_tile's NOTES)
+  const bool has_tail = n_tma < o.n_total && n_tma >= o.n0 && n_tma < o.n0 + BN;
+  const int tail_box = has_tail ? (n_tma - o.n0) / kBoxCols : -1;
+  const uint32_t barrier_id = 1 + consumer;
+#pragma unroll
+  for (int box = 0; box < kBoxes; ++box) {
+    const int s = box % kSlots;
+    uint8_t* slot = slots + s * kStoreBoxBytes;
+    if constexpr (kWithC) {
+      if (box_loaded<kBoxCols>(o, box)) {  // C's box is in the slot
+        mbar_wait(&sc.bars[s], (sc.phase >> s) & 1u);
+        sc.phase ^= 1u << s;
+      }
+    } else {
+      if (thread_in_wg == 0) tma_store_wait_read<kSlots - 1>();
+      named_barrier_sync(barrier_id, 128);  // the slot is free before anyone overwrites it
+    }
+    write_box<BN, kOut, kWithC>(slot, acc, alpha, beta, box, thread_in_wg);
+    fence_proxy_async_smem();             // my shared writes before the async-proxy (TMA) read
+    named_barrier_sync(barrier_id, 128);  // the whole box is written (and C's box read)
+    if (thread_in_wg == 0) {
+      if (o.row0 < o.m_total && o.n0 + box * kBoxCols < n_tma) tma_store_2d(tmap_d, slot, o.n0 + box * kBoxCols, o.row0);
+      tma_store_commit();  // one group per box, empty or not
+    }
+    if (box == tail_box) store_tail_columns<kElem>(slot, box, thread_in_wg, n_tma, o);
+    if constexpr (kWithC) {
+      const int next = box + kSlots;
+      if (next < kBoxes && box_loaded<kBoxCols>(o, next)) {
+        if (box == tail_box) named_barrier_sync(barrier_id, 128);  // the tail is read before the refill
+        if (thread_in_wg == 0) {
+          tma_store_wait_read<0>();  // the store just issued has read the slot
+          load_c_box<kBoxCols>(sc, slot, s, next, o);
+        }
+      }
     }
   }
 }

@@ -55,10 +55,13 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     prefetch_tensor_map(&p.tmap_a);
     prefetch_tensor_map(&p.tmap_b);
     if constexpr (C.epilogue == Epilogue::tma_store) prefetch_tensor_map(&p.tmap_d);
+    if constexpr (T::kStagedC) prefetch_tensor_map(&p.tmap_c);
     for (int s = 0; s < C.stages; ++s) {
       mbar_init(&full[s], 1);                                       // the producer's arrive.expect_tx
       mbar_init(&empty[s], T::kClusterSize * 4 * T::kConsumers);    // every consumer warp of the cluster
     }
+    for (int i = 0; i < epilogue_barriers(C); ++i)
+      mbar_init(reinterpret_cast<uint64_t*>(smem + L.extra_barrier(i)), 1);  // a slot's C load
     fence_barrier_init();
   }
   if constexpr (T::kClusterSize == 2) {
@@ -86,21 +89,29 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     uint8_t* slots = smem + L.d_offset + consumer * T::kSlotsPerConsumer * kStoreBoxBytes;
     float acc[T::kAcc];
     RingState<C.stages> ring;
+    StagedC staged_c{&p.tmap_c, reinterpret_cast<uint64_t*>(smem + L.extra_barrier(consumer * T::kSlotsPerConsumer)),
+                     0u};
     for (int it = 0; it < num_iters; ++it) {
       const UnitWork unit = scheduler.unit(blockIdx.x, it, gridDim.x);
       if (!unit.work.has_tile) continue;
-      consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, consumer, lane);
       const int row0 = unit.work.tile.m_block * C.bm + consumer * 64, n0 = unit.work.tile.n_block * C.bn;
+      const TileOut out{m_total, n_total, row0, n0, p.d, p.ldd, p.c, p.ldc};
+      if constexpr (T::kStagedC)  // C's first boxes land in the staging slots while the tile is computed
+        prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype>(staged_c, slots, consumer, thread_in_wg, out);
+      consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, consumer, lane);
       if constexpr (C.epilogue == Epilogue::splitk_partials) {
         store_partial<C.bn>(acc, p.workspace + int64_t(unit.split) * m_total * p.n_pad, p.n_pad, m_total, row0, n0,
                             thread_in_wg);
+      } else if constexpr (C.epilogue == Epilogue::direct) {
+        store_tile_direct<C.bn, C.out_dtype, C.with_c, C.cd_pairs>(acc, p.alpha, p.beta, thread_in_wg, out);
+      } else if constexpr (C.epilogue == Epilogue::smem_stores) {
+        store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, true>(
+            acc, p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out);
+      } else if constexpr (C.out_dtype == DType::bf16 && !C.with_c) {
+        store_tile<C.bn, T::kSlotsPerConsumer>(acc, p.alpha, &p.tmap_d, slots, consumer, thread_in_wg, out);
       } else {
-        const TileOut out{m_total, n_total, row0, n0, p.d, p.ldd, p.c, p.ldc};
-        if constexpr (C.epilogue == Epilogue::direct) {
-          store_tile_direct<C.bn, C.out_dtype, C.with_c, C.cd_pairs>(acc, p.alpha, p.beta, thread_in_wg, out);
-        } else {
-          store_tile<C.bn, T::kSlotsPerConsumer>(acc, p.alpha, &p.tmap_d, slots, consumer, thread_in_wg, out);
-        }
+        store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c>(acc, p.alpha, p.beta, &p.tmap_d,
+                                                                           staged_c, slots, consumer, thread_in_wg, out);
       }
     }
     if constexpr (C.epilogue == Epilogue::tma_store) {

@@ -83,7 +83,7 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
   // NOTES: with C, the tile's C rows are prefetched into L2 a few rows per k-block while the
   // mainloop runs, so the epilogue's loads of C hit L2 (epilogue_direct.cuh); spread out, the
   // prefetches never hold up the stage loads.
-  constexpr bool kPrefetchC = C.with_c && C.epilogue == Epilogue::direct;
+  constexpr bool kPrefetchC = C.with_c && C.epilogue != Epilogue::splitk_partials;
   const int c_rows_per_kb = kPrefetchC ? (C.bm + (unit.kb1 - unit.kb0) - 1) / (unit.kb1 - unit.kb0) : 0;
   for (int kb = unit.kb0; kb < unit.kb1; ++kb) {
     const int s = ring.stage;

@@ -21,7 +21,8 @@ struct alignas(128) TmaDescriptor {
 struct GemmParams {
   TmaDescriptor tmap_a;  // A [M, K] K-major: boxes of 64 k x bm rows (bm / 2 with A multicast)
   TmaDescriptor tmap_b;  // B [N, K] K-major: boxes of 64 k x bn rows (bn / 2 with B multicast)
-  TmaDescriptor tmap_d;  // D [M, N & ~7] row-major, stride ldd: boxes of 64 x 64 (tma_store)
+  TmaDescriptor tmap_d;  // D [M, N rounded down to 16 B] row-major, stride ldd: boxes of 64 rows x 128 B (tma_store)
+  TmaDescriptor tmap_c;  // C [M, N] row-major, stride ldc: the same boxes (tma_store with C)
   int32_t m = 0, n = 0, k = 0;
   float alpha = 1.0f;
   void* d = nullptr;     // D again, for plain stores: the direct epilogue and the < 8 tail columns
@@ -34,7 +35,7 @@ struct GemmParams {
   int32_t n_pad = 0;           // split-K: n-blocks · bn, the workspace row length
 };
 static_assert(sizeof(TmaDescriptor) == 128 && alignof(TmaDescriptor) == 128, "CUtensorMap layout");
-static_assert(sizeof(GemmParams) == 512, "GemmParams layout is shared by g++ and NVRTC");
+static_assert(sizeof(GemmParams) == 640, "GemmParams layout is shared by g++ and NVRTC");
 
 // The split-K reduction's parameters and block size (splitk_reduce.cuh).
 inline constexpr int kReduceThreads = 256;

@@ -8,19 +8,39 @@
 
 namespace tilegemm::sm90 {
 
-inline constexpr int kStoreBoxCols = 64;  // D store box: 64 columns (128 B of bf16, the swizzle span)
-inline constexpr int kStoreBoxRows = 64;  //              x 64 rows (one consumer's rows)
-inline constexpr int kStoreBoxBytes = kStoreBoxCols * kStoreBoxRows * 2;
+// The TMA-store epilogue stages D in boxes of 64 rows (one consumer's rows) x 128 B (the swizzle
+// span): 64 bf16 or 32 fp32 columns, 8 KiB either way.
+inline constexpr int kStoreBoxRows = 64;
+inline constexpr int kStoreBoxBytes = kStoreBoxRows * 128;
+TG_HD constexpr int out_elem_bytes(DType out) { return out == DType::fp32 ? 4 : 2; }  // D and C: bf16 or fp32
+TG_HD constexpr int store_box_cols(DType out) { return 128 / out_elem_bytes(out); }
 
-// Bytes per element of the epilogue staging tile for a config: 2 (bf16) for the TMA-store
-// epilogue, 0 (no staging) otherwise. The planner sizes the smem with the same function.
-TG_HD constexpr int staging_elem_bytes(const Config& c) { return c.epilogue == Epilogue::tma_store ? 2 : 0; }
+// Bytes per element of the epilogue staging tile for a config: D's (2 bf16, 4 fp32) for the
+// staged epilogues, 0 (no staging) otherwise. The planner sizes the smem with the same function.
+TG_HD constexpr int staging_elem_bytes(const Config& c) {
+  return staged_epilogue(c.epilogue) ? out_elem_bytes(c.out_dtype) : 0;
+}
+// The epilogue's own mbarriers: with C and the TMA-store epilogue, one per staging slot of each
+// consumer (the slot's C load; smem_stores reads C with the threads).
+TG_HD constexpr int epilogue_barriers(const Config& c) {
+  return c.epilogue == Epilogue::tma_store && c.with_c ? c.consumers() * (c.stage_cols / store_box_cols(c.out_dtype))
+                                                       : 0;
+}
 
 // The shared-memory layout of a config: the planner (stages, launch size) and the kernel (offsets)
 // both call this, so they cannot disagree.
 TG_HD constexpr SmemLayout config_smem_layout(const Config& c) {
   return compute_smem_layout(c.bm, c.bn, c.bk, c.stages, staging_elem_bytes(c), /*ab_elem_bytes=*/2,
-                             c.epilogue == Epilogue::tma_store ? c.stage_cols : 0);
+                             staged_epilogue(c.epilogue) ? c.stage_cols : 0, epilogue_barriers(c));
+}
+
+// The most stages of `c` (its other fields as they are) within `limit` bytes, 0 if not even one.
+TG_HD constexpr int config_max_stages(Config c, int limit) {
+  for (int s = kMaxStages; s >= 1; --s) {
+    c.stages = s;
+    if (config_smem_layout(c).total_bytes <= limit) return s;
+  }
+  return 0;
 }
 
 template <Config C>
@@ -50,9 +70,11 @@ struct GemmTraits {
   static constexpr bool kAMnMajor = C.a_major == Major::mn_major;
   static constexpr bool kBMnMajor = C.b_major == Major::mn_major;
   static constexpr int kMnChunkBytes = 64 * kBlockK * 2;  // one MN-major chunk: 64 MN x 64 K bf16
-  // Epilogue staging: each consumer stages its 64 rows in kSlots boxes of 64 x 64 at a time.
-  static constexpr int kBoxesPerConsumer = kBlockN / kStoreBoxCols;
-  static constexpr int kSlotsPerConsumer = C.epilogue == Epilogue::tma_store ? C.stage_cols / kStoreBoxCols : 0;
+  // Epilogue staging: each consumer stages its 64 rows in kSlots boxes of 64 rows x 128 B at a time.
+  static constexpr int kBoxCols = store_box_cols(C.out_dtype);
+  static constexpr int kBoxesPerConsumer = kBlockN / kBoxCols;
+  static constexpr int kSlotsPerConsumer = staged_epilogue(C.epilogue) ? C.stage_cols / kBoxCols : 0;
+  static constexpr bool kStagedC = C.epilogue == Epilogue::tma_store && C.with_c;  // C loaded into the slots
   static_assert(kLayout.d_bytes == kConsumers * kSlotsPerConsumer * kStoreBoxBytes, "staging = the slots");
 };
 
