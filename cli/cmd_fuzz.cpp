@@ -113,10 +113,12 @@ void run_list(const FuzzArgs& a, const bench::FuzzOptions& o) {
     const std::string reason = valid.ok() ? r.reason : valid.message;
     if (a.json) {
       nlohmann::json j = problem_json(p, a);
-      j["route"] = {{"path", path}, {"reason", reason}};
+      j["route"] = {{"path", path}, {"reason", reason}, {"steps", valid.ok() ? r.notes : std::vector<std::string>{}}};
       problems.push_back(std::move(j));
     } else {
-      fmt::print("#{} {} | route {}{}\n", p.index, bench::describe(p), path, reason.empty() ? "" : ": " + reason);
+      std::string steps;
+      for (const std::string& n : valid.ok() ? r.notes : std::vector<std::string>{}) steps += "; " + n;
+      fmt::print("#{} {} | route {}{}{}\n", p.index, bench::describe(p), path, reason.empty() ? "" : ": " + reason, steps);
     }
   }
   if (a.json)
@@ -127,23 +129,29 @@ void run_list(const FuzzArgs& a, const bench::FuzzOptions& o) {
 // problems will run, `jobs` at a time, so the loop below never waits for NVRTC one kernel at a time.
 // Returns the number of configurations; *error is the first failure (the loop reports it again).
 size_t precompile(const std::vector<bench::FuzzProblem>& problems, int jobs, std::string* error) {
-  std::map<std::string, plan::Config> configs;
+  // One launch choice per distinct kernel set: the config, and the pack kernels its route needs.
+  std::map<std::string, detail::LaunchChoice> choices;
   const FakeBases fake;
   for (const bench::FuzzProblem& p : problems) {
     MatrixRef c;
     const GemmArgs args = bench::fuzz_args(p, fake.a, fake.b, fake.c, fake.d, &c);
     detail::LaunchChoice choice;
-    if (detail::choose_launch(args, {}, &choice).ok() && choice.route.path == detail::Path::sm90)
-      configs.emplace(plan::describe(choice.config), choice.config);
+    if (!detail::choose_launch(args, {}, &choice).ok() || choice.route.path != detail::Path::sm90) continue;
+    const plan::Config& k = choice.config;  // describe() leaves out fields the kernel source depends on
+    std::string key = fmt::format("{} {} {} {} c{} p{}", plan::describe(k), to_string(k.a_major), to_string(k.b_major),
+                                  to_string(k.out_dtype), k.with_c, k.cd_pairs);
+    for (const detail::Pack& pk : choice.route.packs) key += fmt::format(" pack{}{}", pk.elem_bytes, pk.transposes() ? "t" : "");
+    choices.emplace(key, choice);
   }
-  std::vector<plan::Config> list;
-  for (const auto& [label, config] : configs) list.push_back(config);
+  std::vector<detail::LaunchChoice> list;
+  for (const auto& [key, choice] : choices) list.push_back(choice);
   std::atomic<size_t> next{0};
   std::vector<std::string> errors(list.size());
   const auto worker = [&] {
     for (size_t i = next++; i < list.size(); i = next++) {
       std::vector<detail::WarmedKernel> kernels;
-      if (Status s = detail::warmup_config(list[i], /*load=*/true, &kernels); !s.ok()) errors[i] = s.message;
+      if (Status s = detail::warmup_route(list[i].route, list[i].config, /*load=*/true, &kernels); !s.ok())
+        errors[i] = s.message;
     }
   };
   const unsigned n = jobs > 0 ? static_cast<unsigned>(jobs) : std::max(1u, std::thread::hardware_concurrency());
@@ -199,7 +207,14 @@ int run_fuzz(const FuzzArgs& a) {
     const std::optional<plan::Config> c = detail::last_sm90_config();
     return c ? "sm90 " + plan::describe(*c) : std::string("fallback");
   };
-  hooks.route_reason = [](const GemmArgs& args) { return detail::route(args).reason; };
+  // Fallback: the rule that sends the call there; sm90: how the kernel takes it (transposed, repacked...).
+  hooks.route_reason = [](const GemmArgs& args) {
+    const detail::Route r = detail::route(args);
+    if (r.path == detail::Path::fallback) return r.reason;
+    std::string steps;
+    for (const std::string& n : r.notes) steps += (steps.empty() ? "" : "; ") + n;
+    return steps;
+  };
 
   const bool progress = isatty(fileno(stderr)) != 0;
   std::map<std::string, int64_t> paths, configs, reasons;
@@ -218,12 +233,13 @@ int run_fuzz(const FuzzArgs& a) {
       ++failed;
       nlohmann::json j = problem_json(p, a);
       j["ran"] = r.ran;
-      j["route_reason"] = r.route_reason;
+      j["route"] = r.route_reason;
       j["errors"] = r.errors;
       if (!a.json) {
         if (progress) std::fprintf(stderr, "\r\033[K");
         fmt::print("FAIL #{} {} | data seed {:#x} | ran {}\n", p.index, bench::describe(p), p.data_seed,
                    r.ran.empty() ? "nothing" : r.ran);
+        if (!r.route_reason.empty()) fmt::print("  route: {}\n", r.route_reason);
         for (const std::string& e : r.errors) fmt::print("  {}\n", e);
         fmt::print("  rerun:   {}\n  explain: {}\n", j["rerun"].get<std::string>(), j["explain"].get<std::string>());
         std::fflush(stdout);

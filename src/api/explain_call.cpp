@@ -82,6 +82,7 @@ Status explain_call(const ExplainRequest& rq, std::string* out) {
   eo.path = path_name(r.path);
   eo.route_reason = r.reason;
   eo.call = describe_call(args, rq.call);
+  eo.route_steps = r.notes;
   if (rq.options.ranking != plan::Ranking::time) eo.notes.push_back("rank = seed: gemm() ranks by predicted time");
   if (r.path == Path::fallback) {
     *out = rq.json ? plan::explain_fallback_json(r.problem, eo) + "\n" : plan::explain_fallback_text(r.problem, eo);
@@ -92,8 +93,7 @@ Status explain_call(const ExplainRequest& rq, std::string* out) {
     user = plan::evaluate_config(r.problem, rq.device, rq.user->config, rq.user->stages_given);
     eo.user_spec = rq.user_spec;
   }
-  // NOTES: the plan is made for route()'s problem (of the canonical arguments), which is what gemm()
-  // hands select_config; the request's problem may differ in a single-row operand's ld.
+  // The plan of the problem the kernel computes (route(): transposed, repacked), as gemm() plans it.
   const plan::Plan pl = plan::make_plan(r.problem, rq.device, rq.options);
   *out = rq.json ? plan::explain_json(pl, user, eo) + "\n" : plan::explain_text(pl, user, eo);
   return Status::success();

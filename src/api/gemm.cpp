@@ -64,22 +64,31 @@ Status current_device(int* device, const plan::DeviceProfile** profile) {
   return it->second.status;
 }
 
-// ---- plans: (device, M, N, K) of an sm90-routed call -> its prepared kernel ---------------------
-// The sm90 route fixes everything else the planner looks at (bf16 out, no C), so the shape, the
-// operand majors and the device are the whole key.
+// ---- plans: the planner's view of an sm90-routed call -> its prepared kernel ---------------------
+// Everything the planner looks at is in the key: the device, the shape, the operand majors, the
+// output dtype, C, and whether D takes TMA stores and aligned element pairs.
 struct PlanKey {
   int device;
   int64_t m, n, k;
   Major a_major, b_major;
+  DType out;
+  bool accumulate, d_tma, cd_pairs;
   bool operator==(const PlanKey&) const = default;
 };
+PlanKey plan_key(int device, const plan::Problem& p) {
+  return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate, p.d_tma, p.cd_pairs};
+}
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
     size_t h = std::hash<int64_t>{}(k.m);
     h = h * 1000003u ^ std::hash<int64_t>{}(k.n);
     h = h * 1000003u ^ std::hash<int64_t>{}(k.k);
     h = h * 1000003u ^ std::hash<int>{}(k.device);
-    return h * 4u + static_cast<size_t>(k.a_major) * 2u + static_cast<size_t>(k.b_major);
+    h = h * 1000003u ^ std::hash<int>{}(static_cast<int>(k.out));
+    size_t bits = static_cast<size_t>(k.a_major) | static_cast<size_t>(k.b_major) << 1 |
+                  static_cast<size_t>(k.accumulate) << 2 | static_cast<size_t>(k.d_tma) << 3 |
+                  static_cast<size_t>(k.cd_pairs) << 4;
+    return h * 32u + bits;
   }
 };
 std::shared_mutex g_plan_mutex;
@@ -122,11 +131,35 @@ Status unsplit_config(const Route& r, const plan::DeviceProfile& profile, plan::
   return Status::success();
 }
 
-Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, const GemmOptions& options) {
-  const GemmArgs& args = r.args;  // the canonical form route() checked
+// The call's workspace: the operand copies (r.pack_bytes) and then, 256-B aligned, the split-K
+// partials. Per (device, stream), grown when too small; inside a CUDA graph capture the graph gets
+// its own (*graph_owned: cudaMallocAsync on the capturing stream, freed after the GEMM).
+void* call_workspace(int device, cudaStream_t stream, size_t bytes, size_t min_bytes, bool* graph_owned) {
+  *graph_owned = false;
+  void* ws = splitk_workspace(device, stream, bytes, min_bytes);
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (ws == nullptr && cudaStreamIsCapturing(stream, &capture) == cudaSuccess &&
+      capture == cudaStreamCaptureStatusActive) {
+    // NOTES: inside a CUDA graph capture the stream's workspace cannot be allocated (cudaMalloc
+    // is not a stream operation), so the graph gets its own: cudaMallocAsync/cudaFreeAsync on the
+    // capturing stream become a memory-allocation node before the GEMM and a free node after it,
+    // so every replay has its workspace and the graph stays relaunchable.
+    void* ptr = nullptr;
+    if (cudaMallocAsync(&ptr, bytes, stream) == cudaSuccess) {
+      ws = ptr;
+      *graph_owned = true;
+    } else {
+      (void)cudaGetLastError();
+    }
+  }
+  return ws;
+}
+
+Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, const GemmOptions& options,
+                const GemmArgs& original) {
   PreparedKernel prepared;
   const bool planned = !options.config && !options.mapping;
-  const PlanKey key{device, r.problem.m, r.problem.n, r.problem.k, r.problem.a_major, r.problem.b_major};
+  const PlanKey key = plan_key(device, r.problem);
   bool found = false;
   if (planned) {
     std::shared_lock lock(g_plan_mutex);
@@ -145,35 +178,37 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
       plans().emplace(key, prepared);
     }
   }
-  float* workspace = nullptr;
-  bool graph_workspace = false;  // allocated in the captured graph, freed there after the reduce
-  if (const size_t bytes = splitk_workspace_bytes(args, prepared.config); bytes > 0) {
-    const size_t min_bytes = size_t(prepared.resident_ctas) * 128 * 256 * sizeof(float);
-    workspace = splitk_workspace(device, args.stream, bytes, min_bytes);
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    if (workspace == nullptr && cudaStreamIsCapturing(args.stream, &capture) == cudaSuccess &&
-        capture == cudaStreamCaptureStatusActive) {
-      // NOTES: inside a CUDA graph capture the stream's workspace cannot be allocated (cudaMalloc
-      // is not a stream operation), so the graph gets its own: cudaMallocAsync/cudaFreeAsync on the
-      // capturing stream become a memory-allocation node before the GEMM and a free node after the
-      // reduce, so every replay has its workspace and the graph stays relaunchable.
-      void* ptr = nullptr;
-      if (cudaMallocAsync(&ptr, bytes, args.stream) == cudaSuccess) {
-        workspace = static_cast<float*>(ptr);
-        graph_workspace = true;
-      } else {
-        (void)cudaGetLastError();
-      }
+  const cudaStream_t stream = r.args.stream;
+  size_t split_bytes = splitk_workspace_bytes(r.args, prepared.config);
+  const size_t split_offset = (r.pack_bytes + 255) / 256 * 256;
+  void* workspace = nullptr;
+  bool graph_workspace = false;  // allocated in the captured graph, freed there after the GEMM
+  if (r.pack_bytes + split_bytes > 0) {
+    const size_t min_bytes = split_bytes > 0 ? size_t(prepared.resident_ctas) * 128 * 256 * sizeof(float) : 0;
+    workspace = call_workspace(device, stream, split_offset + split_bytes, min_bytes, &graph_workspace);
+    if (workspace == nullptr && !r.packs.empty()) {
+      // No memory for the operand copies: the fallback kernel reads the operands where they are.
+      t_last_config.reset();
+      if (cudaError_t err = launch_fallback_gemm(original); err != cudaSuccess)
+        return launch_error("the fallback GEMM kernel", err);
+      return Status::success();
     }
-    if (workspace == nullptr) {  // no memory: the unsplit kernel of the same tile
+    if (workspace == nullptr) {  // no memory for split-K: the unsplit kernel of the same tile
       plan::Config unsplit;
       if (Status s = unsplit_config(r, profile, prepared.config, &unsplit); !s.ok()) return s;
       if (Status s = prepare_kernel(unsplit, device, &prepared); !s.ok()) return s;
+      split_bytes = 0;
     }
   }
-  const Status launched = launch_sm90(args, prepared, workspace);
-  if (graph_workspace && cudaFreeAsync(workspace, args.stream) != cudaSuccess && launched.ok())
-    return launch_error("the split-K workspace's release (cudaFreeAsync)", cudaGetLastError());
+  Status launched = launch_packs(r, workspace, stream);
+  MatrixRef c_copy;
+  const GemmArgs args = launch_args(r, workspace, &c_copy);
+  if (launched.ok())
+    launched = launch_sm90(args, prepared,
+                           split_bytes > 0 ? reinterpret_cast<float*>(static_cast<uint8_t*>(workspace) + split_offset)
+                                           : nullptr);
+  if (graph_workspace && cudaFreeAsync(workspace, stream) != cudaSuccess && launched.ok())
+    return launch_error("the workspace's release (cudaFreeAsync)", cudaGetLastError());
   if (!launched.ok()) return launched;
   t_last_config = prepared.config;
   return Status::success();
@@ -192,19 +227,19 @@ Status gemm_with_options(const GemmArgs& args, const GemmOptions& options) {
   if (options.mapping && !sched::is_valid(*options.mapping))
     return Status{ErrorCode::invalid_argument, "mapping", "mapping: group, box_m and box_n must be >= 1"};
 
-  const Route r = options.force_fallback ? Route{Path::fallback, "forced", problem_of(args), args} : route(args);
+  const Route r = options.force_fallback ? fallback_route(args, "forced") : route(args);
   if (r.path == Path::fallback) {
     t_last_config.reset();
     if (cudaError_t err = launch_fallback_gemm(args); err != cudaSuccess)
       return launch_error("the fallback GEMM kernel", err);
     return Status::success();
   }
-  return run_sm90(r, device, *profile, options);
+  return run_sm90(r, device, *profile, options, args);
 }
 
 Status choose_launch(const GemmArgs& args, const GemmOptions& options, LaunchChoice* out) {
   if (Status s = validate(args); !s.ok()) return s;
-  out->route = options.force_fallback ? Route{Path::fallback, "forced", problem_of(args), args} : route(args);
+  out->route = options.force_fallback ? fallback_route(args, "forced") : route(args);
   if (out->route.path == Path::fallback) return Status::success();
   if (args.d.rows == 0 || args.d.cols == 0) {
     out->route.path = Path::fallback;

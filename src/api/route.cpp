@@ -1,13 +1,49 @@
-// route() and problem_of() (route.hpp).
+// route(), launch_args() and problem_of() (route.hpp).
 #include "api/route.hpp"
 
 #include <string>
+#include <utility>
 
 #include "core/math.hpp"
 
 namespace tilegemm::detail {
 
+namespace {
+
+uintptr_t address(const void* p) { return reinterpret_cast<uintptr_t>(p); }
+
+Major flipped(Major m) { return m == Major::k_major ? Major::mn_major : Major::k_major; }
+
+// A stored matrix TMA can describe: leading dimension a multiple of 16 B, base 16-B aligned.
+bool tma_describable(const MatrixRef& x) {
+  return (x.ld * dtype_bytes(x.dtype)) % 16 == 0 && address(x.ptr) % 16 == 0;
+}
+
+// The lines of a stored matrix: its rows (row-major / K-major) or its columns.
+int64_t line_count(const MatrixRef& x) { return x.major == Major::k_major ? x.rows : x.cols; }
+int64_t line_length(const MatrixRef& x) { return x.major == Major::k_major ? x.cols : x.rows; }
+
+std::string misalignment(const MatrixRef& x, const char* name) {
+  const int e = dtype_bytes(x.dtype);
+  if ((x.ld * e) % 16 != 0)
+    return std::string(name) + ".ld = " + std::to_string(x.ld) + " is not a multiple of " + std::to_string(16 / e) +
+           " elements (TMA strides are multiples of 16 B)";
+  return std::string(name) + ".ptr is " + std::to_string(address(x.ptr) % 16) +
+         " bytes past a 16-B boundary (TMA needs 16-B aligned bases)";
+}
+
+}  // namespace
+
 const char* path_name(Path p) { return p == Path::sm90 ? "sm90" : "fallback"; }
+
+const char* operand_name(Pack::Operand o) {
+  switch (o) {
+    case Pack::Operand::a: return "a";
+    case Pack::Operand::b: return "b";
+    case Pack::Operand::c: return "c";
+  }
+  return "?";
+}
 
 plan::Problem problem_of(const GemmArgs& args) {
   plan::Problem p;
@@ -21,6 +57,11 @@ plan::Problem problem_of(const GemmArgs& args) {
   p.lda = args.a.ld;
   p.ldb = args.b.ld;
   p.ldd = args.d.ld;
+  const MatrixRef d = args.d;
+  const int e = dtype_bytes(d.dtype);
+  p.d_tma = tma_describable(d);
+  p.cd_pairs = address(d.ptr) % (2 * e) == 0 && d.ld % 2 == 0;
+  if (p.accumulate) p.cd_pairs = p.cd_pairs && address(args.c->ptr) % (2 * e) == 0 && args.c->ld % 2 == 0;
   return p;
 }
 
@@ -61,10 +102,19 @@ GemmArgs canonical_args(const GemmArgs& in) {
   return g;
 }
 
+Route fallback_route(const GemmArgs& args, const std::string& why) {
+  Route r;
+  r.path = Path::fallback;
+  r.reason = why;
+  r.args = args;
+  r.problem = problem_of(args);
+  return r;
+}
+
 Route route(const GemmArgs& in) {
   Route r;
   r.args = canonical_args(in);
-  const GemmArgs& args = r.args;
+  GemmArgs& args = r.args;
   r.problem = problem_of(args);
   auto fallback = [&](const char* arg, const std::string& value, const char* rule) {
     r.path = Path::fallback;
@@ -73,32 +123,94 @@ Route route(const GemmArgs& in) {
   };
   if (args.a.dtype != DType::bf16) return fallback("a.dtype", to_string(args.a.dtype), "bf16");
   if (args.b.dtype != DType::bf16) return fallback("b.dtype", to_string(args.b.dtype), "bf16");
-  if (args.d.dtype != DType::bf16)
-    return fallback("d.dtype", to_string(args.d.dtype), "bf16 output (fp32 output is not in the template yet)");
-  if (args.d.major != row_major) return fallback("d.major", to_string(args.d.major), "row-major D");
-  if (args.c != nullptr && args.beta != 0.0f)
-    return fallback("beta", std::to_string(args.beta), "no C or beta = 0 (C is not in the template yet)");
+  if (args.d.dtype != DType::bf16 && args.d.dtype != DType::fp32)
+    return fallback("d.dtype", to_string(args.d.dtype), "bf16 or fp32 output");
   const int64_t m = args.d.rows, n = args.d.cols, k = args.a.cols;
   constexpr int64_t kIntMax = 2147483647;
-  if (k < 1) return fallback("K", std::to_string(k), "K >= 1 (K = 0 is a pure epilogue)");
+  if (k < 1) return fallback("K", std::to_string(k), "K >= 1 (K = 0 is a pure epilogue, D = beta·C)");
   if (m > kIntMax) return fallback("M", std::to_string(m), "M <= 2^31 - 1");
   if (n > kIntMax) return fallback("N", std::to_string(n), "N <= 2^31 - 1");
   if (k > kIntMax) return fallback("K", std::to_string(k), "K <= 2^31 - 1");
-  // NOTES: whether the TMA load's zero fill is per element or per 16-B chunk is not verified, so a
-  // K that ends inside a chunk (with lda > K the rest of the chunk is the caller's padding, not
-  // zeros) stays on the fallback.
-  const bool k_major_operand = args.a.major == Major::k_major || args.b.major == Major::k_major;
-  if (k_major_operand && k % 8 != 0)
-    return fallback("K", std::to_string(k), "K a multiple of 8 when A or B is K-major (16-B chunks along K)");
-  if (args.a.ld % 8 != 0) return fallback("a.ld", std::to_string(args.a.ld), "a multiple of 8 elements (16-B TMA stride)");
-  if (args.b.ld % 8 != 0) return fallback("b.ld", std::to_string(args.b.ld), "a multiple of 8 elements (16-B TMA stride)");
-  if (args.d.ld % 8 != 0) return fallback("d.ld", std::to_string(args.d.ld), "a multiple of 8 elements (16-B TMA stride)");
-  auto misaligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 != 0; };
-  if (misaligned(args.a.ptr)) return fallback("a.ptr", "an address", "16-byte alignment");
-  if (misaligned(args.b.ptr)) return fallback("b.ptr", "an address", "16-byte alignment");
-  if (misaligned(args.d.ptr)) return fallback("d.ptr", "an address", "16-byte alignment");
+  if (args.c != nullptr && args.beta == 0.0f) args.c = nullptr;  // C is never read
+
+  // A column-major D [M, N] is a row-major Dᵀ [N, M] with the same ld: Dᵀ = B·Aᵀ, the kernel's
+  // problem with the operands swapped (each keeps its storage: B [N, K] is the new A, A the new B).
+  if (args.d.major == col_major) {
+    std::swap(args.a, args.b);
+    args.d = MutMatrixRef{args.d.ptr, args.d.cols, args.d.rows, args.d.ld, args.d.dtype, row_major};
+    if (args.c != nullptr) {
+      const MatrixRef c = *args.c;
+      r.c_view = MatrixRef{c.ptr, c.cols, c.rows, c.ld, c.dtype, flipped(c.major)};
+      args.c = &r.c_view;
+    }
+    args = canonical_args(args);
+    r.transposed = true;
+    r.notes.push_back("column-major D: computed as the row-major Dᵀ [N, M] = B·Aᵀ (A and B swap roles)");
+  }
+
+  // Operands TMA cannot read in place are copied into aligned lines first.
+  size_t offset = 0;
+  auto add_pack = [&](Pack::Operand which, const MatrixRef& x, bool transpose, std::string why) {
+    Pack pk;
+    pk.operand = which;
+    pk.src = x.ptr;
+    pk.elem_bytes = dtype_bytes(x.dtype);
+    if (!transpose) {
+      pk.rows = line_count(x);
+      pk.cols = line_length(x);
+      pk.src_row = x.ld;
+      pk.src_col = 1;
+    } else {  // C [M, N] column-major -> row-major lines of N
+      pk.rows = x.rows;
+      pk.cols = x.cols;
+      pk.src_row = 1;
+      pk.src_col = x.ld;
+    }
+    pk.ld = round_up(pk.cols, int64_t{8});
+    pk.offset = offset;
+    pk.why = std::move(why);
+    offset = round_up(offset + pk.bytes(), size_t{256});
+    r.notes.push_back(std::string(operand_name(which)) + " is repacked into an aligned workspace (" +
+                      std::to_string(pk.bytes()) + " B" + (transpose ? ", transposed" : "") + "): " + pk.why);
+    r.packs.push_back(std::move(pk));
+  };
+  if (!tma_describable(args.a)) add_pack(Pack::Operand::a, args.a, false, misalignment(args.a, "a"));
+  if (!tma_describable(args.b)) add_pack(Pack::Operand::b, args.b, false, misalignment(args.b, "b"));
+  if (args.c != nullptr && args.c->major != row_major)
+    add_pack(Pack::Operand::c, *args.c, true,
+             std::string("c is ") + (r.transposed ? "row-major but D column-major" : "column-major but D row-major") +
+                 " (the epilogue reads C in D's order)");
+  r.pack_bytes = offset;
+
+  // The planner sees the operands the kernel reads: the copies where there are copies.
+  MatrixRef c_planned;
+  const GemmArgs planned = launch_args(r, reinterpret_cast<void*>(uintptr_t{1} << 12), &c_planned);
+  r.problem = problem_of(planned);
+  if (!r.problem.d_tma && args.d.dtype == DType::bf16 && args.c == nullptr)
+    r.notes.push_back(misalignment(args.d, "d") + ": D is written with plain stores" +
+                      (r.problem.cd_pairs ? "" : ", element by element"));
+  else if (!r.problem.cd_pairs)
+    r.notes.push_back("D (or C) is not aligned to element pairs: the epilogue reads and writes element by element");
   r.path = Path::sm90;
   return r;
+}
+
+GemmArgs launch_args(const Route& r, void* workspace, MatrixRef* c_storage) {
+  GemmArgs g = r.args;
+  for (const Pack& pk : r.packs) {
+    void* copy = static_cast<uint8_t*>(workspace) + pk.offset;
+    if (pk.operand == Pack::Operand::a) {
+      g.a.ptr = copy;
+      g.a.ld = pk.ld;
+    } else if (pk.operand == Pack::Operand::b) {
+      g.b.ptr = copy;
+      g.b.ld = pk.ld;
+    } else {
+      *c_storage = MatrixRef{copy, pk.rows, pk.cols, pk.ld, g.c->dtype, row_major};
+      g.c = c_storage;
+    }
+  }
+  return g;
 }
 
 }  // namespace tilegemm::detail

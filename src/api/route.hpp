@@ -1,15 +1,17 @@
 // Which kernel path a validated gemm() call takes, and why (host only, no CUDA call). gemm() and
 // `tilegemm explain` both call route(), so explain names exactly the path gemm() runs.
 //
-//   sm90      the production kernel (src/sm90/gemm/): planner -> JIT -> launch. Taken when TMA can
-//             describe every operand and the template implements the layout (the rule below).
+//   sm90      the production kernel (src/sm90/gemm/): planner -> JIT -> launch. Every bf16 call
+//             with K >= 1 (the rule below), operands TMA cannot describe repacked first.
 //   fallback  the SIMT kernel (fallback_gemm.cu): any shape, leading dimension, offset, layout,
-//             C/beta, bf16 or fp32 output. Correct everywhere, about 50x slower.
+//             C/beta, bf16 or fp32 output. Correct everywhere, about 50x slower; what remains for it
+//             is K = 0 (D = beta·C), extents past INT32_MAX, and a workspace that cannot be had.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "plan/problem.hpp"
 #include "schedule/mapping.hpp"
@@ -20,12 +22,58 @@ namespace tilegemm::detail {
 enum class Path { sm90, fallback };
 const char* path_name(Path p);  // "sm90", "fallback"
 
-struct Route {
+// One operand the sm90 path copies into an aligned workspace before the GEMM (sm90/gemm/pack.cuh):
+// `rows` lines of `cols` elements, element (r, c) at src[r * src_row + c * src_col], into a copy
+// with lines of `ld` elements (a multiple of 8), 256-B aligned at `offset` in the workspace.
+struct Pack {
+  enum class Operand { a, b, c };
+  Operand operand = Operand::a;
+  const void* src = nullptr;
+  int64_t rows = 0, cols = 0;
+  int64_t src_row = 0, src_col = 1;  // src_col != 1: the copy changes the major (C only)
+  int64_t ld = 0;
+  int elem_bytes = 2;
+  size_t offset = 0;
+  std::string why;  // the rule the operand breaks, e.g. "a.ld = 2001 is not a multiple of 8 elements"
+  bool transposes() const { return src_col != 1; }
+  size_t bytes() const { return size_t(rows) * size_t(ld) * size_t(elem_bytes); }
+};
+const char* operand_name(Pack::Operand o);  // "a", "b", "c"
+
+struct RouteData {
   Path path = Path::fallback;
   std::string reason;     // fallback: the first sm90 rule the call breaks (argument, value, rule)
-  plan::Problem problem;  // the shape and storage the planner sees (of `args`)
-  GemmArgs args;          // the call in canonical form (canonical_args): what the sm90 path launches
+  // sm90: how the kernel takes the call, one line per step ("column-major D: computed as Dᵀ = B·Aᵀ",
+  // "a is repacked: a.ld = 2001 is not a multiple of 8 elements"); empty when it takes it as given.
+  std::vector<std::string> notes;
+  plan::Problem problem;  // the shape and storage the planner sees (of the kernel's operands)
+  // The call in canonical form (canonical_args, then the transposition of a column-major D): what
+  // the sm90 kernel computes, except that each operand in `packs` is read from its copy
+  // (launch_args points them there).
+  GemmArgs args;
+  bool transposed = false;  // D was column-major: args is the problem Dᵀ = B·Aᵀ
+  std::vector<Pack> packs;
+  size_t pack_bytes = 0;    // workspace the copies take (each 256-B aligned)
+  MatrixRef c_view;         // the transposed C, when args.c points here
 };
+
+struct Route : RouteData {
+  Route() = default;
+  Route(const Route& o) : RouteData(o) { relink(o); }
+  Route& operator=(const Route& o) {
+    RouteData::operator=(o);
+    relink(o);
+    return *this;
+  }
+
+ private:
+  void relink(const Route& o) {
+    if (o.args.c == &o.c_view) args.c = &c_view;
+  }
+};
+
+// The route of a call that goes to the fallback kernel for `why` (options.force_fallback).
+Route fallback_route(const GemmArgs& args, const std::string& why);
 
 // The same call with single-row matrices described the way TMA can take: A with M = 1, B with N = 1
 // or a row-major D with M = 1 never steps over a row, so when its elements are one contiguous line
@@ -33,7 +81,8 @@ struct Route {
 // length rounded up to 8 elements, whatever ld it was given. Every other field is kept.
 GemmArgs canonical_args(const GemmArgs& args);
 
-// The planner's view of the arguments: M, N, K, majors, output dtype, C, leading dimensions.
+// The planner's view of the arguments: M, N, K, majors, output dtype, C, leading dimensions, and
+// whether D can be written by TMA and C/D element pairs are aligned accesses.
 plan::Problem problem_of(const GemmArgs& args);
 
 // Arguments gemm() would get for a problem described by shape and storage alone (explain, warmup,
@@ -42,12 +91,20 @@ plan::Problem problem_of(const GemmArgs& args);
 // with p.accumulate a C (stored in *c_storage) with beta = 1.
 GemmArgs placeholder_args(const plan::Problem& p, MatrixRef* c_storage);
 
-// `args` must have passed validate() and be non-empty (M, N >= 1). The sm90 rule: A, B bf16, each
-// K-major or MN-major; D bf16 row-major; no C, or beta = 0 (C is then never read); 1 <= K; M, N, K
-// <= INT32_MAX (int tile coordinates); K a multiple of 8 when A or B is K-major (the K tail is read
-// up to its 16-B chunk);
-// lda, ldb, ldd multiples of 8 elements (16-B TMA strides); a, b, d pointers 16-B aligned.
+// `args` must have passed validate() and be non-empty (M, N >= 1). The sm90 path takes every such
+// call with A, B bf16, 1 <= K and M, N, K <= INT32_MAX (int tile coordinates); everything else
+// (K = 0: a pure epilogue) goes to the fallback. On the sm90 path:
+//   - a column-major D (and C) is the transposed problem Dᵀ = B·Aᵀ (operands swapped);
+//   - A or B whose leading dimension is not a multiple of 8 elements or whose base is not 16-B
+//     aligned (TMA's rules) is repacked into an aligned workspace; so is a C stored in the other
+//     major from D;
+//   - D (and C) need no alignment beyond their element: the epilogue writes D with TMA when it can
+//     (bf16, no C, ldd a multiple of 8, base 16-B aligned) and with plain stores otherwise.
 Route route(const GemmArgs& args);
+
+// The arguments the sm90 kernel is launched with: r.args with every packed operand pointing at its
+// copy in `workspace` (r.pack_bytes bytes, 256-B aligned); *c_storage holds a packed C.
+GemmArgs launch_args(const Route& r, void* workspace, MatrixRef* c_storage);
 
 // gemm() with what the public API does not expose (the CLI's --config/--mapping, tests).
 struct GemmOptions {

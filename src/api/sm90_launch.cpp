@@ -1,6 +1,7 @@
 // The sm90 path's launch (sm90_launch.hpp).
 #include "api/sm90_launch.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -9,6 +10,7 @@
 
 #include <cuda.h>  // CUtensorMap (type only)
 
+#include "api/route.hpp"
 #include "api/splitk_workspace.hpp"
 #include "core/math.hpp"
 #include "jit/codegen.hpp"
@@ -49,12 +51,14 @@ std::map<std::pair<int, std::string>, Prepared>& prepared_kernels() {
   return *m;
 }
 
-Status reduce_kernel(const jit::Kernel** out) {
-  static const jit::Kernel* kernel = nullptr;
+// A helper kernel (split-K reduce, operand repack), compiled once per process.
+Status helper_kernel(const jit::GeneratedSource& source, const jit::Kernel** out) {
+  static std::map<std::string, const jit::Kernel*> kernels;
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
+  const jit::Kernel*& kernel = kernels[source.kernel_name];
   if (kernel == nullptr) {
-    if (Status s = jit::get_kernel(to_source(jit::splitk_reduce_source()), &kernel); !s.ok()) return s;
+    if (Status s = jit::get_kernel(to_source(source), &kernel); !s.ok()) return s;
   }
   *out = kernel;
   return Status::success();
@@ -129,6 +133,11 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* 
   params.alpha = args.alpha;
   params.d = args.d.ptr;
   params.ldd = args.d.ld;
+  if (args.c != nullptr && args.beta != 0.0f) {  // route(): C is row-major like D, D's dtype
+    params.c = args.c->ptr;
+    params.ldc = args.c->ld;
+    params.beta = args.beta;
+  }
   // A [M, K] and B [N, K], each as stored: K-major, the tensor's inner dimension is K and a box is
   // 64 K x the rows this CTA loads (a pair's CTA loads half of a shared tile and multicasts it);
   // MN-major, the inner dimension is M (N) and a box is one 64 x 64 chunk. D [M, N & ~7] with stride
@@ -170,7 +179,7 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* 
   if (!split) return Status::success();
 
   const jit::Kernel* reduce = nullptr;
-  if (Status s = reduce_kernel(&reduce); !s.ok()) return s;
+  if (Status s = helper_kernel(jit::splitk_reduce_source(), &reduce); !s.ok()) return s;
   sm90::ReduceParams rp;
   rp.workspace = params.workspace;
   rp.d = params.d;
@@ -180,12 +189,47 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* 
   rp.n_pad = params.n_pad;
   rp.splits = params.splits;
   rp.alpha = params.alpha;
+  rp.c = params.c;
+  rp.ldc = params.ldc;
+  rp.beta = params.beta;
+  rp.out_fp32 = args.d.dtype == DType::fp32 ? 1 : 0;
+  // Whole 4-column groups as one store: D 16-B aligned with rows a multiple of 16 B apart.
+  const int d_elem = dtype_bytes(args.d.dtype);
+  rp.vectors = reinterpret_cast<uintptr_t>(args.d.ptr) % 16 == 0 && (args.d.ld * d_elem) % 16 == 0 ? 1 : 0;
   const int64_t threads = int64_t(params.m) * ((params.n + 3) / 4);
   jit::LaunchDims dims;
   dims.grid = dim3(static_cast<unsigned>(ceil_div(threads, sm90::kReduceThreads)), 1, 1);
   dims.block = dim3(sm90::kReduceThreads, 1, 1);
   dims.stream = args.stream;
   return jit::launch(*reduce, dims, rp);
+}
+
+Status launch_packs(const Route& r, void* workspace, cudaStream_t stream) {
+  for (const Pack& pk : r.packs) {
+    const jit::Kernel* kernel = nullptr;
+    if (Status s = helper_kernel(jit::pack_source(pk.elem_bytes, pk.transposes()), &kernel); !s.ok()) return s;
+    sm90::PackParams pp;
+    pp.src = pk.src;
+    pp.dst = static_cast<uint8_t*>(workspace) + pk.offset;
+    pp.rows = pk.rows;
+    pp.cols = pk.cols;
+    pp.src_row = pk.src_row;
+    pp.src_col = pk.src_col;
+    pp.ld_dst = pk.ld;
+    jit::LaunchDims dims;
+    dims.stream = stream;
+    if (pk.transposes()) {
+      dims.grid = dim3(static_cast<unsigned>(ceil_div(pk.rows, int64_t{sm90::kPackTile})),
+                       static_cast<unsigned>(std::min<int64_t>(ceil_div(pk.ld, int64_t{sm90::kPackTile}), 65535)), 1);
+      dims.block = dim3(sm90::kPackTile, sm90::kPackThreads / sm90::kPackTile, 1);
+    } else {
+      const int64_t threads = pk.rows * (pk.ld / (16 / pk.elem_bytes));
+      dims.grid = dim3(static_cast<unsigned>(ceil_div(threads, int64_t{sm90::kPackThreads})), 1, 1);
+      dims.block = dim3(sm90::kPackThreads, 1, 1);
+    }
+    if (Status s = jit::launch(*kernel, dims, pp); !s.ok()) return s;
+  }
+  return Status::success();
 }
 
 }  // namespace tilegemm::detail

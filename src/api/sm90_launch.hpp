@@ -36,7 +36,11 @@ int effective_splits(const plan::Config& config, int64_t k);
 // Bytes of fp32 partials a split-K config writes for `args` (0 without split-K).
 size_t splitk_workspace_bytes(const GemmArgs& args, const plan::Config& config);
 
-// Enqueues D = alpha · A·Bᵀ for an sm90-routed call (route.hpp) with a prepared kernel. With
+// Enqueues the copies of r.packs (route.hpp) into `workspace` (r.pack_bytes, 256-B aligned) on
+// `stream`: the operands the kernel then reads (launch_args).
+Status launch_packs(const struct Route& r, void* workspace, cudaStream_t stream);
+
+// Enqueues D = alpha · A·Bᵀ (+ beta · C) for an sm90-routed call (route.hpp) with a prepared kernel. With
 // split-K, `workspace` (splitk_workspace_bytes of it, splitk_workspace.hpp) receives the fp32
 // partials and the reduce kernel follows on the same stream.
 Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* workspace);

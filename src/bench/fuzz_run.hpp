@@ -28,7 +28,7 @@ struct FuzzHooks {
   std::function<Status(const GemmArgs& args)> launch;
   // Called after the first run: what ran ("sm90 <config>", "fallback"); may be empty.
   std::function<std::string()> what_ran;
-  // Why the call takes the path it takes (route's reason; empty on the sm90 path); may be empty.
+  // How the call is routed (the fallback's reason, or the sm90 path's steps), for reports; may be empty.
   std::function<std::string(const GemmArgs& args)> route_reason;
 };
 

@@ -25,6 +25,10 @@ GeneratedSource gemm_kernel_source(const sm90::Config& c);
 // The split-K reduce kernel (sm90/gemm/splitk_reduce.cuh): one per process.
 GeneratedSource splitk_reduce_source();
 
+// The operand repack kernel (sm90/gemm/pack.cuh) for elements of `elem_bytes` (2 or 4), copying
+// lines as they are (transpose = false) or into the other major (true).
+GeneratedSource pack_source(int elem_bytes, bool transpose);
+
 // The C++ initializer of a Config with every field named: "tilegemm::sm90::Config{.bm = 128, ...}".
 std::string config_initializer(const sm90::Config& c);
 

@@ -30,6 +30,7 @@ ordered_json config_json(const Config& c) {
                    {"box_m", c.mapping.box_m}, {"box_n", c.mapping.box_n}}},
       {"epilogue", sm90::epilogue_id(c.epilogue)}, {"stage_cols", c.stage_cols},
       {"a_major", to_string(c.a_major)}, {"b_major", to_string(c.b_major)}, {"out_dtype", to_string(c.out_dtype)},
+      {"with_c", c.with_c}, {"cd_pairs", c.cd_pairs},
       {"fixed_n", c.fixed_n}, {"fixed_k", c.fixed_k},
       {"persistent", c.persistent}, {"split_k", c.split_k}};
 }
@@ -180,6 +181,7 @@ std::string explain_json(const Plan& plan, const std::optional<Candidate>& user,
   j["path"] = o.path;
   j["route_reason"] = o.route_reason;
   j["call"] = call_json(o.call);
+  j["route_steps"] = o.route_steps;
   j["device"] = device_json(plan.device, o.device_note);
   j["ranking"] = plan.options.ranking == Ranking::time ? "time" : "seed";
   ordered_json rules = ordered_json::object();
@@ -240,6 +242,7 @@ std::string explain_text(const Plan& plan, const std::optional<Candidate>& user,
                  d.l2_bytes >> 20);
   append_call(out, o.call);
   fmt::format_to(w, "path: sm90 kernel, JIT-compiled for the chosen configuration (src/sm90/gemm/)\n");
+  for (const auto& step : o.route_steps) fmt::format_to(w, "  {}\n", step);
 
   if (plan.ranked.empty()) {
     fmt::format_to(w, "no candidate passes the resource filter on this device profile.\n");

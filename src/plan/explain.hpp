@@ -33,6 +33,9 @@ struct ExplainOptions {
   std::string user_spec;        // the --config text, when a user config is given
   std::string path = "sm90";    // the route gemm() takes: "sm90" or "fallback" (src/api/route.hpp)
   std::string route_reason;     // fallback: the rule that sends the call there
+  // sm90: how the kernel takes the call (a transposed problem, repacked operands, element-wise
+  // stores), one line each, from route(); the plan is of the problem the kernel then computes.
+  std::vector<std::string> route_steps;
   std::vector<std::string> notes;  // extra lines for the notes section
   CallDescription call;         // text: a "call:" line; JSON: "call"
 };

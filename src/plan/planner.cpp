@@ -47,7 +47,12 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
   c.a_major = p.a_major;
   c.b_major = p.b_major;
   c.out_dtype = p.out;
-  c.epilogue = c.split_k > 1 ? Epilogue::splitk_partials : c.bn % 64 == 0 ? Epilogue::tma_store : Epilogue::direct;
+  c.with_c = p.accumulate;
+  c.cd_pairs = p.cd_pairs;
+  // The TMA-store epilogue stages bf16 boxes of 64 columns and writes a D that TMA can describe;
+  // everything else (fp32 out, C, other widths, an odd or unaligned D) is stored from registers.
+  const bool tma_store = c.bn % 64 == 0 && p.out == DType::bf16 && !p.accumulate && p.d_tma;
+  c.epilogue = c.split_k > 1 ? Epilogue::splitk_partials : tma_store ? Epilogue::tma_store : Epilogue::direct;
   c.producer_regs = c.consumers() >= 2 ? kProducerRegs : 0;
   c.consumer_regs = c.consumers() >= 2 ? kConsumerRegs : 0;
   c.stage_cols = c.epilogue == Epilogue::tma_store ? choose_stage_cols(c, d.smem_per_block_optin) : 0;
@@ -133,9 +138,15 @@ void add_flags(const Problem& p, Candidate& cand) {
   if (c.mapping.kind == MappingKind::morton || c.mapping.kind == MappingKind::hilbert ||
       c.mapping.kind == MappingKind::box)
     f.push_back("HBM re-reads for this mapping are approximated as grouped_m");
-  if (c.epilogue == Epilogue::direct)
-    f.push_back("direct epilogue: BN is not a whole number of 64-column store boxes, so the tile is stored from "
-                "registers (no staging smem, no overlap with the next mainloop)");
+  if (c.epilogue == Epilogue::direct) {
+    const char* why = c.bn % 64 != 0                ? "BN is not a whole number of 64-column store boxes"
+                      : p.out == DType::fp32         ? "the output is fp32"
+                      : p.accumulate                 ? "C is read in the epilogue"
+                                                     : "TMA cannot describe D (ldd or its base)";
+    f.push_back(std::string("direct epilogue: ") + why +
+                ", so the tile is stored from registers (no staging smem, no overlap with the next mainloop)" +
+                (p.accumulate ? "; C's tile rows are prefetched into L2 during the mainloop" : ""));
+  }
   if (c.epilogue == Epilogue::tma_store && c.stage_cols < c.bn)
     f.push_back("the epilogue stages " + std::to_string(c.stage_cols) + " of " + std::to_string(c.bn) +
                 " columns at a time, which makes room for " + std::to_string(c.stages) + " stages");

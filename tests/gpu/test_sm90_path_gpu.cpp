@@ -3,7 +3,7 @@
 // configurations of every kind the template instantiates (tile widths with the TMA-store and the
 // direct epilogue, 1 or 2 consumers, clusters 2x1 and 1x2, static launches), every mapping kind;
 // split-K on decode shapes (the planner's choice and forced split counts, bit-for-bit determinism);
-// and problems the route sends to the fallback. Inputs random normal (seeded), D's elements
+// odd leading dimensions, offsets and K (repacked or read in place). Inputs random normal (seeded), D's elements
 // poisoned with NaN, every other byte of D's allocation (guards before/after, the gap between N and
 // ldd) set to a pattern that must survive.
 #include <algorithm>
@@ -267,19 +267,17 @@ TEST(Sm90PathGpu, EveryMappingKind) {
     }
 }
 
-TEST(Sm90PathGpu, IneligibleProblemsStayOnTheFallback) {
+TEST(Sm90PathGpu, OddLeadingDimensionsOffsetsAndKStayOnTheSm90Kernel) {
+  // What TMA cannot describe in place: A or B repacked into an aligned workspace, D stored from
+  // registers (element-wise when not pair-aligned); K % 8 != 0 read with the zero fill.
   FastCase odd_ld{129, 257, 72, /*lda_pad=*/4};  // lda = 76: not a multiple of 8
-  odd_ld.expect_sm90 = false;
   run_fast_case(odd_ld, 51);
-  FastCase odd_ldd{65, 100, 64, 0, 0, /*ldd_pad=*/3};  // ldd = 103
-  odd_ldd.expect_sm90 = false;
+  FastCase odd_ldd{65, 100, 64, 0, 0, /*ldd_pad=*/3};  // ldd = 107
   run_fast_case(odd_ldd, 52);
   FastCase misaligned{65, 128, 64};
   misaligned.offset = 1;  // every pointer 2 bytes off 16-B alignment
-  misaligned.expect_sm90 = false;
   run_fast_case(misaligned, 53);
   FastCase odd_k{33, 64, 13};  // K = 13, lda = 16: K not a multiple of 8
-  odd_k.expect_sm90 = false;
   run_fast_case(odd_k, 54);
 }
 
@@ -367,7 +365,7 @@ TEST(Sm90PathGpu, EveryLayoutOddShapesPlannedAndForcedTwoSeeds) {
 }
 
 TEST(Sm90PathGpu, MnMajorOddKPaddedAndSplit) {
-  // TN (both MN-major): K = 13 and 1001 (not a multiple of 8) run on the sm90 kernel; padded lda/ldb;
+  // K = 13 and 1001 (not a multiple of 8) run on the sm90 kernel in TN and NN; padded lda/ldb;
   // split-K with MN-major operands; every mapping kind in one layout.
   for (const char* layout : {"tn", "nn", "tt"}) {
     FastCase padded = with_layout(FastCase{257, 384, 520, /*lda_pad=*/8, /*ldb_pad=*/24, /*ldd_pad=*/16}, layout);
@@ -382,7 +380,6 @@ TEST(Sm90PathGpu, MnMajorOddKPaddedAndSplit) {
     FastCase tn = with_layout(FastCase{200, 300, k}, "tn");
     run_fast_case(tn, 213);
     FastCase nn = with_layout(FastCase{200, 304, k}, "nn");
-    nn.expect_sm90 = false;  // B MN-major but A K-major: K must be a multiple of 8
     run_fast_case(nn, 214);
   }
   for (const char* mapping : {"linear-n", "hilbert", "box:2x3", "grouped-n:4"}) {

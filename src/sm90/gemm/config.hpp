@@ -10,7 +10,8 @@
 //
 // Problem orientation: the kernel computes D[M, N] = alpha · A[M, K] · B[N, K]ᵀ with BLOCK_M tiling
 // M and BLOCK_N tiling N; A [M, K] and B [N, K] each K-major or MN-major (a_major, b_major: "NT" is
-// both K-major), D [M, N] row-major.
+// both K-major), D [M, N] row-major bf16 or fp32, optionally + beta·C (C [M, N] row-major, D's
+// dtype). Column-major D is the transposed problem (Dᵀ = B·Aᵀ); the host swaps the operands.
 #pragma once
 
 #include "core/host_device.hpp"
@@ -24,8 +25,9 @@ enum class Epilogue : int {
   // alpha·acc -> bf16 -> stmatrix into 128B-swizzled 64 x 64 boxes in smem -> TMA store; the store
   // drains while the next tile's mainloop runs. Needs BLOCK_N % 64 == 0.
   tma_store = 0,
-  // alpha·acc -> bf16 -> bounds-checked stores straight from the registers (no staging smem, so
-  // more stages fit). Any BLOCK_N; the choice for widths that are not whole 64-column boxes.
+  // alpha·acc (+ beta·C) -> bf16 or fp32 -> bounds-checked stores straight from the registers (no
+  // staging smem, so more stages fit). Any BLOCK_N; the choice for widths that are not whole
+  // 64-column boxes, for fp32 output and for C.
   direct = 1,
   // Split-K: the work unit is (tile, k-slice); each writes its fp32 partial tile to a workspace and
   // a second kernel (splitk_reduce.cuh) sums the slices in slice order -> deterministic.
@@ -65,7 +67,12 @@ struct Config {
   // ---- operands and output ---------------------------------------------------------------------
   Major a_major = Major::k_major;
   Major b_major = Major::k_major;
-  DType out_dtype = DType::bf16;
+  DType out_dtype = DType::bf16;  // D (and C): bf16, or fp32
+  bool with_c = false;            // D = alpha·acc + beta·C: C [M, N] row-major, D's dtype, read in the epilogue
+  // The direct epilogue's accesses: true when every (col, col + 1) pair of D (and C) is one aligned
+  // 4-B (bf16) or 8-B (fp32) access (pointers aligned to two elements, even leading dimensions);
+  // false: element by element (any pointer aligned to its element, any leading dimension).
+  bool cd_pairs = true;
   // ---- problem sizes baked into the code (0 = read from the launch parameters) ----------------
   int fixed_n = 0;
   int fixed_k = 0;
@@ -94,7 +101,7 @@ enum class ConfigRule : int {
   epilogue_boxes,   // tma_store needs bn % 64 == 0 and stage_cols a multiple of 64 dividing bn
   epilogue_split,   // split_k > 1 exactly when epilogue == splitk_partials
   operand_major,    // an MN-major operand's tile (and its multicast half) is whole 64-element chunks
-  output_dtype,     // bf16 output (fp32 output is not in the template yet)
+  output_dtype,     // bf16 or fp32 output; fp32 output and C go through the direct (or split-K) epilogue
   mapping,          // a valid mapping (group, box >= 1); clusters pair tiles, so any order works
   fixed_sizes,      // fixed_n, fixed_k >= 0
 };
@@ -126,7 +133,9 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
   if ((c.a_major == Major::mn_major && (c.bm % 64 != 0 || (c12 && (c.bm / 2) % 64 != 0))) ||
       (c.b_major == Major::mn_major && (c.bn % 64 != 0 || (c21 && (c.bn / 2) % 64 != 0))))
     return ConfigRule::operand_major;
-  if (c.out_dtype != DType::bf16) return ConfigRule::output_dtype;
+  if ((c.out_dtype != DType::bf16 && c.out_dtype != DType::fp32) ||
+      (c.epilogue == Epilogue::tma_store && (c.out_dtype != DType::bf16 || c.with_c)))
+    return ConfigRule::output_dtype;
   const bool mapping_ok = c.mapping.kind == sched::MappingKind::grouped_m || c.mapping.kind == sched::MappingKind::grouped_n
                               ? c.mapping.group >= 1
                               : c.mapping.kind != sched::MappingKind::box || (c.mapping.box_m >= 1 && c.mapping.box_n >= 1);
@@ -152,7 +161,9 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::epilogue_split: return "split_k > 1 (at most 32) exactly when the epilogue is splitk_partials";
     case ConfigRule::operand_major:
       return "an MN-major operand's tile (and a multicast half of it) must be a multiple of 64 elements along MN";
-    case ConfigRule::output_dtype: return "the output must be bf16 (fp32 output is not implemented yet)";
+    case ConfigRule::output_dtype:
+      return "the output is bf16 or fp32; fp32 output and C use the direct or split-K epilogue (the TMA-store "
+             "epilogue stages bf16 without C)";
     case ConfigRule::mapping: return "the mapping needs group >= 1 (grouped) or box sides >= 1 (box)";
     case ConfigRule::fixed_sizes: return "fixed_n and fixed_k must be >= 0";
   }
@@ -168,6 +179,13 @@ TG_HD constexpr int b_load_rows(const Config& c) { return c.cluster_m == 2 ? c.b
 // only in how they are launched share one compiled kernel.
 TG_HD constexpr Config kernel_code_config(Config c) {
   c.persistent = true;
+  // Only the direct epilogue reads C or steps through D element pairs; split-K partials are fp32
+  // whatever D is (the reduce kernel converts and adds C).
+  if (c.epilogue != Epilogue::direct) {
+    c.with_c = false;
+    c.cd_pairs = true;
+  }
+  if (c.epilogue == Epilogue::splitk_partials) c.out_dtype = DType::bf16;
   c.split_k = c.epilogue == Epilogue::splitk_partials ? 2 : 1;
   if (c.mapping.kind != sched::MappingKind::grouped_m && c.mapping.kind != sched::MappingKind::grouped_n)
     c.mapping.group = 8;

@@ -3,7 +3,8 @@
 //   store_tile         (tma_store)       alpha·acc -> bf16 -> stmatrix into 128B-swizzled 64 x 64
 //                                        boxes -> fence.proxy.async -> TMA store, drained while the
 //                                        next tile's mainloop runs;
-//   store_tile_direct  (direct)          alpha·acc -> bf16 -> bounds-checked stores from registers;
+//   store_tile_direct  (direct)          alpha·acc (+ beta·C) -> bf16 or fp32 -> bounds-checked
+//                                        stores from registers (epilogue_direct.cuh);
 //   store_partial      (splitk_partials) fp32 acc -> the split-K workspace (reduced later).
 // Accumulator fragment of wgmma m64nNk16 (PTX ISA §9.7.15.5.1.1.1, sm90/swizzle.hpp
 // acc_fragment_coord): thread t holds rows 16·(t/32) + (t%32)/4 (+8) and columns 8j + 2·(t%4) (+1).
@@ -12,6 +13,7 @@
 #include "sm90/ptx.cuh"
 #include "sm90/swizzle.hpp"
 #include "sm90/gemm/traits.cuh"
+#include "sm90/gemm/epilogue_direct.cuh"
 
 namespace tilegemm::sm90 {
 
@@ -25,15 +27,6 @@ __device__ __forceinline__ void stmatrix_block(uint8_t* row_addr, const float (&
               pack_bf16x2(alpha * acc[8 * q + 6], alpha * acc[8 * q + 7]));
 }
 
-// Where one consumer's tile lands: rows [row0, row0 + 64) x columns [n0, n0 + BN) of D [M, N]
-// (row-major bf16, stride ldd elements).
-struct TileOut {
-  int m_total, n_total;  // M, N
-  int row0, n0;
-  uint16_t* d;  // bf16 bits
-  int64_t ldd;
-};
-
 // The < 8 tail columns [n_tma, N) of one staged box (tile columns [64·box, 64·box + 64)), written
 // with plain stores by threads 0..63 (one row each). Call between the "box written" barrier and
 // the next barrier that lets the slot be overwritten.
@@ -43,7 +36,7 @@ __device__ __forceinline__ void store_tail_columns(const uint8_t* box_smem, int 
     const int row = thread_in_wg, m = o.row0 + row;
     if (m < o.m_total)
       for (int c = n_tma; c < o.n_total; ++c)
-        o.d[int64_t(m) * o.ldd + c] =
+        static_cast<uint16_t*>(o.d)[int64_t(m) * o.ldd + c] =
             *reinterpret_cast<const uint16_t*>(box_smem + kmajor_sw128_offset(row, c - o.n0 - box * kStoreBoxCols));
   }
 }
@@ -115,33 +108,6 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
         tma_store_commit();
       }
       if (box == tail_box) store_tail_columns(slot, box, thread_in_wg, n_tma, o);
-    }
-  }
-}
-
-// Direct epilogue: alpha · acc -> bf16 -> plain stores from the fragment. Bounds-checked per
-// element pair: nothing at rows >= M or columns >= N is written (the ldd gap is kept). Column pairs
-// start even, d is 16-B aligned and ldd a multiple of 8: a pair is one aligned 4-B store.
-template <int BN>
-__device__ __forceinline__ void store_tile_direct(const float (&acc)[BN / 2], float alpha, int thread_in_wg,
-                                                  const TileOut& o) {
-  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
-  const int r = o.row0 + 16 * warp + lane / 4;
-  const int c = o.n0 + 2 * (lane % 4);
-#pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const int row = r + 8 * i;
-    if (row < o.m_total) {
-      uint16_t* dst = o.d + int64_t(row) * o.ldd;
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j) {
-        const int col = c + 8 * j;
-        const float v0 = alpha * acc[4 * j + 2 * i], v1 = alpha * acc[4 * j + 2 * i + 1];
-        if (col + 1 < o.n_total)
-          *reinterpret_cast<uint32_t*>(dst + col) = pack_bf16x2(v0, v1);
-        else if (col < o.n_total)
-          dst[col] = to_bf16_bits(v0);
-      }
     }
   }
 }

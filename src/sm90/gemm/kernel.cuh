@@ -1,5 +1,5 @@
-// The production SM90 BF16 GEMM kernel: D = alpha · A·Bᵀ, A [M, K] K-major, B [N, K] K-major,
-// D [M, N] row-major bf16, for any M, N, K >= 1. One template, gemm_kernel_body<Config>: the JIT
+// The production SM90 BF16 GEMM kernel: D = alpha · A·Bᵀ (+ beta · C), A [M, K] and B [N, K] each
+// K-major or MN-major, D (and C) [M, N] row-major bf16 or fp32, for any M, N, K >= 1. One template, gemm_kernel_body<Config>: the JIT
 // (src/jit/codegen.cpp) writes a translation unit per Config that wraps it in an extern "C"
 // __global__ function, and NVRTC compiles exactly that configuration. Device code only; it depends
 // on nothing host-side.
@@ -95,9 +95,9 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
         store_partial<C.bn>(acc, p.workspace + int64_t(unit.split) * m_total * p.n_pad, p.n_pad, m_total, row0, n0,
                             thread_in_wg);
       } else {
-        const TileOut out{m_total, n_total, row0, n0, static_cast<uint16_t*>(p.d), p.ldd};
+        const TileOut out{m_total, n_total, row0, n0, p.d, p.ldd, p.c, p.ldc};
         if constexpr (C.epilogue == Epilogue::direct) {
-          store_tile_direct<C.bn>(acc, p.alpha, thread_in_wg, out);
+          store_tile_direct<C.bn, C.out_dtype, C.with_c, C.cd_pairs>(acc, p.alpha, p.beta, thread_in_wg, out);
         } else {
           store_tile<C.bn, T::kSlotsPerConsumer>(acc, p.alpha, &p.tmap_d, slots, consumer, thread_in_wg, out);
         }

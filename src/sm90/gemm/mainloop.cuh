@@ -61,16 +61,39 @@ __device__ __forceinline__ void producer_load_stage(uint8_t* smem, int stage, ui
                                                             &p.tmap_b, full_bar, k0, n0 + int(b_half) * T::kBLoadRows);
 }
 
+// Rows [r0, r1) of the tile's C (rows from m0, columns [n0, n0 + BN) clipped to M and N) into L2,
+// one bulk prefetch per row, widened to whole 16-B chunks (which stay in the row's mapped page).
+template <Config C>
+__device__ __forceinline__ void prefetch_c_rows(const GemmParams& p, int m0, int n0, int r0, int r1) {
+  constexpr int kElem = C.out_dtype == DType::fp32 ? 4 : 2;
+  const int rows = p.m - m0 < r1 ? p.m - m0 : r1;
+  const int cols = p.n - n0 < C.bn ? p.n - n0 : C.bn;
+  for (int r = r0; r < rows; ++r) {
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(p.c) + (uint64_t(m0 + r) * p.ldc + n0) * kElem;
+    const uintptr_t first = begin & ~uintptr_t(15), last = (begin + uint64_t(cols) * kElem + 15) & ~uintptr_t(15);
+    prefetch_l2_bulk(reinterpret_cast<const void*>(first), uint32_t(last - first));
+  }
+}
+
 template <Config C>
 __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full, uint64_t* empty,
                                                    RingState<C.stages>& ring, const GemmParams& p,
                                                    const UnitWork& unit, uint32_t rank) {
   const int m0 = unit.work.tile.m_block * C.bm, n0 = unit.work.tile.n_block * C.bn;
+  // NOTES: with C, the tile's C rows are prefetched into L2 a few rows per k-block while the
+  // mainloop runs, so the epilogue's loads of C hit L2 (epilogue_direct.cuh); spread out, the
+  // prefetches never hold up the stage loads.
+  constexpr bool kPrefetchC = C.with_c && C.epilogue == Epilogue::direct;
+  const int c_rows_per_kb = kPrefetchC ? (C.bm + (unit.kb1 - unit.kb0) - 1) / (unit.kb1 - unit.kb0) : 0;
   for (int kb = unit.kb0; kb < unit.kb1; ++kb) {
     const int s = ring.stage;
     mbar_wait(&empty[s], ring.empty_parity());  // every consumer warp of the cluster released it
     producer_load_stage<C>(smem, s, &full[s], p, kb, m0, n0, rank);
     ring.advance();
+    if constexpr (kPrefetchC) {
+      const int r0 = (kb - unit.kb0) * c_rows_per_kb;
+      prefetch_c_rows<C>(p, m0, n0, r0, r0 + c_rows_per_kb);
+    }
   }
 }
 

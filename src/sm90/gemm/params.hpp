@@ -26,6 +26,9 @@ struct GemmParams {
   float alpha = 1.0f;
   void* d = nullptr;     // D again, for plain stores: the direct epilogue and the < 8 tail columns
   int64_t ldd = 0;       // elements
+  const void* c = nullptr;  // C [M, N] row-major, D's dtype (Config::with_c); may be D itself
+  int64_t ldc = 0;
+  float beta = 0.0f;
   float* workspace = nullptr;  // split-K: [splits][M][n_pad] fp32 partial tiles
   int32_t splits = 1;          // split-K slices S >= 1, <= the number of k-blocks
   int32_t n_pad = 0;           // split-K: n-blocks · bn, the workspace row length
@@ -37,11 +40,29 @@ static_assert(sizeof(GemmParams) == 512, "GemmParams layout is shared by g++ and
 inline constexpr int kReduceThreads = 256;
 struct ReduceParams {
   const float* workspace = nullptr;  // [splits][M][n_pad]
-  void* d = nullptr;                 // D [M, N] row-major bf16, stride ldd
+  void* d = nullptr;                 // D [M, N] row-major, stride ldd, bf16 (out_fp32 = 0) or fp32
   int64_t ldd = 0;
+  const void* c = nullptr;           // C [M, N] row-major, D's dtype, stride ldc; nullptr: none
+  int64_t ldc = 0;
   int32_t m = 0, n = 0, n_pad = 0, splits = 1;
-  float alpha = 1.0f;
+  float alpha = 1.0f, beta = 0.0f;
+  int32_t out_fp32 = 0;
+  int32_t vectors = 1;  // 1: a full 4-column group of D is one aligned 8-B / 16-B store; 0: element by element
 };
-static_assert(sizeof(ReduceParams) == 48, "ReduceParams layout is shared by g++ and NVRTC");
+static_assert(sizeof(ReduceParams) == 72, "ReduceParams layout is shared by g++ and NVRTC");
+
+// The operand repack (pack.cuh): rows x cols elements, (r, c) at src[r * src_row + c * src_col],
+// into dst (256-B aligned) with lines of ld_dst elements (a multiple of 8), the rest zero.
+struct PackParams {
+  const void* src = nullptr;
+  void* dst = nullptr;
+  int64_t rows = 0, cols = 0;        // the logical matrix copied
+  int64_t src_row = 0, src_col = 1;  // element strides of the source
+  int64_t ld_dst = 0;                // elements, a multiple of 8
+};
+static_assert(sizeof(PackParams) == 56, "PackParams layout is shared by g++ and NVRTC");
+
+inline constexpr int kPackThreads = 256;
+inline constexpr int kPackTile = 32;  // transpose: 32 x 32 elements per block of 32 x 8 threads
 
 }  // namespace tilegemm::sm90

@@ -1,8 +1,11 @@
-// Split-K reduction: D[m, n] = bf16(alpha · Σ_{s = 0..S-1} ws[s][m][n]), summed in slice order, so
-// the result is the same bits on every run (fixed K ranges, fixed summation order).
-// One thread per 4 consecutive columns of a row (float4 loads: n_pad and the 4-column groups are
-// multiples of 4); a full group is stored as 8 B (d 16-B aligned, ldd a multiple of 8), the last
-// group of a row with N % 4 != 0 element by element, so nothing past column N is written.
+// Split-K reduction: D[m, n] = alpha · Σ_{s = 0..S-1} ws[s][m][n] (+ beta · C[m, n]), summed in
+// slice order, so the result is the same bits on every run (fixed K ranges, fixed summation
+// order), stored as bf16 or fp32. One thread per 4 consecutive columns of a row (float4 loads:
+// n_pad and the 4-column groups are multiples of 4); a full group is one 8-B (bf16) or 16-B (fp32)
+// store (d 16-B aligned, ldd a multiple of 16 B), the last group of a row with N % 4 != 0 element by
+// element, so nothing past column N is written. A D that TMA cannot describe (odd ldd, base not
+// 16-B aligned: vectors = 0) is written element by element. (The v[4] array is indexed only by unrolled
+// constants: no local memory.)
 #pragma once
 
 #include "sm90/gemm/params.hpp"
@@ -26,15 +29,33 @@ __device__ __forceinline__ void splitk_reduce_body(const ReduceParams& p) {
     sum.z += v.z;
     sum.w += v.w;
   }
+  float v[4] = {p.alpha * sum.x, p.alpha * sum.y, p.alpha * sum.z, p.alpha * sum.w};
+  const int cols = p.n - c < 4 ? p.n - c : 4;  // 1..4 columns of this group exist
+  if (p.c != nullptr) {  // + beta · C, C with D's dtype; read before D is written (C may be D)
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      if (i < cols)
+        v[i] += p.beta * (p.out_fp32 ? static_cast<const float*>(p.c)[int64_t(row) * p.ldc + c + i]
+                                     : __uint_as_float(uint32_t(static_cast<const uint16_t*>(p.c)[int64_t(row) * p.ldc + c + i]) << 16));
+  }
+  if (p.out_fp32) {
+    float* out = static_cast<float*>(p.d) + int64_t(row) * p.ldd + c;
+    if (cols == 4 && p.vectors) {  // ldd a multiple of 4 fp32, d 16-B aligned, c a multiple of 4: one 16-B store
+      *reinterpret_cast<float4*>(out) = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+        if (i < cols) out[i] = v[i];
+    }
+    return;
+  }
   uint16_t* out = static_cast<uint16_t*>(p.d) + int64_t(row) * p.ldd + c;
-  if (c + 4 <= p.n) {
-    *reinterpret_cast<uint2*>(out) =
-        make_uint2(pack_bf16x2(p.alpha * sum.x, p.alpha * sum.y), pack_bf16x2(p.alpha * sum.z, p.alpha * sum.w));
+  if (cols == 4 && p.vectors) {
+    *reinterpret_cast<uint2*>(out) = make_uint2(pack_bf16x2(v[0], v[1]), pack_bf16x2(v[2], v[3]));
   } else {
-    // 1..3 columns left (no local array: a dynamically indexed one would live on the stack)
-    out[0] = to_bf16_bits(p.alpha * sum.x);
-    if (c + 1 < p.n) out[1] = to_bf16_bits(p.alpha * sum.y);
-    if (c + 2 < p.n) out[2] = to_bf16_bits(p.alpha * sum.z);
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      if (i < cols) out[i] = to_bf16_bits(v[i]);
   }
 }
 

@@ -3,8 +3,9 @@
 // explain_call reports -- and `tilegemm explain --json` with the same options -- are exactly what
 // route(), the function gemm() uses, decides for GemmArgs built here by hand, the way a caller builds
 // them. On the sm90 path explain's chosen configuration is select_config's for route's problem (what
-// gemm() runs). The expectations come from route() itself, so the test keeps holding as route()
-// takes more calls; it also checks that both paths occur, so it cannot pass vacuously.
+// gemm() runs), and on that path its steps (transposed, repacked, plain stores) are route()'s. The
+// expectations come from route() itself, so the test keeps holding as route() changes; it checks
+// that routes with and without steps both occur, so it cannot pass vacuously.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -134,14 +135,15 @@ TEST(ExplainRoute, ExplainReportsExactlyRoutesPathAndReason) {
   const std::vector<Combo> all = combos();
   ASSERT_GE(all.size(), 50u);
   const plan::DeviceProfile h200 = *plan::find_builtin_profile("h200");
-  int sm90 = 0, fallback = 0;
+  int sm90_as_given = 0, sm90_with_steps = 0, fallback = 0;
   for (const Combo& x : all) {
     SCOPED_TRACE(x.name());
     MatrixRef c;
     const GemmArgs g = caller_args(x, &c);
     ASSERT_TRUE(validate(g).ok()) << validate(g).message;
     const detail::Route r = detail::route(g);
-    (r.path == detail::Path::sm90 ? sm90 : fallback)++;
+    if (r.path == detail::Path::fallback) ++fallback;
+    else (r.notes.empty() ? sm90_as_given : sm90_with_steps)++;
 
     std::string json_text, text;
     ASSERT_TRUE(detail::explain_call(request_of(x, true), &json_text).ok());
@@ -153,6 +155,8 @@ TEST(ExplainRoute, ExplainReportsExactlyRoutesPathAndReason) {
     EXPECT_EQ(j["call"]["offsets"]["a"], x.off());
     if (r.path == detail::Path::sm90) {
       EXPECT_NE(text.find("path: sm90 kernel"), std::string::npos) << text;
+      EXPECT_EQ(j["route_steps"], r.notes);  // transposed, repacked, plain stores: route()'s own words
+      for (const std::string& step : r.notes) EXPECT_NE(text.find("  " + step + "\n"), std::string::npos) << step;
       const plan::Selection sel = plan::select_config(r.problem, h200);
       ASSERT_TRUE(sel.found);
       EXPECT_EQ(j["chosen"]["label"], plan::describe(sel.config));
@@ -162,8 +166,12 @@ TEST(ExplainRoute, ExplainReportsExactlyRoutesPathAndReason) {
       EXPECT_TRUE(j["chosen"].is_null());
     }
   }
-  EXPECT_GT(sm90, 0) << "no combination reached the sm90 path: the comparison would be one-sided";
-  EXPECT_GT(fallback, 0);
+  // Both kinds of sm90 route occur (the operands as given, and transposed / repacked / plain
+  // stores), so the comparison is not one-sided; route() now leaves the fallback only K = 0 and
+  // extents past INT32_MAX, which explain cannot plan, so no combination here need reach it.
+  EXPECT_GT(sm90_as_given, 0);
+  EXPECT_GT(sm90_with_steps, 0);
+  EXPECT_EQ(sm90_as_given + sm90_with_steps + fallback, static_cast<int>(all.size()));
 }
 
 TEST(ExplainRoute, TheCliReportsExactlyRoutesPathAndReason) {
@@ -186,6 +194,7 @@ TEST(ExplainRoute, TheCliReportsExactlyRoutesPathAndReason) {
     const nlohmann::json j = nlohmann::json::parse(out);
     EXPECT_EQ(j["path"], detail::path_name(r.path)) << command;
     EXPECT_EQ(j["route_reason"], r.reason) << command;
+    if (r.path == detail::Path::sm90) EXPECT_EQ(j["route_steps"], r.notes) << command;
     ++checked;
   }
   EXPECT_GE(checked, 50);

@@ -36,48 +36,161 @@ TEST(Route, EligibleNtProblems) {
   EXPECT_TRUE(sm90(g));
 }
 
-TEST(Route, CIsAllowedOnlyWithBetaZero) {
+TEST(Route, CWithBetaRunsOnTheSm90KernelAndBetaZeroNeverReadsIt) {
   GemmArgs g = nt(128, 128, 64);
   const MatrixRef c = g.d;
   g.c = &c;
   g.beta = 0.0f;
-  EXPECT_TRUE(sm90(g));
+  detail::Route r = detail::route(g);
+  EXPECT_EQ(r.path, detail::Path::sm90);
+  EXPECT_FALSE(r.problem.accumulate);
+  EXPECT_EQ(r.args.c, nullptr) << "beta = 0: C is never read, so the kernel is not given it";
   g.beta = 1.0f;
-  EXPECT_FALSE(sm90(g));
-  EXPECT_NE(detail::route(g).reason.find("beta"), std::string::npos);
+  r = detail::route(g);
+  EXPECT_EQ(r.path, detail::Path::sm90) << r.reason;
+  EXPECT_TRUE(r.problem.accumulate);
+  ASSERT_NE(r.args.c, nullptr);
+  EXPECT_EQ(r.args.c->ptr, c.ptr);
+  EXPECT_TRUE(r.packs.empty()) << "a row-major C is read in place";
 }
 
-TEST(Route, EachBrokenRuleNamesItsArgument) {
+// What still goes to the fallback, each with its rule named first.
+TEST(Route, EachFallbackRuleNamesItsArgument) {
   struct Breaker {
     const char* argument;
     void (*apply)(GemmArgs&);
   };
   const Breaker breakers[] = {
       {"a.dtype", [](GemmArgs& g) { g.a.dtype = DType::fp32; }},
-      {"d.dtype", [](GemmArgs& g) { g.d.dtype = DType::fp32; }},
-      {"d.major", [](GemmArgs& g) { g.d.major = col_major; }},
+      {"b.dtype", [](GemmArgs& g) { g.b.dtype = DType::fp32; }},
+      {"d.dtype", [](GemmArgs& g) { g.d.dtype = DType::fp8_e4m3; }},
       {"K", [](GemmArgs& g) { g.a.cols = g.b.cols = 0; }},
-      {"K", [](GemmArgs& g) { g.a.cols = g.b.cols = 60; }},  // ld stays 64
-      {"a.ld", [](GemmArgs& g) { g.a.ld = 68; }},
-      {"b.ld", [](GemmArgs& g) { g.b.ld = 65; }},
-      {"d.ld", [](GemmArgs& g) { g.d.ld = 132; }},
-      {"a.ptr", [](GemmArgs& g) { g.a.ptr = fake_ptr(0x10002); }},
-      {"b.ptr", [](GemmArgs& g) { g.b.ptr = fake_ptr(0x90000008); }},
-      {"d.ptr", [](GemmArgs& g) { g.d.ptr = fake_ptr(0x190000004); }},
       {"M", [](GemmArgs& g) { g.a.rows = g.d.rows = int64_t(1) << 31; }},
   };
   for (const Breaker& b : breakers) {
     GemmArgs g = nt(128, 128, 64);
     b.apply(g);
-    const std::string reason = detail::route(g).reason;
-    EXPECT_FALSE(reason.empty()) << b.argument;
-    EXPECT_EQ(reason.rfind(b.argument, 0), 0u) << "reason '" << reason << "' should start with " << b.argument;
+    const detail::Route r = detail::route(g);
+    EXPECT_EQ(r.path, detail::Path::fallback) << b.argument;
+    EXPECT_EQ(r.reason.rfind(b.argument, 0), 0u) << "reason '" << r.reason << "' should start with " << b.argument;
   }
 }
 
+// What TMA cannot describe stays on the sm90 path: A or B repacked (the step names the argument
+// and the rule), D written with plain stores.
+TEST(Route, OddStridesAndOffsetsStayOnTheSm90Kernel) {
+  struct Case {
+    const char* argument;  // the route step names it
+    void (*apply)(GemmArgs&);
+    int packs;
+  };
+  const Case cases[] = {
+      {"a.ld", [](GemmArgs& g) { g.a.ld = 68; }, 1},
+      {"b.ld", [](GemmArgs& g) { g.b.ld = 65; }, 1},
+      {"a.ptr", [](GemmArgs& g) { g.a.ptr = fake_ptr(0x10002); }, 1},
+      {"b.ptr", [](GemmArgs& g) { g.b.ptr = fake_ptr(0x90000008); }, 1},
+      {"d.ld", [](GemmArgs& g) { g.d.ld = 132; }, 0},
+      {"d.ptr", [](GemmArgs& g) { g.d.ptr = fake_ptr(0x190000004); }, 0},
+  };
+  for (const Case& c : cases) {
+    GemmArgs g = nt(128, 128, 64);
+    c.apply(g);
+    const detail::Route r = detail::route(g);
+    ASSERT_EQ(r.path, detail::Path::sm90) << c.argument << ": " << r.reason;
+    EXPECT_EQ(static_cast<int>(r.packs.size()), c.packs) << c.argument;
+    bool named = false;
+    for (const auto& step : r.notes) named = named || step.find(c.argument) != std::string::npos;
+    EXPECT_TRUE(named) << c.argument << " is not named in the route's steps";
+    for (const auto& pk : r.packs) {
+      EXPECT_EQ(pk.ld % 8, 0);
+      EXPECT_EQ(pk.offset % 256, 0u);
+      EXPECT_EQ(pk.cols, 64);  // K-major lines of K
+      EXPECT_EQ(pk.rows, 128);
+    }
+  }
+  // D: no TMA store for an ld of 132 bf16 (264 B); pairs are still aligned (even ld, 4-B base).
+  GemmArgs g = nt(128, 128, 64);
+  g.d.ld = 132;
+  EXPECT_FALSE(detail::route(g).problem.d_tma);
+  EXPECT_TRUE(detail::route(g).problem.cd_pairs);
+  g.d.ld = 133;
+  EXPECT_FALSE(detail::route(g).problem.cd_pairs);
+  g.d.ld = 128;
+  g.d.ptr = fake_ptr(0x190000002);
+  EXPECT_FALSE(detail::route(g).problem.cd_pairs);
+  // Both A and B repacked: one workspace, the copies 256-B aligned one after the other.
+  g = nt(100, 60, 13);
+  g.a.ld = 13;
+  g.b.ld = 15;
+  const detail::Route r = detail::route(g);
+  ASSERT_EQ(r.packs.size(), 2u);
+  EXPECT_EQ(r.packs[0].operand, detail::Pack::Operand::a);
+  EXPECT_EQ(r.packs[0].ld, 16);
+  EXPECT_EQ(r.packs[0].src_row, 13);
+  EXPECT_EQ(r.packs[1].operand, detail::Pack::Operand::b);
+  EXPECT_EQ(r.packs[1].offset, (100 * 16 * 2 + 255) / 256 * 256);
+  EXPECT_EQ(r.pack_bytes, r.packs[1].offset + (60 * 16 * 2 + 255) / 256 * 256);
+  MatrixRef c_copy;
+  const GemmArgs launched = detail::launch_args(r, fake_ptr(0x700000000), &c_copy);
+  EXPECT_EQ(launched.a.ptr, fake_ptr(0x700000000));
+  EXPECT_EQ(launched.a.ld, 16);
+  EXPECT_EQ(launched.b.ptr, fake_ptr(0x700000000 + r.packs[1].offset));
+  EXPECT_EQ(launched.b.ld, 16);
+  EXPECT_EQ(launched.d.ptr, g.d.ptr) << "D is never copied";
+}
+
+// A column-major D is the row-major Dᵀ = B·Aᵀ: the operands swap, each keeps its storage; a C
+// stored in the other major from D is repacked (transposed) into D's order.
+TEST(Route, ColumnMajorDIsTheTransposedProblem) {
+  GemmArgs g = nt(100, 300, 64);
+  g.a.major = Major::mn_major;
+  g.a.ld = 104;
+  g.d.major = col_major;
+  g.d.ld = 104;
+  const MatrixRef c{fake_ptr(0x290000000), 100, 300, 304, DType::bf16, row_major};
+  g.c = &c;
+  g.beta = 0.5f;
+  const detail::Route r = detail::route(g);
+  ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
+  EXPECT_TRUE(r.transposed);
+  EXPECT_EQ(r.problem.m, 300);
+  EXPECT_EQ(r.problem.n, 100);
+  EXPECT_EQ(r.problem.a_major, Major::k_major) << "B [N, K] K-major is the new A";
+  EXPECT_EQ(r.problem.b_major, Major::mn_major) << "A MN-major is the new B";
+  EXPECT_EQ(r.args.a.ptr, g.b.ptr);
+  EXPECT_EQ(r.args.b.ptr, g.a.ptr);
+  EXPECT_EQ(r.args.d.rows, 300);
+  EXPECT_EQ(r.args.d.cols, 100);
+  EXPECT_EQ(r.args.d.major, row_major);
+  ASSERT_EQ(r.packs.size(), 1u);
+  const detail::Pack& pk = r.packs[0];
+  EXPECT_EQ(pk.operand, detail::Pack::Operand::c);
+  EXPECT_TRUE(pk.transposes());
+  EXPECT_EQ(pk.rows, 300);  // Cᵀ [N, M] row-major: element (n, m) is C's (m, n) at m * 304 + n
+  EXPECT_EQ(pk.cols, 100);
+  EXPECT_EQ(pk.src_row, 1);
+  EXPECT_EQ(pk.src_col, 304);
+  EXPECT_TRUE(r.problem.accumulate);
+  // A copy of the Route keeps its own transposed view of C.
+  const detail::Route copy = r;
+  MatrixRef c_copy;
+  const GemmArgs launched = detail::launch_args(copy, fake_ptr(0x700000000), &c_copy);
+  ASSERT_NE(launched.c, nullptr);
+  EXPECT_EQ(launched.c->major, row_major);
+  EXPECT_EQ(launched.c->ld, 104);
+  // C aliasing a column-major D is D's transposed view: read in place, not copied.
+  const MatrixRef c_is_d = g.d;
+  g.c = &c_is_d;
+  const detail::Route in_place = detail::route(g);
+  EXPECT_TRUE(in_place.packs.empty());
+  ASSERT_NE(in_place.args.c, nullptr);
+  EXPECT_EQ(in_place.args.c->ptr, in_place.args.d.ptr);
+  EXPECT_EQ(in_place.args.c->major, row_major);
+}
+
 TEST(Route, EveryOperandLayoutRunsOnTheSm90Kernel) {
-  // A and B each K-major or MN-major (NT, NN, TN, TT). With both MN-major, K is the strided
-  // dimension of both tensors and needs no 8-multiple; with either K-major it does.
+  // A and B each K-major or MN-major (NT, NN, TN, TT), with K a multiple of 8 or not (TMA's
+  // zero fill is per element, so a K tail inside a 16-B chunk reads as zeros).
   for (Major am : {Major::k_major, Major::mn_major})
     for (Major bm : {Major::k_major, Major::mn_major}) {
       GemmArgs g = nt(128, 136, 72);
@@ -89,8 +202,9 @@ TEST(Route, EveryOperandLayoutRunsOnTheSm90Kernel) {
       g.a.cols = g.b.cols = 13;  // K = 13
       if (am == Major::k_major) g.a.ld = 16;
       if (bm == Major::k_major) g.b.ld = 16;
-      const bool both_mn = am == Major::mn_major && bm == Major::mn_major;
-      EXPECT_EQ(sm90(g), both_mn) << detail::route(g).reason;
+      const detail::Route r = detail::route(g);
+      EXPECT_EQ(r.path, detail::Path::sm90) << r.reason;
+      EXPECT_TRUE(r.packs.empty());
     }
 }
 

@@ -112,6 +112,8 @@ class Fuzz(unittest.TestCase):
             self.assertEqual(r.returncode, 0, f"{p['explain']}: {r.stderr}")
             j = json.loads(r.stdout)
             self.assertEqual((j["path"], j["route_reason"]), (p["route"]["path"], p["route"]["reason"]), p["explain"])
+            if j["path"] == "sm90":
+                self.assertEqual(j["route_steps"], p["route"]["steps"], p["explain"])
 
     def test_bench_and_explain_call_options(self):
         self.usage(["bench", "--in-place", "--shape", "64x64x64"], "--in-place", "--beta")

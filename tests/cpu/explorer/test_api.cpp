@@ -188,7 +188,7 @@ TEST(ExplorerPlan, EveryOptionOfTheCliIsForwarded) {
   EXPECT_EQ(j["rejected_all_listed"], true);
   EXPECT_EQ(j["user_config"]["spec"], "128x128,stages=4");
   for (const auto& c : j["top"]) EXPECT_EQ(c["config"]["split_k"], 1);
-  // A layout, output or C the sm90 kernel cannot take: the fallback path and why, no plan.
+  // Any layout, fp32 output and C run on the sm90 kernel: a plan whose chosen config has them.
   const Reply f = api_plan({{"m", "128"}, {"n", "576"}, {"k", "7168"}, {"layout", "tn"}, {"out", "fp32"},
                             {"accumulate", "1"}},
                            no_gpu());
@@ -197,8 +197,10 @@ TEST(ExplorerPlan, EveryOptionOfTheCliIsForwarded) {
   EXPECT_EQ(fj["problem"]["layout"], "tn");
   EXPECT_EQ(fj["problem"]["out"], "fp32");
   EXPECT_EQ(fj["problem"]["accumulate"], true);
-  EXPECT_EQ(fj["path"], "fallback");
-  EXPECT_TRUE(fj["chosen"].is_null());
+  EXPECT_EQ(fj["path"], "sm90");
+  ASSERT_FALSE(fj["chosen"].is_null());
+  EXPECT_EQ(fj["chosen"]["config"]["out_dtype"], "fp32");
+  EXPECT_EQ(fj["chosen"]["config"]["with_c"], true);
 }
 
 TEST(ExplorerPlan, DeviceDefaultsToTheLiveGpuElseH200) {

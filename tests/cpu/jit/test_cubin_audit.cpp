@@ -169,5 +169,71 @@ TEST(CubinAudit, ThirtySampledCandidates) {
   audit.summary("sampled candidates");
 }
 
+// The direct epilogue's variants the planner picks for fp32 output, C (bf16 and fp32; the C loads
+// double-buffered in registers) and a D that TMA cannot describe (element-wise accesses): each
+// compiles with HGMMA and without local memory.
+TEST(CubinAudit, EpilogueVariantsOfThePlannersPicks) {
+  const auto d = *plan::find_builtin_profile("h200");
+  Audit audit;
+  struct Variant {
+    DType out;
+    bool with_c;
+    int64_t ldd_extra;  // ldd = N + extra (odd: element-wise stores)
+  };
+  const Variant variants[] = {{DType::fp32, false, 0}, {DType::bf16, true, 0}, {DType::fp32, true, 0},
+                              {DType::bf16, false, 1}, {DType::bf16, true, 1}, {DType::fp32, true, 1}};
+  for (const auto& s : {std::array<int64_t, 3>{4096, 4096, 4096}, {4096, 576, 7168}, {128, 7168, 2048},
+                        {1, 4096, 7168}, {4096, 2112, 7168}}) {
+    for (const Variant& v : variants) {
+      plan::Problem p;
+      p.m = s[0];
+      p.n = s[1];
+      p.k = s[2];
+      p.out = v.out;
+      p.accumulate = v.with_c;
+      p.ldd = s[1] + v.ldd_extra;
+      MatrixRef c_storage;
+      const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));
+      ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
+      const plan::Selection sel = plan::select_config(r.problem, d);
+      ASSERT_TRUE(sel.found);
+      audit.check(sel.config);
+      // The unsplit config of the same tile too (what runs when a split-K call has no workspace).
+      sm90::Config unsplit = sel.config;
+      if (unsplit.split_k > 1) {
+        unsplit.split_k = 1;
+        audit.check(plan::evaluate_config(r.problem, d, unsplit, false).config);
+      }
+    }
+  }
+  audit.summary("epilogue variants");
+}
+
+// The helper kernels (split-K reduce, the operand repacks) compile to sm_90a cubins without local
+// memory.
+TEST(CubinAudit, HelperKernels) {
+  test::TempDir dir;
+  test::TestRuntime rt(dir.path.string());
+  std::vector<GeneratedSource> sources = {splitk_reduce_source()};
+  for (int elem : {2, 4})
+    for (bool transpose : {false, true}) sources.push_back(pack_source(elem, transpose));
+  for (const GeneratedSource& g : sources) {
+    SCOPED_TRACE(g.label);
+    CubinInfo info;
+    const Status st = rt->get_cubin(KernelSource{g.code, g.kernel_name, g.label}, &info);
+    ASSERT_TRUE(st.ok()) << st.message;
+    ASSERT_EQ(check_cubin_elf(*info.cubin, 90), "");
+    if (have_cuobjdump()) {
+      const std::filesystem::path file = dir.path / (g.kernel_name + ".cubin");
+      std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(info.cubin->data()),
+                                                  static_cast<std::streamsize>(info.cubin->size()));
+      const std::string sass = run("cuobjdump -sass " + file.string() + " 2>&1");
+      EXPECT_EQ(sass.find("LDL"), std::string::npos);
+      EXPECT_EQ(sass.find("STL"), std::string::npos);
+    }
+    std::printf("  %-62s %.3f s\n", g.label.c_str(), info.compile_seconds);
+  }
+}
+
 }  // namespace
 }  // namespace tilegemm::jit

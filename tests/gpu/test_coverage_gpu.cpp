@@ -1,0 +1,353 @@
+// Every problem on the tensor cores (issue: four layouts, C/beta, fp32 out, odd sizes and strides):
+// fp32 output, D = alpha·A·Bᵀ + beta·C with C bf16 or fp32 (and in place, C = D), a column-major D
+// (the transposed problem) with C in either major, leading dimensions that are not multiples of 8
+// elements and pointers off 16-B alignment on every matrix (A and B repacked, D and C stored
+// element by element), K not a multiple of 8 with the K-major operands' padding holding garbage,
+// split-K with C and fp32 output. Each case: inputs random normal, D poisoned, every byte outside
+// D's elements (guards before and after, the ld gaps) checked unchanged, every element of D checked
+// against the FP32 CPU reference, and route() must have sent it to the sm90 kernel.
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include "api/route.hpp"
+#include "core/layout_names.hpp"
+#include "plan/config_spec.hpp"
+#include "reference/device_fill.hpp"
+#include "reference/reference.hpp"
+#include "tilegemm/tilegemm.hpp"
+
+namespace tilegemm {
+namespace {
+
+constexpr int64_t kGuardBytes = 512;
+constexpr unsigned char kGuardByte = 0x5A;
+
+struct Case {
+  int64_t m, n, k;
+  Major a_major = Major::k_major, b_major = Major::k_major;
+  DType out = DType::bf16;
+  Major d_major = row_major;
+  bool with_c = false;
+  bool in_place = false;  // C is D
+  Major c_major = row_major;
+  float alpha = 1.0f, beta = 0.0f;
+  int64_t lda_pad = 0, ldb_pad = 0, ldc_pad = 0, ldd_pad = 0;  // elements beyond the line length
+  int64_t a_off = 0, b_off = 0, c_off = 0, d_off = 0;          // elements past a 512-B boundary
+  std::string config;                                          // --config spec; "" = the planner's
+
+  std::string name() const {
+    std::string s = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " +
+                    layout_name(a_major, b_major) + " out " + to_string(out) + " D " +
+                    (d_major == row_major ? "row" : "col");
+    if (with_c)
+      s += std::string(" C ") + (in_place ? "=D" : c_major == row_major ? "row" : "col") + " beta " + std::to_string(beta);
+    s += " alpha " + std::to_string(alpha) + " pads " + std::to_string(lda_pad) + "/" + std::to_string(ldb_pad) + "/" +
+         std::to_string(ldc_pad) + "/" + std::to_string(ldd_pad) + " offs " + std::to_string(a_off) + "/" +
+         std::to_string(b_off) + "/" + std::to_string(c_off) + "/" + std::to_string(d_off) + " config '" + config + "'";
+    return s;
+  }
+};
+
+// One matrix in its own allocation: guard bytes, then `off` elements, then the stored lines.
+struct Stored {
+  int64_t rows = 0, cols = 0, ld = 0;  // logical shape; ld in elements
+  Major major = row_major;
+  DType dtype = DType::bf16;
+  int64_t off = 0;
+  void* buf = nullptr;
+  size_t bytes = 0;
+  std::vector<unsigned char> host;  // the whole allocation as read back
+
+  int elem() const { return dtype_bytes(dtype); }
+  int64_t lines() const { return major == row_major ? rows : cols; }
+  int64_t line_len() const { return major == row_major ? cols : rows; }
+  size_t first() const { return size_t(kGuardBytes + off * elem()); }
+  void* ptr() const { return static_cast<unsigned char*>(buf) + first(); }
+  // Byte offset in the allocation of element (r, c).
+  size_t at(int64_t r, int64_t c) const {
+    return first() + size_t(major == row_major ? r * ld + c : c * ld + r) * size_t(elem());
+  }
+  float value(int64_t r, int64_t c) const {
+    const unsigned char* p = host.data() + at(r, c);
+    if (dtype == DType::fp32) {
+      float f;
+      std::memcpy(&f, p, 4);
+      return f;
+    }
+    __nv_bfloat16 h;
+    std::memcpy(&h, p, 2);
+    return __bfloat162float(h);
+  }
+  bool is_element(size_t byte) const {  // inside one of the rows x cols elements
+    if (byte < first()) return false;
+    const size_t rel = (byte - first()) / size_t(elem());
+    const int64_t line = int64_t(rel) / ld, pos = int64_t(rel) % ld;
+    return line < lines() && pos < line_len();
+  }
+};
+
+bool alloc(Stored& s, int64_t rows, int64_t cols, Major major, DType dtype, int64_t pad, int64_t off) {
+  s.rows = rows;
+  s.cols = cols;
+  s.major = major;
+  s.dtype = dtype;
+  s.off = off;
+  s.ld = (major == row_major ? cols : rows) + pad;
+  s.bytes = size_t(2 * kGuardBytes) + size_t(off + s.lines() * s.ld) * size_t(s.elem());
+  return cudaMalloc(&s.buf, s.bytes) == cudaSuccess;
+}
+
+// Fills the whole allocation with random normal values (so the ld gaps and guards of inputs hold
+// garbage the kernel must never read as data), or, for D, guard bytes with the elements poisoned.
+cudaError_t fill(Stored& s, uint64_t seed) {
+  if (s.dtype == DType::fp32) return ref::fill_normal_f32(static_cast<float*>(s.buf), s.bytes / 4, seed, 1.0f, nullptr);
+  return ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(s.buf), s.bytes / 2, seed, 1.0f, nullptr);
+}
+cudaError_t poison_output(Stored& s) {
+  if (cudaError_t e = cudaMemset(s.buf, kGuardByte, s.bytes); e != cudaSuccess) return e;
+  for (int64_t line = 0; line < s.lines(); ++line) {
+    auto* p = static_cast<unsigned char*>(s.ptr()) + size_t(line * s.ld) * size_t(s.elem());
+    if (cudaError_t e = ref::poison(p, size_t(s.line_len()), size_t(s.elem()), nullptr); e != cudaSuccess) return e;
+  }
+  return cudaSuccess;
+}
+bool read_back(Stored& s) {
+  s.host.resize(s.bytes);
+  return cudaMemcpy(s.host.data(), s.buf, s.bytes, cudaMemcpyDeviceToHost) == cudaSuccess;
+}
+
+// Runs one case; `d_bits` (optional) receives D's allocation after the call.
+void run_case(const Case& cs, uint64_t seed, std::vector<unsigned char>* d_bits = nullptr) {
+  SCOPED_TRACE(cs.name());
+  Stored a, b, c, d;
+  ASSERT_TRUE(alloc(a, cs.m, cs.k, cs.a_major, DType::bf16, cs.lda_pad, cs.a_off));
+  ASSERT_TRUE(alloc(b, cs.n, cs.k, cs.b_major, DType::bf16, cs.ldb_pad, cs.b_off));
+  ASSERT_TRUE(alloc(d, cs.m, cs.n, cs.d_major, cs.out, cs.ldd_pad, cs.d_off));
+  const bool separate_c = cs.with_c && !cs.in_place;
+  if (separate_c) ASSERT_TRUE(alloc(c, cs.m, cs.n, cs.c_major, cs.out, cs.ldc_pad, cs.c_off));
+  ASSERT_EQ(fill(a, seed), cudaSuccess);
+  ASSERT_EQ(fill(b, seed + 1), cudaSuccess);
+  if (separate_c) ASSERT_EQ(fill(c, seed + 2), cudaSuccess);
+  if (cs.in_place) {
+    ASSERT_EQ(fill(d, seed + 2), cudaSuccess);  // D holds C's values (and garbage in its gaps)
+  } else {
+    ASSERT_EQ(poison_output(d), cudaSuccess);
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_TRUE(read_back(a) && read_back(b) && read_back(d));
+  if (separate_c) ASSERT_TRUE(read_back(c));
+  const std::vector<unsigned char> d_before = d.host;
+
+  GemmArgs args;
+  args.a = MatrixRef{a.ptr(), cs.m, cs.k, a.ld, DType::bf16, cs.a_major};
+  args.b = MatrixRef{b.ptr(), cs.n, cs.k, b.ld, DType::bf16, cs.b_major};
+  args.d = MutMatrixRef{d.ptr(), cs.m, cs.n, d.ld, cs.out, cs.d_major};
+  MatrixRef c_ref;
+  if (cs.with_c) {
+    c_ref = cs.in_place ? MatrixRef(args.d) : MatrixRef{c.ptr(), cs.m, cs.n, c.ld, cs.out, cs.c_major};
+    args.c = &c_ref;
+    args.beta = cs.beta;
+  }
+  args.alpha = cs.alpha;
+  ASSERT_TRUE(validate(args).ok()) << validate(args).message;
+  const detail::Route r = detail::route(args);
+  ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
+  detail::GemmOptions options;
+  if (!cs.config.empty()) {
+    const plan::ParsedConfigSpec spec = plan::parse_config_spec(cs.config);
+    ASSERT_TRUE(spec.ok()) << spec.error;
+    options.config = spec.spec.config;
+    options.config_stages_given = spec.spec.stages_given;
+    options.config_ignore_preferences = true;
+  }
+  const Status st = detail::gemm_with_options(args, options);
+  ASSERT_TRUE(st.ok()) << st.argument << ": " << st.message;
+  ASSERT_TRUE(detail::last_sm90_config().has_value());
+  const plan::Config ran = *detail::last_sm90_config();
+  SCOPED_TRACE(plan::describe(ran));
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_TRUE(read_back(d));
+  if (d_bits) *d_bits = d.host;
+
+  // Nothing outside D's elements changed; no element of D left poisoned.
+  size_t changed = 0;
+  for (size_t i = 0; i < d.bytes; ++i)
+    if (!d.is_element(i) && d.host[i] != d_before[i]) ++changed;
+  EXPECT_EQ(changed, 0u) << "bytes outside D's elements were written";
+
+  // The reference over every element: C as floats (D's values before the call when in place).
+  std::vector<__nv_bfloat16> a_h(size_t(cs.m * cs.k)), b_h(size_t(cs.n * cs.k));
+  for (int64_t i = 0; i < cs.m; ++i)
+    for (int64_t kk = 0; kk < cs.k; ++kk) a_h[size_t(i * cs.k + kk)] = __float2bfloat16(a.value(i, kk));
+  for (int64_t j = 0; j < cs.n; ++j)
+    for (int64_t kk = 0; kk < cs.k; ++kk) b_h[size_t(j * cs.k + kk)] = __float2bfloat16(b.value(j, kk));
+  std::vector<float> c_h;
+  if (cs.with_c) {
+    Stored before = cs.in_place ? d : c;
+    if (cs.in_place) before.host = d_before;
+    c_h.resize(size_t(cs.m * cs.n));
+    for (int64_t i = 0; i < cs.m; ++i)
+      for (int64_t j = 0; j < cs.n; ++j) c_h[size_t(i * cs.n + j)] = before.value(i, j);
+  }
+  const ref::HostView<__nv_bfloat16> av{a_h.data(), cs.m, cs.k, cs.k, Major::k_major};
+  const ref::HostView<__nv_bfloat16> bv{b_h.data(), cs.n, cs.k, cs.k, Major::k_major};
+  const ref::HostView<float> cv{c_h.data(), cs.m, cs.n, cs.n, row_major};
+  std::vector<float> expected(size_t(cs.m * cs.n)), out(size_t(cs.m * cs.n));
+  ref::cpu_gemm(av, bv, cs.with_c ? &cv : nullptr, cs.alpha, cs.beta, expected.data());
+  for (int64_t i = 0; i < cs.m; ++i)
+    for (int64_t j = 0; j < cs.n; ++j) out[size_t(i * cs.n + j)] = d.value(i, j);
+  const ref::CheckResult res = ref::check(out.data(), expected.data(), out.size(), cs.out);
+  EXPECT_TRUE(res.passed) << "calc_diff " << res.calc_diff << " max_rel " << res.max_rel << " non_finite "
+                          << res.non_finite << " mismatches " << res.mismatches;
+  cudaFree(a.buf);
+  cudaFree(b.buf);
+  cudaFree(d.buf);
+  if (separate_c) cudaFree(c.buf);
+}
+
+const int64_t kShapes[][3] = {{1, 7, 13}, {129, 257, 72}, {300, 136, 1000}, {777, 520, 136}, {64, 1001, 64}};
+
+TEST(CoverageGpu, Fp32OutputEveryLayout) {
+  for (const auto& s : kShapes)
+    for (Major am : {Major::k_major, Major::mn_major})
+      for (Major bm : {Major::k_major, Major::mn_major}) {
+        Case cs{s[0], s[1], s[2], am, bm, DType::fp32};
+        cs.alpha = 0.75f;
+        run_case(cs, 31);
+      }
+}
+
+TEST(CoverageGpu, WithCBf16AndFp32SeparateAndInPlace) {
+  for (const auto& s : kShapes)
+    for (DType out : {DType::bf16, DType::fp32})
+      for (bool in_place : {false, true}) {
+        Case cs{s[0], s[1], s[2]};
+        cs.out = out;
+        cs.with_c = true;
+        cs.in_place = in_place;
+        cs.alpha = 1.5f;
+        cs.beta = in_place ? 1.0f : -0.5f;
+        run_case(cs, 41);
+      }
+}
+
+TEST(CoverageGpu, ColumnMajorDWithCInEitherMajor) {
+  for (const auto& s : kShapes)
+    for (Major cm : {row_major, col_major}) {
+      Case cs{s[0], s[1], s[2], Major::k_major, Major::mn_major};
+      cs.d_major = col_major;
+      cs.with_c = true;
+      cs.c_major = cm;
+      cs.beta = 2.0f;
+      cs.ldd_pad = 3;
+      cs.ldc_pad = 5;
+      run_case(cs, 51);
+      cs.out = DType::fp32;
+      cs.in_place = true;
+      run_case(cs, 52);
+    }
+}
+
+TEST(CoverageGpu, OddStridesAndOffsetsOnEveryMatrix) {
+  // Leading dimensions and offsets that break TMA's 16-B rules (A, B repacked), an odd ldd and an
+  // odd D offset (element-wise stores), an odd C (element-wise loads), in every layout.
+  for (const auto& s : kShapes)
+    for (Major am : {Major::k_major, Major::mn_major})
+      for (Major bm : {Major::k_major, Major::mn_major}) {
+        Case cs{s[0], s[1], s[2], am, bm};
+        cs.lda_pad = 1;
+        cs.ldb_pad = 3;
+        cs.ldd_pad = 1;
+        cs.a_off = 3;
+        cs.b_off = 1;
+        cs.d_off = 5;
+        run_case(cs, 61);
+        cs.with_c = true;
+        cs.beta = 0.25f;
+        cs.ldc_pad = 7;
+        cs.c_off = 1;
+        cs.out = DType::fp32;
+        run_case(cs, 62);
+      }
+}
+
+TEST(CoverageGpu, KTailInsideA16ByteChunkReadsZeros) {
+  // K % 8 != 0 with lda, ldb multiples of 8: the TMA box runs past K into the padding, which
+  // holds random values; the zero fill must be per element for the result to be right.
+  for (int64_t k : {1, 13, 70, 1001})
+    for (Major am : {Major::k_major, Major::mn_major})
+      for (Major bm : {Major::k_major, Major::mn_major}) {
+        Case cs{200, 136, k, am, bm};
+        cs.lda_pad = am == Major::k_major ? (8 - k % 8) % 8 + 8 : 8;
+        cs.ldb_pad = bm == Major::k_major ? (8 - k % 8) % 8 + 8 : 8;
+        const detail::Route r = [&] {
+          GemmArgs g;
+          g.a = MatrixRef{reinterpret_cast<void*>(0x10000), cs.m, cs.k, (am == Major::k_major ? k : cs.m) + cs.lda_pad,
+                          DType::bf16, am};
+          g.b = MatrixRef{reinterpret_cast<void*>(0x90000000), cs.n, cs.k,
+                          (bm == Major::k_major ? k : cs.n) + cs.ldb_pad, DType::bf16, bm};
+          g.d = MutMatrixRef{reinterpret_cast<void*>(0x190000000), cs.m, cs.n, cs.n, DType::bf16, row_major};
+          return detail::route(g);
+        }();
+        EXPECT_TRUE(r.packs.empty()) << "aligned leading dimensions: read in place";
+        run_case(cs, 71);
+      }
+}
+
+TEST(CoverageGpu, SplitKWithCAndFp32AndOddD) {
+  // Decode shapes the planner splits, and forced splits: the reduce kernel adds beta·C and writes
+  // fp32 or bf16, vectorised or (odd ldd) element by element.
+  for (const auto& s : {std::array<int64_t, 3>{1, 576, 7168}, {128, 2112, 7168}, {7, 300, 4000}}) {
+    for (DType out : {DType::bf16, DType::fp32}) {
+      Case cs{s[0], s[1], s[2]};
+      cs.out = out;
+      cs.with_c = true;
+      cs.beta = 0.5f;
+      run_case(cs, 81);
+      cs.config = "64x128,splitk=4";
+      cs.ldd_pad = 1;
+      cs.in_place = true;
+      run_case(cs, 82);
+    }
+  }
+}
+
+TEST(CoverageGpu, ForcedTilesEveryEpilogueVariant) {
+  // The direct epilogue's widths (whole and partial 64-column chunks of C), one and two
+  // consumers, clusters, with C and fp32 output, pairs and element-wise.
+  const char* tiles[] = {"128x256", "128x144", "64x208", "128x48", "128x256,cluster=2x1", "64x128,cluster=1x2"};
+  for (const char* tile : tiles)
+    for (int64_t ldd_pad : {0, 1}) {
+      Case cs{256, 512, 200};
+      cs.config = tile;
+      cs.with_c = true;
+      cs.beta = 1.0f;
+      cs.ldd_pad = ldd_pad;
+      cs.ldc_pad = ldd_pad;
+      run_case(cs, 91);
+      cs.out = DType::fp32;
+      run_case(cs, 92);
+    }
+}
+
+TEST(CoverageGpu, BitwiseIdenticalAcrossRuns) {
+  Case cs{300, 1001, 1000, Major::mn_major, Major::k_major, DType::fp32};
+  cs.with_c = true;
+  cs.beta = 0.5f;
+  cs.lda_pad = 1;
+  cs.ldd_pad = 1;
+  std::vector<unsigned char> first, second;
+  run_case(cs, 101, &first);
+  run_case(cs, 101, &second);
+  EXPECT_TRUE(first == second) << "two runs of the same problem differ";
+}
+
+}  // namespace
+}  // namespace tilegemm
