@@ -191,7 +191,7 @@ int run_fuzz(const FuzzArgs& a) {
   std::string warm_error;
   const size_t kernels = precompile(problems, a.jobs, &warm_error);
   if (!a.json) {
-    fmt::print("precompiled {} sm90 configuration(s) in {:.1f} s{}\n", kernels, since(t0),
+    fmt::print("precompiled the kernels of {} distinct sm90 launch(es) in {:.1f} s{}\n", kernels, since(t0),
                warm_error.empty() ? "" : " (first failure: " + warm_error + ")");
     std::fflush(stdout);
   }
@@ -270,7 +270,7 @@ int run_fuzz(const FuzzArgs& a) {
         {"options", {{"seed", a.seed}, {"first", a.first}, {"count", a.count}, {"max_dim", a.max_dim},
                      {"max_macs", a.max_macs}, {"layouts", a.layouts.empty() ? std::vector<std::string>{"nt", "nn", "tn", "tt"} : a.layouts}}},
         {"summary", {{"problems", done}, {"passed", done - failed}, {"failed", failed}, {"stopped_by_cuda_error", fatal},
-                     {"seconds", seconds}, {"precompiled_configs", kernels}, {"paths", paths}, {"sm90_configs", configs},
+                     {"seconds", seconds}, {"precompiled_launches", kernels}, {"paths", paths}, {"sm90_configs", configs},
                      {"fallback_reasons", reasons}}},
         {"failures", failures}};
     fmt::print("{}\n", doc.dump(2));
@@ -281,7 +281,7 @@ int run_fuzz(const FuzzArgs& a) {
     for (const auto& [path, n] : paths) fmt::print("{} {}  ", path, n);
     fmt::print("\nsm90 configurations ({}):", configs.size());
     for (const auto& [label, n] : configs) fmt::print(" {} x{};", label, n);
-    fmt::print("\nfallback, by the first sm90 rule broken:");
+    fmt::print("\nfallback, by the first sm90 rule broken:{}", reasons.empty() ? " none" : "");
     for (const auto& [key, n] : reasons) fmt::print(" {} {};", key, n);
     fmt::print("\n");
   }
