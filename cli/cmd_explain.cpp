@@ -1,7 +1,10 @@
-// `tilegemm explain M N K`: what tilegemm::gemm() runs for one GEMM and why: the route (sm90 kernel
-// or fallback, src/api/route.hpp) and, on the sm90 path, the planner's choice (src/plan/,
-// docs/PLANNER.md) -- the same select_config gemm() calls, so explain prints the Config gemm() runs.
-// Runs without a GPU: the device is --device, else the live GPU if there is a Hopper one, else h200.
+// `tilegemm explain M N K [options]`: what tilegemm::gemm() runs for one GEMM and why. The options
+// describe the call (layout, output dtype, D's major, C and beta, leading dimensions, pointer
+// offsets: api/explain_call.hpp); explain routes exactly that call (src/api/route.hpp: sm90 kernel
+// or fallback, and the rule that decides) and, on the sm90 path, shows the planner's choice
+// (src/plan/, docs/PLANNER.md) -- the same select_config gemm() calls, so explain prints the Config
+// gemm() runs. Runs without a GPU: the device is --device, else the live GPU if there is a Hopper
+// one, else h200.
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -19,6 +22,8 @@ namespace tilegemm::cli {
 
 namespace {
 
+[[noreturn]] void fail(const std::string& message) { usage_error("explain", message); }
+
 struct ExplainArgs {
   int64_t m = 0, n = 0, k = 0;
   std::string layout = "nt";
@@ -31,10 +36,61 @@ struct ExplainArgs {
   std::string rank = "time";
   bool json = false;
   bool no_split = false;
-  int64_t lda = 0, ldb = 0, ldd = 0;  // 0: packed
+  int64_t lda = 0, ldb = 0, ldc = 0, ldd = 0;  // 0: packed
+  // The rest of the call (what route() reads beyond the shape): D's major, C, scalars, offsets.
+  std::string d_major = "row", c_major, c_dtype;
+  std::optional<float> beta;
+  float alpha = 1.0f;
+  bool in_place = false;
+  int64_t offset_a = 0, offset_b = 0, offset_c = 0, offset_d = 0;
 };
 
-[[noreturn]] void fail(const std::string& message) { usage_error("explain", message); }
+Major parse_row_col(const std::string& option, const std::string& value) {
+  if (value == "row") return row_major;
+  if (value == "col") return col_major;
+  fail(option + " \"" + value + "\": must be row or col");
+}
+
+// --d-major, --beta/--accumulate, --c-*, --in-place, --alpha, --offset-*: the call route() sees.
+detail::CallStorage call_of(const ExplainArgs& a, plan::Problem* p) {
+  detail::CallStorage call;
+  call.d_major = parse_row_col("--d-major", a.d_major);
+  call.alpha = a.alpha;
+  if (a.accumulate && a.beta) fail("--accumulate is --beta 1: give one of them");
+  const bool with_c = a.accumulate || a.beta.has_value();
+  const bool c_options = !a.c_major.empty() || !a.c_dtype.empty() || a.ldc != 0 || a.offset_c != 0;
+  if (a.in_place && !with_c) fail("--in-place needs a C: give --beta B (C is D: D = alpha*A*B^T + beta*D)");
+  if (a.in_place && c_options)
+    fail("--in-place: C is D, so --c-major, --c-dtype, --ldc and --offset-c do not apply (D's are C's)");
+  if (!with_c && c_options) fail("--c-major, --c-dtype, --ldc and --offset-c describe C: give --beta B too");
+  if (with_c) {
+    call.c = a.in_place ? detail::CallStorage::C::in_place : detail::CallStorage::C::separate;
+    call.beta = a.beta.value_or(1.0f);
+    call.c_major = a.c_major.empty() ? call.d_major : parse_row_col("--c-major", a.c_major);
+    if (a.c_dtype == "bf16") {
+      call.c_dtype = DType::bf16;
+    } else if (a.c_dtype == "fp32") {
+      call.c_dtype = DType::fp32;
+    } else if (!a.c_dtype.empty()) {
+      fail("--c-dtype \"" + a.c_dtype + "\": must be bf16 or fp32");
+    }
+  }
+  p->accumulate = with_c && call.beta != 0.0f;
+  call.ldc = a.ldc;
+  const std::pair<const char*, int64_t> offsets[] = {
+      {"--offset-a", a.offset_a}, {"--offset-b", a.offset_b}, {"--offset-c", a.offset_c}, {"--offset-d", a.offset_d}};
+  for (const auto& [name, v] : offsets)
+    if (v < 0 || v > (int64_t{1} << 30))
+      fail(std::string(name) + " " + std::to_string(v) + ": must be 0 to 2^30 elements");
+  call.offset_a = a.offset_a;
+  call.offset_b = a.offset_b;
+  call.offset_c = a.offset_c;
+  call.offset_d = a.offset_d;
+  for (const auto& [name, v] : {std::pair<const char*, int64_t>{"--lda", a.lda}, {"--ldb", a.ldb}, {"--ldc", a.ldc},
+                                {"--ldd", a.ldd}})
+    if (v < 0) fail(std::string(name) + " " + std::to_string(v) + ": must be >= 1, or 0 for packed");
+  return call;
+}
 
 void run_explain(const ExplainArgs& a) {
   using namespace tilegemm::plan;
@@ -51,7 +107,6 @@ void run_explain(const ExplainArgs& a) {
   } else {
     fail("--out \"" + a.out + "\": must be bf16 or fp32");
   }
-  p.accumulate = a.accumulate;
   if (a.top < 1) fail("--top " + std::to_string(a.top) + ": must be >= 1");
   if (a.rejected < -1) fail("--rejected " + std::to_string(a.rejected) + ": must be >= 0, or -1 for all");
   PlanOptions options;
@@ -68,6 +123,7 @@ void run_explain(const ExplainArgs& a) {
   p.ldd = a.ldd;
 
   detail::ExplainRequest rq;
+  rq.call = call_of(a, &p);
   rq.problem = p;
   rq.options = options;
   rq.json = a.json;
@@ -112,7 +168,19 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--layout", args->layout, "nt | nn | tn | tt (DeepGEMM names; nt = A and B K-major)")
       ->capture_default_str();
   cmd->add_option("--out", args->out, "output dtype: bf16 | fp32")->capture_default_str();
-  cmd->add_flag("--accumulate", args->accumulate, "beta != 0: the epilogue reads C");
+  cmd->add_flag("--accumulate", args->accumulate, "a C with beta = 1 (the same as --beta 1)");
+  cmd->add_option("--beta", args->beta, "a C is given, with this beta (0: C given but not read)");
+  cmd->add_option("--alpha", args->alpha, "alpha (default 1)");
+  cmd->add_option("--d-major", args->d_major, "D's storage: row | col")->capture_default_str();
+  cmd->add_option("--c-major", args->c_major, "C's storage: row | col (default: D's)");
+  cmd->add_option("--c-dtype", args->c_dtype, "C's dtype: bf16 | fp32 (default: --out's)");
+  cmd->add_flag("--in-place", args->in_place, "C is D (same pointer, ld, major, dtype): D = alpha*A*B^T + beta*D");
+  cmd->add_option("--ldc", args->ldc, "leading dimension of C in elements (default: packed)")->check(whole_int64());
+  cmd->add_option("--offset-a", args->offset_a, "A's pointer, in elements past a 256-B aligned address (default 0)")
+      ->check(whole_int64());
+  cmd->add_option("--offset-b", args->offset_b, "B's pointer offset in elements (default 0)")->check(whole_int64());
+  cmd->add_option("--offset-c", args->offset_c, "C's pointer offset in elements (default 0)")->check(whole_int64());
+  cmd->add_option("--offset-d", args->offset_d, "D's pointer offset in elements (default 0)")->check(whole_int64());
   cmd->add_option("--device", args->device,
                   "device profile: " + plan::builtin_profile_names() + " (default: the live GPU, else h200)");
   cmd->add_option("--top", args->top, "candidates to list")->capture_default_str();

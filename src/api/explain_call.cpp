@@ -4,20 +4,88 @@
 #include "api/route.hpp"
 
 namespace tilegemm::detail {
+namespace {
+
+const void* placeholder(uintptr_t i, int64_t offset_elements, DType dtype) {
+  // Matrix i at i * 2^41 (validate() bounds every span below 2^40 bytes, so they never overlap),
+  // moved by its element offset.
+  return reinterpret_cast<const void*>((i << 41) + static_cast<uintptr_t>(offset_elements) *
+                                                       static_cast<uintptr_t>(dtype_bytes(dtype)));
+}
+
+int64_t packed_or(int64_t ld, int64_t rows, int64_t cols, Major major) {
+  return ld != 0 ? ld : (major == Major::k_major ? cols : rows);
+}
+
+plan::CallDescription describe_call(const GemmArgs& g, const CallStorage& call) {
+  plan::CallDescription c;
+  c.given = true;
+  c.d_major = g.d.major == row_major ? "row" : "col";
+  c.c = g.c == nullptr ? "none" : call.c == CallStorage::C::in_place ? "in_place" : "separate";
+  if (g.c) {
+    c.c_major = g.c->major == row_major ? "row" : "col";
+    c.c_dtype = to_string(g.c->dtype);
+    c.ldc = g.c->ld;
+  }
+  c.alpha = g.alpha;
+  c.beta = g.beta;
+  c.lda = g.a.ld;
+  c.ldb = g.b.ld;
+  c.ldd = g.d.ld;
+  c.offset_a = call.offset_a;
+  c.offset_b = call.offset_b;
+  c.offset_c = g.c == nullptr ? 0 : call.c == CallStorage::C::in_place ? call.offset_d : call.offset_c;
+  c.offset_d = call.offset_d;
+  return c;
+}
+
+}  // namespace
+
+GemmArgs explain_args(const plan::Problem& p, const CallStorage& call, MatrixRef* c_storage) {
+  GemmArgs g;
+  g.a = MatrixRef{placeholder(1, call.offset_a, DType::bf16), p.m, p.k, packed_or(p.lda, p.m, p.k, p.a_major),
+                  DType::bf16, p.a_major};
+  g.b = MatrixRef{placeholder(2, call.offset_b, DType::bf16), p.n, p.k, packed_or(p.ldb, p.n, p.k, p.b_major),
+                  DType::bf16, p.b_major};
+  g.d = MutMatrixRef{const_cast<void*>(placeholder(3, call.offset_d, p.out)), p.m, p.n,
+                     packed_or(p.ldd, p.m, p.n, call.d_major), p.out, call.d_major};
+  g.alpha = call.alpha;
+  g.beta = call.beta;
+  CallStorage::C c = call.c;
+  if (c == CallStorage::C::none && p.accumulate) {  // Problem alone: "accumulate" = a separate C, beta 1
+    c = CallStorage::C::separate;
+    g.beta = 1.0f;
+  }
+  if (c == CallStorage::C::in_place) {
+    *c_storage = g.d;
+    g.c = c_storage;
+  } else if (c == CallStorage::C::separate) {
+    const DType c_dtype = call.c_dtype.value_or(p.out);
+    *c_storage = MatrixRef{placeholder(4, call.offset_c, c_dtype), p.m, p.n,
+                           packed_or(call.ldc, p.m, p.n, call.c_major), c_dtype, call.c_major};
+    g.c = c_storage;
+  }
+  return g;
+}
 
 Status explain_call(const ExplainRequest& rq, std::string* out) {
-  if (Status s = plan::validate_problem(rq.problem); !s.ok()) return s;
+  // The shape rules of a plan (M, N, K >= 1 and < 2^31, the output dtype); the leading dimensions
+  // are validate()'s, which knows each matrix's major.
+  plan::Problem shape = rq.problem;
+  shape.lda = shape.ldb = shape.ldd = 0;
+  if (Status s = plan::validate_problem(shape); !s.ok()) return s;
   MatrixRef c_storage;
-  const GemmArgs args = placeholder_args(rq.problem, &c_storage);
+  const GemmArgs args = explain_args(rq.problem, rq.call, &c_storage);
   if (Status s = validate(args); !s.ok()) return s;
   const Route r = route(args);
   plan::ExplainOptions eo = rq.explain;
   eo.path = path_name(r.path);
   eo.route_reason = r.reason;
+  eo.call = describe_call(args, rq.call);
   eo.route_steps = r.notes;
   if (rq.options.ranking != plan::Ranking::time) eo.notes.push_back("rank = seed: gemm() ranks by predicted time");
   if (r.path == Path::fallback) {
-    *out = rq.json ? plan::explain_fallback_json(rq.problem, eo) + "\n" : plan::explain_fallback_text(rq.problem, eo);
+    *out = rq.json ? plan::explain_fallback_json(r.problem, eo) + "\n" : plan::explain_fallback_text(r.problem, eo);
     return Status::success();
   }
   std::optional<plan::Candidate> user;

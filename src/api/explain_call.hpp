@@ -13,8 +13,31 @@
 
 namespace tilegemm::detail {
 
+// What a call's arguments say beyond plan::Problem: D's major, C, alpha and beta, C's leading
+// dimension and the pointer offsets. route() reads all of it (pointer alignment, D's major, C), so
+// explain builds the GemmArgs from it and routes exactly that call. The defaults describe the
+// plain call: row-major D, no C (or, with problem.accumulate, a separate C with beta = 1), every
+// pointer 256-B aligned.
+struct CallStorage {
+  enum class C { none, separate, in_place };  // in_place: C is D (same ptr, ld, major, dtype)
+  Major d_major = row_major;
+  C c = C::none;
+  Major c_major = row_major;      // separate C
+  std::optional<DType> c_dtype;   // separate C; default: D's dtype
+  float alpha = 1.0f, beta = 0.0f;  // beta: with a C (none with beta != 0 is not a call)
+  int64_t ldc = 0;                // 0: packed
+  // Element offsets of the pointers from a 256-B aligned address (what cudaMalloc returns).
+  int64_t offset_a = 0, offset_b = 0, offset_c = 0, offset_d = 0;
+};
+
+// The call explain describes: placeholder addresses (matrix i at i * 2^41, plus its offset; route()
+// reads only their alignment), the problem's shape and leading dimensions (0 = packed for the
+// matrix's major), and `call`. *c_storage holds C when there is one.
+GemmArgs explain_args(const plan::Problem& problem, const CallStorage& call, MatrixRef* c_storage);
+
 struct ExplainRequest {
   plan::Problem problem;        // shape, storage, output, C (leading dimensions 0 = packed)
+  CallStorage call;             // D's major, C, scalars, offsets
   plan::DeviceProfile device;
   plan::PlanOptions options;
   plan::ExplainOptions explain;  // top, rejected, device note (path, reason and notes are filled here)
@@ -24,7 +47,8 @@ struct ExplainRequest {
 };
 
 // The text or JSON for `request`. invalid_argument when the problem breaks a rule (the message
-// names it); a plan whose every candidate is rejected is still rendered ("chosen": null).
+// names it); a plan whose every candidate is rejected is still rendered ("chosen": null). The path
+// and reason are route(explain_args(...))'s; the plan is made for route's problem, as gemm() does.
 Status explain_call(const ExplainRequest& request, std::string* out);
 
 }  // namespace tilegemm::detail

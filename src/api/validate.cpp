@@ -119,6 +119,16 @@ Status check_pointer(const Operand& op) {
                 fmt::format("{}.ptr = null but {} has {} x {} elements: only an empty matrix may "
                             "have a null pointer",
                             op.name, op.shape, op.m.rows, op.m.cols));
+  // A pointer must be aligned to its element: a bf16 element at an odd address (or an fp32 one off
+  // a 4-byte boundary) is a misaligned load or store on the GPU, whatever kernel runs.
+  const auto address = reinterpret_cast<uintptr_t>(op.m.ptr);
+  const auto element = static_cast<uintptr_t>(dtype_bytes(op.m.dtype));
+  if (op.m.rows != 0 && op.m.cols != 0 && element > 1 && address % element != 0)
+    return fail(ErrorCode::invalid_argument, op.field("ptr"),
+                fmt::format("{}.ptr = {:#x}: {} is {}, so its pointer must be a multiple of {} bytes "
+                            "(the element's own alignment); it is {} byte{} past one",
+                            op.name, address, op.shape, to_string(op.m.dtype), element,
+                            address % element, address % element == 1 ? "" : "s"));
   return Status::success();
 }
 

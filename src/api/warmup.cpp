@@ -39,10 +39,14 @@ Status warmup_problem(const plan::Problem& problem, const plan::DeviceProfile& p
   if (!sel.found)
     return Status{ErrorCode::unsupported, "device", "no kernel configuration fits device profile " + profile.name};
   out->config = sel.config;
-  if (Status s = fetch(jit::gemm_kernel_source(sel.config), load, &out->kernels); !s.ok()) return s;
+  return warmup_route(r, sel.config, load, &out->kernels);
+}
+
+Status warmup_route(const Route& r, const plan::Config& config, bool load, std::vector<WarmedKernel>* out) {
+  if (Status s = fetch(jit::gemm_kernel_source(config), load, out); !s.ok()) return s;
   for (const Pack& pk : r.packs)
-    if (Status s = fetch(jit::pack_source(pk.elem_bytes, pk.transposes()), load, &out->kernels); !s.ok()) return s;
-  if (sel.config.split_k > 1) return fetch(jit::splitk_reduce_source(), load, &out->kernels);
+    if (Status s = fetch(jit::pack_source(pk.elem_bytes, pk.transposes()), load, out); !s.ok()) return s;
+  if (config.split_k > 1) return fetch(jit::splitk_reduce_source(), load, out);
   return Status::success();
 }
 

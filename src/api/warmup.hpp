@@ -28,4 +28,11 @@ struct WarmupResult {
 // `load`: also load the kernels into the driver (needs a GPU); otherwise only the cubins (no GPU).
 Status warmup_problem(const plan::Problem& problem, const plan::DeviceProfile& profile, bool load, WarmupResult* out);
 
+// The kernels an sm90 route runs with `config` (the GEMM kernel, the pack kernels of its repacked
+// operands, the split-K reduce when it splits), fetched or compiled, and loaded when `load`. Safe to
+// call from several threads at once (the JIT runtime compiles each key once); `tilegemm fuzz` warms
+// its problems' kernels this way.
+struct Route;
+Status warmup_route(const Route& r, const plan::Config& config, bool load, std::vector<WarmedKernel>* out);
+
 }  // namespace tilegemm::detail

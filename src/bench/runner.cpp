@@ -82,13 +82,13 @@ void host_reference(const Case& cs, const Storage& a, const Storage& b, const St
   // B: all of it, in its own storage order.
   std::vector<__nv_bfloat16> b_host(b.elements);
   ref::fill_normal_host_bf16(b_host.data(), b_host.size(), seeds.b, 1.0f);
-  // C: the checked rows, row-major [rows][N], with D's rounding.
+  // C: the checked rows, row-major [rows][N], rounded to C's dtype (with C = D: D's layout and dtype).
   std::vector<float> c_rows;
   if (c != nullptr) {
     c_rows.resize(static_cast<size_t>(n_rows * n));
     ref::parallel_for_items(n_rows, [&](int64_t i) {
       for (int64_t j = 0; j < n; ++j)
-        c_rows[i * n + j] = round_to(cs.out, ref::normal_value(seeds.c, index_of(c->ref, rows[i], j), 1.0f));
+        c_rows[i * n + j] = round_to(c->ref.dtype, ref::normal_value(seeds.c, index_of(c->ref, rows[i], j), 1.0f));
     });
   }
   const ref::HostView<__nv_bfloat16> av{a_rows.data(), n_rows, k, k, Major::k_major};
@@ -118,14 +118,21 @@ Status check_output(const Case& cs, const MatrixRef& d, size_t d_elements, const
   return Status::success();
 }
 
-// One side (candidate or cuBLASLt): poison D, run once, check; if it passed, time it.
-SideResult run_side(const Case& cs, const Launcher& launch, const GemmArgs& args, size_t d_elements,
+// D before a checked run: poisoned, or with C = D filled with C's values (stream seeds.c).
+cudaError_t prepare_d(const Case& cs, const MutMatrixRef& d, size_t d_elements, uint64_t c_seed, cudaStream_t s) {
+  if (!cs.in_place) return ref::poison(d.ptr, d_elements, dtype_bytes(d.dtype), s);
+  return d.dtype == DType::bf16 ? ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(d.ptr), d_elements, c_seed, 1.0f, s)
+                                : ref::fill_normal_f32(static_cast<float*>(d.ptr), d_elements, c_seed, 1.0f, s);
+}
+
+// One side (candidate or cuBLASLt): poison D (or give it C's values), run once, check; if it
+// passed, time it.
+SideResult run_side(const Case& cs, const Launcher& launch, const GemmArgs& args, size_t d_elements, uint64_t c_seed,
                     const std::vector<int64_t>& rows, const std::vector<float>& reference, const RunOptions& opt) {
   SideResult side;
   const cudaStream_t stream = args.stream;
-  if (cudaError_t e = ref::poison(args.d.ptr, d_elements, dtype_bytes(args.d.dtype), stream);
-      e != cudaSuccess) {
-    side.status = cuda_status("poison(D)", e);
+  if (cudaError_t e = prepare_d(cs, args.d, d_elements, c_seed, stream); e != cudaSuccess) {
+    side.status = cuda_status(cs.in_place ? "filling D with C's values" : "poison(D)", e);
     return side;
   }
   side.status = launch(args);
@@ -165,6 +172,8 @@ Status validate_case(const Case& c) {
   if (c.out != DType::bf16 && c.out != DType::fp32)
     return Status{ErrorCode::unsupported, "case.out", "benchmark output must be bf16 or fp32"};
   if (c.ld_pad < 0) return Status{ErrorCode::invalid_argument, "case.ld_pad", "ld_pad must be >= 0"};
+  if (c.in_place && !c.with_c)
+    return Status{ErrorCode::invalid_argument, "case.in_place", "in_place (C is D) needs with_c"};
   return Status::success();
 }
 
@@ -178,6 +187,8 @@ std::string describe(const Case& c) {
     char buf[64];
     std::snprintf(buf, sizeof(buf), " +C(alpha %g, beta %g)", c.alpha, c.beta);
     s += buf;
+    if (c.in_place) s += " C=D";
+    if (c.c_type() != c.out) s += std::string(" C:") + to_string(c.c_type());
   }
   if (c.ld_pad != 0) s += " pad=" + std::to_string(c.ld_pad);
   return s;
@@ -219,7 +230,7 @@ std::vector<int64_t> sample_rows(int64_t m, int count) {
 double min_bytes(const Case& c) {
   const double m = static_cast<double>(c.m), n = static_cast<double>(c.n), k = static_cast<double>(c.k);
   const double out = static_cast<double>(dtype_bytes(c.out));
-  return 2.0 * (m * k + n * k) + out * m * n * (c.with_c ? 2.0 : 1.0);
+  return 2.0 * (m * k + n * k) + out * m * n + (c.with_c ? dtype_bytes(c.c_type()) * m * n : 0.0);
 }
 
 CaseResult run_case(const Case& cs, const Launcher& candidate, const RunOptions& opt) {
@@ -232,12 +243,12 @@ CaseResult run_case(const Case& cs, const Launcher& candidate, const RunOptions&
   // Operands. A [M, K], B [N, K], C/D [M, N]; ld = contiguous extent + ld_pad.
   Storage a = layout(cs.m, cs.k, cs.a_major, DType::bf16, cs.ld_pad);
   Storage b = layout(cs.n, cs.k, cs.b_major, DType::bf16, cs.ld_pad);
-  Storage c = layout(cs.m, cs.n, cs.d_major, cs.out, cs.ld_pad);
+  Storage c = layout(cs.m, cs.n, cs.d_major, cs.c_type(), cs.ld_pad);
   Storage d = layout(cs.m, cs.n, cs.d_major, cs.out, cs.ld_pad);
   DeviceBuffer a_buf, b_buf, c_buf, d_buf;
   const std::pair<DeviceBuffer*, size_t> allocations[] = {
       {&a_buf, a.elements * 2}, {&b_buf, b.elements * 2}, {&d_buf, d.elements * dtype_bytes(cs.out)},
-      {&c_buf, cs.with_c ? c.elements * dtype_bytes(cs.out) : 0}};
+      {&c_buf, cs.with_c && !cs.in_place ? c.elements * dtype_bytes(cs.c_type()) : 0}};
   for (const auto& [buf, bytes] : allocations)
     if (cudaError_t e = buf->allocate(bytes); e != cudaSuccess) {
       result.setup = cuda_status("cudaMalloc of the operands", e);
@@ -251,8 +262,8 @@ CaseResult run_case(const Case& cs, const Launcher& candidate, const RunOptions&
   cudaError_t e = ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(a_buf.get()), a.elements, seeds.a, 1.0f, stream);
   if (e == cudaSuccess)
     e = ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(b_buf.get()), b.elements, seeds.b, 1.0f, stream);
-  if (e == cudaSuccess && cs.with_c)
-    e = cs.out == DType::bf16
+  if (e == cudaSuccess && cs.with_c && !cs.in_place)
+    e = cs.c_type() == DType::bf16
             ? ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(c_buf.get()), c.elements, seeds.c, 1.0f, stream)
             : ref::fill_normal_f32(static_cast<float*>(c_buf.get()), c.elements, seeds.c, 1.0f, stream);
   if (e != cudaSuccess) {
@@ -277,13 +288,15 @@ CaseResult run_case(const Case& cs, const Launcher& candidate, const RunOptions&
   GemmArgs args;
   args.a = a.ref;
   args.b = b.ref;
-  args.c = cs.with_c ? &c.ref : nullptr;
   args.d = MutMatrixRef{d_buf.get(), d.ref.rows, d.ref.cols, d.ref.ld, d.ref.dtype, d.ref.major};
+  // C = D: the same matrix (D's layout is C's, so the reference reads the same seeded values).
+  const MatrixRef d_as_c = args.d;
+  args.c = !cs.with_c ? nullptr : cs.in_place ? &d_as_c : &c.ref;
   args.alpha = cs.alpha;
   args.beta = cs.with_c ? cs.beta : 0.0f;
   args.stream = stream;
 
-  result.candidate = run_side(cs, candidate, args, d.elements, rows, reference, opt);
+  result.candidate = run_side(cs, candidate, args, d.elements, seeds.c, rows, reference, opt);
   if (opt.with_cublas) {
     std::unique_ptr<ref::CublasLt> own;
     ref::CublasLt* handle = opt.cublas;
@@ -292,7 +305,7 @@ CaseResult run_case(const Case& cs, const Launcher& candidate, const RunOptions&
       handle = own.get();
     }
     const Launcher baseline = [handle](const GemmArgs& x) { return ref::cublaslt_gemm(*handle, x); };
-    result.cublas = run_side(cs, baseline, args, d.elements, rows, reference, opt);
+    result.cublas = run_side(cs, baseline, args, d.elements, seeds.c, rows, reference, opt);
   }
   if (result.candidate.timed && result.cublas.timed && result.candidate.timing.median_us > 0)
     result.ratio = result.cublas.timing.median_us / result.candidate.timing.median_us;

@@ -5,7 +5,8 @@
 //
 // Correctness (docs/TESTING.md):
 //   - inputs: A, B (and C) are N(0, 1) from the seeded generator (device_fill.hpp) — never zeros;
-//   - D is poisoned (NaN) before each checked run; every element of D is scanned for NaN/Inf;
+//   - D is poisoned (NaN) before each checked run (with C = D it is filled with C's values instead);
+//     every element of D is scanned for NaN/Inf;
 //   - values are compared with the CPU reference (cpu_gemm, FP32 accumulation) computed on the
 //     host from the same seeds (normal_at / fill_normal_host_bf16, no copy back of A and B):
 //     every row when M·N·K <= RunOptions::full_check_max_macs or M <= sample_rows, otherwise
@@ -17,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,16 +41,20 @@ struct Case {
   Major a_major = Major::k_major;          // A [M, K]
   Major b_major = Major::k_major;          // B [N, K]
   Major d_major = row_major;               // D (and C) [M, N]
-  bool with_c = false;                     // add beta·C (C random normal, D's layout and dtype)
+  bool with_c = false;                     // add beta·C (C random normal, D's layout)
   float alpha = 1.0f, beta = 1.0f;         // beta is used only with_c
   int64_t ld_pad = 0;                      // added to every leading dimension (odd strides)
+  std::optional<DType> c_dtype;            // C's dtype; nullopt: D's (validate() decides what is allowed)
+  bool in_place = false;                   // with_c: C is D (same ptr, ld, major, dtype); D holds C's
+                                           // values before every checked run
+  DType c_type() const { return in_place ? out : c_dtype.value_or(out); }
 };
 
 // "nt", "nn", "tn", "tt" (DeepGEMM's names: first letter A, second B; A "n" = K-major,
 // B "t" = K-major) <-> majors.
 using ::tilegemm::layout_name;  // core/layout_names.hpp
 using ::tilegemm::parse_layout;
-// "4096x4096x4096 nt bf16" (+ " +C" / " pad=N" when used).
+// "4096x4096x4096 nt bf16" (+ " D:col", " +C(alpha a, beta b)", " C=D", " C:fp32", " pad=N" when used).
 std::string describe(const Case& c);
 
 // Enqueues the candidate on args.stream and returns at once (no synchronization).

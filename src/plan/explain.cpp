@@ -134,6 +134,39 @@ ordered_json problem_json(const Problem& p) {
                       {"lda", p.lda}, {"ldb", p.ldb}, {"ldd", p.ldd}};
 }
 
+ordered_json call_json(const CallDescription& c) {
+  if (!c.given) return nullptr;
+  ordered_json j{{"d_major", c.d_major}, {"c", c.c}};
+  j["c_major"] = c.c == "none" ? ordered_json(nullptr) : ordered_json(c.c_major);
+  j["c_dtype"] = c.c == "none" ? ordered_json(nullptr) : ordered_json(c.c_dtype);
+  j["alpha"] = c.alpha;
+  j["beta"] = c.beta;
+  j["lda"] = c.lda;
+  j["ldb"] = c.ldb;
+  j["ldc"] = c.ldc;
+  j["ldd"] = c.ldd;
+  j["offsets"] = {{"a", c.offset_a}, {"b", c.offset_b}, {"c", c.offset_c}, {"d", c.offset_d}};
+  return j;
+}
+
+// "call: D row-major ldd 4096, no C, alpha 1, lda 4096 ldb 4096, pointers at element offsets a 0 b 0 d 0"
+void append_call(std::string& out, const CallDescription& c) {
+  if (!c.given) return;
+  auto w = std::back_inserter(out);
+  fmt::format_to(w, "call: D {}-major ldd {}, ", c.d_major, c.ldd);
+  if (c.c == "none") {
+    fmt::format_to(w, "no C");
+  } else if (c.c == "in_place") {
+    fmt::format_to(w, "C is D (in place)");
+  } else {
+    fmt::format_to(w, "C {} {}-major ldc {}", c.c_dtype, c.c_major, c.ldc);
+  }
+  fmt::format_to(w, ", alpha {} beta {}, lda {} ldb {}, pointers at element offsets a {} b {}", c.alpha, c.beta, c.lda,
+                 c.ldb, c.offset_a, c.offset_b);
+  if (c.c == "separate") fmt::format_to(w, " c {}", c.offset_c);
+  fmt::format_to(w, " d {} (from 256-B aligned addresses)\n", c.offset_d);
+}
+
 std::vector<std::string> all_notes(const std::vector<std::string>& plan_notes, const ExplainOptions& o) {
   std::vector<std::string> notes = plan_notes;
   notes.insert(notes.end(), o.notes.begin(), o.notes.end());
@@ -147,6 +180,7 @@ std::string explain_json(const Plan& plan, const std::optional<Candidate>& user,
   j["problem"] = problem_json(p);
   j["path"] = o.path;
   j["route_reason"] = o.route_reason;
+  j["call"] = call_json(o.call);
   j["route_steps"] = o.route_steps;
   j["device"] = device_json(plan.device, o.device_note);
   j["ranking"] = plan.options.ranking == Ranking::time ? "time" : "seed";
@@ -206,6 +240,9 @@ std::string explain_text(const Plan& plan, const std::optional<Candidate>& user,
                  d.sm_count, d.clock_ghz, d.l2_bytes_per_cycle, d.local_bytes_per_cycle, d.hbm_bytes_per_s / 1e12,
                  d.hbm_datasheet_bytes_per_s / 1e12, d.tc_peak_flops / 1e12, d.smem_per_block_optin,
                  d.l2_bytes >> 20);
+  append_call(out, o.call);
+  fmt::format_to(w, "path: sm90 kernel, JIT-compiled for the chosen configuration (src/sm90/gemm/)\n");
+  for (const auto& step : o.route_steps) fmt::format_to(w, "  {}\n", step);
 
   if (plan.ranked.empty()) {
     fmt::format_to(w, "no candidate passes the resource filter on this device profile.\n");
@@ -213,8 +250,6 @@ std::string explain_text(const Plan& plan, const std::optional<Candidate>& user,
     return out;
   }
   const bool by_time = plan.options.ranking == Ranking::time;
-  fmt::format_to(w, "path: sm90 kernel, JIT-compiled for the chosen configuration (src/sm90/gemm/)\n");
-  for (const auto& step : o.route_steps) fmt::format_to(w, "  {}\n", step);
   fmt::format_to(w, "chosen (lowest {}):\n", by_time ? "predicted time" : "seed score");
   append_summary(out, plan.chosen(), "  ");
   const Candidate& seed_pick = plan.ranked[plan.seed_choice];
@@ -295,6 +330,7 @@ std::string explain_fallback_text(const Problem& p, const ExplainOptions& o) {
   fmt::format_to(w, "tilegemm explain: M={} N={} K={}, layout {} (A {}, B {}), out {}, accumulate {}\n", p.m, p.n,
                  p.k, layout_name(p.a_major, p.b_major), to_string(p.a_major), to_string(p.b_major),
                  to_string(p.out), p.accumulate ? "yes" : "no");
+  append_call(out, o.call);
   fmt::format_to(w, "path: fallback (the SIMT kernel, src/api/fallback_gemm.cu): {}\n", o.route_reason);
   fmt::format_to(w, "no plan: the planner enumerates only configurations of the sm90 kernel template, which "
                     "cannot take this call\n");
@@ -308,6 +344,7 @@ std::string explain_fallback_json(const Problem& p, const ExplainOptions& o) {
   j["problem"] = problem_json(p);
   j["path"] = o.path;
   j["route_reason"] = o.route_reason;
+  j["call"] = call_json(o.call);
   j["chosen"] = nullptr;
   j["notes"] = o.notes;
   return j.dump(2);

@@ -3,6 +3,7 @@
 // nlohmann_json stay inside explain.cpp.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,18 @@
 namespace tilegemm::plan {
 
 inline constexpr const char* kPlanJsonSchema = "tilegemm.plan/2";
+
+// The call's storage as explain shows it (filled by api/explain_call.cpp from the GemmArgs it
+// routes): what route() reads beyond the Problem. `given` false: not shown.
+struct CallDescription {
+  bool given = false;
+  std::string d_major = "row";  // "row" | "col"
+  std::string c = "none";       // "none" | "separate" | "in_place"
+  std::string c_major, c_dtype;  // with a C
+  double alpha = 1, beta = 0;
+  int64_t lda = 0, ldb = 0, ldc = 0, ldd = 0;  // as passed (ldc 0 without a C)
+  int64_t offset_a = 0, offset_b = 0, offset_c = 0, offset_d = 0;  // elements from a 256-B aligned address
+};
 
 struct ExplainOptions {
   int top = 10;                 // ranked candidates listed (>= 1)
@@ -24,6 +37,7 @@ struct ExplainOptions {
   // stores), one line each, from route(); the plan is of the problem the kernel then computes.
   std::vector<std::string> route_steps;
   std::vector<std::string> notes;  // extra lines for the notes section
+  CallDescription call;         // text: a "call:" line; JSON: "call"
 };
 
 // `user`: the evaluate_config() result for --config, if any.

@@ -69,6 +69,21 @@ TEST(CApi, OptionalCAndBetaRule) {
             TG_STATUS_INVALID_ARGUMENT);
 }
 
+TEST(CApi, MisalignedPointersAreRejected) {
+  CProblem p;  // fp32 D: its pointer must be a multiple of 4 bytes
+  p.d.ptr = fake_ptr((3u << 20) + 2);
+  char message[256];
+  EXPECT_EQ(tg_validate(&p.a, &p.b, nullptr, &p.d, 1.0f, 0.0f, message, sizeof message),
+            TG_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(std::string(message).rfind("d.ptr = 0x300002", 0), 0u) << message;
+  EXPECT_NE(std::string(message).find("multiple of 4 bytes"), std::string::npos) << message;
+  CProblem q;  // bf16 A at an odd address
+  q.a.ptr = fake_ptr((1u << 20) + 1);
+  EXPECT_EQ(tg_gemm(&q.a, &q.b, nullptr, &q.d, 1.0f, 0.0f, nullptr, message, sizeof message),
+            TG_STATUS_INVALID_ARGUMENT);  // rejected before the device is looked at
+  EXPECT_NE(std::string(message).find("a.ptr"), std::string::npos) << message;
+}
+
 TEST(CApi, NullMatrixPointersAreRejectedByName) {
   CProblem p;
   char message[256];

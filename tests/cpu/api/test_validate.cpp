@@ -2,6 +2,7 @@
 // carries the offending value. validate() makes no CUDA call, so the device pointers here are fake
 // addresses, far apart unless a test moves them.
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -42,6 +43,12 @@ void expect_error(const Status& s, ErrorCode code, const std::string& argument,
   EXPECT_NE(s.message.find(value_in_message), std::string::npos)
       << "message \"" << s.message << "\" lacks \"" << value_in_message << "\"";
   EXPECT_NE(s.message.find(argument), std::string::npos) << s.message;
+}
+
+std::string fmt_hex(uintptr_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%#llx", static_cast<unsigned long long>(v));
+  return buf;
 }
 
 void expect_ok(const Status& s) {
@@ -125,6 +132,65 @@ TEST(Validate, RejectsNullPointerOfNonEmptyMatrix) {
     expect_error(validate(p.args), ErrorCode::invalid_argument, std::string(1, which) + ".ptr",
                  "null");
   }
+}
+
+// ---------------------------------------------------------------- pointer alignment
+// A pointer must be aligned to its element (rule 11): bf16 at an even address, fp32 at a multiple
+// of 4. Without the rule these calls pass validate() and fault or misread on the GPU.
+TEST(Validate, RejectsBf16PointerAtAnOddAddress) {
+  for (char which : {'a', 'b', 'c', 'd'}) {
+    Problem p;
+    p.with_c();
+    const uintptr_t odd = (which == 'a' ? kA : which == 'b' ? kB : which == 'c' ? kC : kD) + 1;
+    if (which == 'd') {
+      p.args.d.ptr = fake_ptr(odd);
+    } else {
+      MatrixRef& m = which == 'a' ? p.args.a : which == 'b' ? p.args.b : p.c;
+      m.ptr = fake_ptr(odd);
+    }
+    SCOPED_TRACE(which);
+    const Status s = validate(p.args);
+    expect_error(s, ErrorCode::invalid_argument, std::string(1, which) + ".ptr", "multiple of 2 bytes");
+    EXPECT_NE(s.message.find(fmt_hex(odd)), std::string::npos) << s.message;
+    EXPECT_NE(s.message.find("bf16"), std::string::npos) << s.message;
+  }
+}
+
+TEST(Validate, RejectsFp32PointerOffAFourByteBoundary) {
+  for (uintptr_t off : {uintptr_t{1}, uintptr_t{2}, uintptr_t{3}}) {
+    Problem p;  // fp32 D and C
+    p.args.d.dtype = DType::fp32;
+    p.c.dtype = DType::fp32;
+    p.args.d.ptr = fake_ptr(kD + off);
+    SCOPED_TRACE(off);
+    const Status s = validate(p.with_c().args);
+    expect_error(s, ErrorCode::invalid_argument, "d.ptr", "multiple of 4 bytes");
+    EXPECT_NE(s.message.find(std::to_string(off) + " byte"), std::string::npos) << s.message;
+    Problem q;
+    q.args.d.dtype = DType::fp32;
+    q.c.dtype = DType::fp32;
+    q.c.ptr = fake_ptr(kC + off);
+    expect_error(validate(q.with_c().args), ErrorCode::invalid_argument, "c.ptr", "fp32");
+  }
+}
+
+TEST(Validate, AcceptsElementAlignedPointersThatBreak16ByteAlignment) {
+  Problem p;  // bf16 at 2 mod 16, fp32 at 4 mod 16: the fallback takes them (docs/API.md)
+  p.args.a.ptr = fake_ptr(kA + 2);
+  p.args.b.ptr = fake_ptr(kB + 14);
+  p.args.d.dtype = DType::fp32;
+  p.c.dtype = DType::fp32;
+  p.args.d.ptr = fake_ptr(kD + 4);
+  p.c.ptr = fake_ptr(kC + 12);
+  expect_ok(validate(p.with_c().args));
+}
+
+TEST(Validate, EmptyMatricesTakeAnyPointer) {
+  Problem p(128, 256, 0);  // K = 0: A and B address nothing, so their alignment does not matter
+  p.args.a.ptr = fake_ptr(kA + 1);
+  p.args.b.ptr = fake_ptr(kB + 3);
+  p.args.a.ld = p.args.b.ld = 1;
+  expect_ok(validate(p.args));
 }
 
 // ---------------------------------------------------------------- dimensions

@@ -1,9 +1,12 @@
 """The tilegemm CLI's answers to bad input, run as a user would type them (ctest cli_usage, label
 cpu; any machine: every case here is decided before a GPU is looked for, or needs none).
-Usage errors exit 2 with one line naming the option or argument, the value and the rule.
+Usage errors exit 2 with one line naming the option or argument, the value and the rule. The fuzz
+command's problem list is deterministic, and the explain command it prints for each problem reports
+the same route as the list.
 
   python3 tests/cpu/cli/test_cli_usage.py --tilegemm build/cli/tilegemm"""
 import argparse
+import json
 import re
 import subprocess
 import sys
@@ -53,6 +56,81 @@ class UsageErrors(unittest.TestCase):
         self.usage(["bench", "--suite", suites], "is a directory")
         r = self.usage(["bench", "--suite", "/dev/zero"], "longer than 1048576 bytes")
         self.assertNotIn("bad_alloc", r.stderr)
+
+
+class Fuzz(unittest.TestCase):
+    def usage(self, args, *texts):
+        return UsageErrors.usage(self, args, *texts)
+
+    def listed(self, *args):
+        r = run("fuzz", "--list", "--json", *args)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return json.loads(r.stdout)["problems"]
+
+    def test_usage_errors(self):
+        self.usage(["fuzz", "--count", "0"], "--count", "0")
+        self.usage(["fuzz", "--count", "abc"], "--count")
+        self.usage(["fuzz", "--max-dim", "0"], "--max-dim")
+        self.usage(["fuzz", "--max-macs", "0"], "--max-macs")
+        self.usage(["fuzz", "--layouts", "nt,xx"], "--layouts", "xx")
+        self.usage(["fuzz", "--first", "-1"], "--first")
+        self.usage(["fuzz", "--bogus"], "--bogus")
+
+    def test_help(self):
+        r = run("fuzz", "--help")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for option in ("--count", "--seed", "--first", "--max-dim", "--max-macs", "--layouts", "--json", "--list"):
+            self.assertIn(option, r.stdout)
+
+    def test_without_a_gpu_it_says_so(self):
+        r = run("fuzz", "--count", "1")
+        if r.returncode in (0, 1):
+            self.skipTest("a Hopper GPU is here: the fuzz ran")
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn("no Hopper (sm_90) GPU found", r.stderr)
+
+    def test_same_seed_same_problems(self):
+        a, b = self.listed("--count", "40", "--seed", "9"), self.listed("--count", "40", "--seed", "9")
+        self.assertEqual(a, b)
+        self.assertEqual(self.listed("--count", "5", "--seed", "9", "--first", "10"), a[10:15])
+        other = self.listed("--count", "40", "--seed", "10")
+        self.assertGreater(sum(x["describe"] != y["describe"] for x, y in zip(a, other)), 35)
+        for p in a:
+            self.assertIn(p["route"]["path"], ("sm90", "fallback"), p)
+            self.assertIn(f"--first {p['index']} --count 1", p["rerun"])
+        only = self.listed("--count", "30", "--layouts", "tn", "--max-dim", "100")
+        self.assertTrue(all(p["layout"] == "tn" and max(p["m"], p["n"], p["k"]) <= 100 for p in only))
+
+    def test_explain_agrees_with_the_route_of_each_listed_problem(self):
+        # The fuzz list routes its own GemmArgs (route() on the arguments gemm() will get); the
+        # explain command it prints must describe the same call and report the same path and reason.
+        problems = self.listed("--count", "60", "--seed", "3")
+        self.assertGreaterEqual(len(problems), 50)
+        for p in problems:
+            args = p["explain"].split()[1:] + ["--json", "--device", "h200", "--top", "1", "--rejected", "0"]
+            r = run(*args)
+            self.assertEqual(r.returncode, 0, f"{p['explain']}: {r.stderr}")
+            j = json.loads(r.stdout)
+            self.assertEqual((j["path"], j["route_reason"]), (p["route"]["path"], p["route"]["reason"]), p["explain"])
+            if j["path"] == "sm90":
+                self.assertEqual(j["route_steps"], p["route"]["steps"], p["explain"])
+
+    def test_bench_and_explain_call_options(self):
+        self.usage(["bench", "--in-place", "--shape", "64x64x64"], "--in-place", "--beta")
+        self.usage(["bench", "--c-dtype", "fp32", "--shape", "64x64x64"], "--c-dtype", "--beta")
+        self.usage(["bench", "--beta", "1", "--in-place", "--c-dtype", "fp32"], "--in-place", "fp32")
+        self.usage(["bench", "--d-major", "diag"], "--d-major")
+        self.usage(["explain", "64", "64", "64", "--in-place"], "--in-place", "--beta")
+        self.usage(["explain", "64", "64", "64", "--ldc", "80"], "--ldc", "--beta")
+        self.usage(["explain", "64", "64", "64", "--beta", "1", "--in-place", "--c-major", "col"], "--in-place")
+        self.usage(["explain", "64", "64", "64", "--c-major", "diag", "--beta", "1"], "--c-major", "diag")
+        self.usage(["explain", "64", "64", "64", "--offset-a", "-1"], "--offset-a")
+        self.usage(["explain", "64", "64", "64", "--accumulate", "--beta", "2"], "--accumulate")
+        r = self.usage(["explain", "64", "64", "64", "--ldd", "60"], "d.ld = 60")
+        r = run("explain", "64", "64", "64", "--d-major", "col", "--ldd", "64", "--offset-d", "1", "--device", "h200")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("call: D col-major ldd 64", r.stdout)
+        self.assertIn("path: ", r.stdout)
 
 
 class Numbers(unittest.TestCase):
