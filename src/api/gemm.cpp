@@ -66,17 +66,17 @@ Status current_device(int* device, const plan::DeviceProfile** profile) {
 
 // ---- plans: the planner's view of an sm90-routed call -> its prepared kernel ---------------------
 // Everything the planner looks at is in the key: the device, the shape, the operand majors, the
-// output dtype, C, and whether D takes TMA stores and aligned element pairs.
+// output dtype and C (route() makes every D and C the kernel sees aligned).
 struct PlanKey {
   int device;
   int64_t m, n, k;
   Major a_major, b_major;
   DType out;
-  bool accumulate, d_tma, cd_pairs, c_tma;
+  bool accumulate;
   bool operator==(const PlanKey&) const = default;
 };
 PlanKey plan_key(int device, const plan::Problem& p) {
-  return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate, p.d_tma, p.cd_pairs, p.c_tma};
+  return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate};
 }
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
@@ -86,9 +86,8 @@ struct PlanKeyHash {
     h = h * 1000003u ^ std::hash<int>{}(k.device);
     h = h * 1000003u ^ std::hash<int>{}(static_cast<int>(k.out));
     size_t bits = static_cast<size_t>(k.a_major) | static_cast<size_t>(k.b_major) << 1 |
-                  static_cast<size_t>(k.accumulate) << 2 | static_cast<size_t>(k.d_tma) << 3 |
-                  static_cast<size_t>(k.cd_pairs) << 4 | static_cast<size_t>(k.c_tma) << 5;
-    return h * 64u + bits;
+                  static_cast<size_t>(k.accumulate) << 2;
+    return h * 8u + bits;
   }
 };
 std::shared_mutex g_plan_mutex;
@@ -186,7 +185,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
   if (r.pack_bytes + split_bytes > 0) {
     const size_t min_bytes = split_bytes > 0 ? size_t(prepared.resident_ctas) * 128 * 256 * sizeof(float) : 0;
     workspace = call_workspace(device, stream, split_offset + split_bytes, min_bytes, &graph_workspace);
-    if (workspace == nullptr && !r.packs.empty()) {
+    if (workspace == nullptr && r.pack_bytes > 0) {
       // No memory for the operand copies: the fallback kernel reads the operands where they are.
       t_last_config.reset();
       if (cudaError_t err = launch_fallback_gemm(original); err != cudaSuccess)
@@ -207,6 +206,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
     launched = launch_sm90(args, prepared,
                            split_bytes > 0 ? reinterpret_cast<float*>(static_cast<uint8_t*>(workspace) + split_offset)
                                            : nullptr);
+  if (launched.ok()) launched = launch_unpack(r, workspace, stream);
   if (graph_workspace && cudaFreeAsync(workspace, stream) != cudaSuccess && launched.ok())
     return launch_error("the workspace's release (cudaFreeAsync)", cudaGetLastError());
   if (!launched.ok()) return launched;

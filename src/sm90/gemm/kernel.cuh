@@ -103,10 +103,7 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
         store_partial<C.bn>(acc, p.workspace + int64_t(unit.split) * m_total * p.n_pad, p.n_pad, m_total, row0, n0,
                             thread_in_wg);
       } else if constexpr (C.epilogue == Epilogue::direct) {
-        store_tile_direct<C.bn, C.out_dtype, C.with_c, C.cd_pairs>(acc, p.alpha, p.beta, thread_in_wg, out);
-      } else if constexpr (C.epilogue == Epilogue::smem_stores) {
-        store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, true>(
-            acc, p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out);
+        store_tile_direct<C.bn, C.out_dtype, C.with_c>(acc, p.alpha, p.beta, thread_in_wg, out);
       } else if constexpr (C.out_dtype == DType::bf16 && !C.with_c) {
         store_tile<C.bn, T::kSlotsPerConsumer>(acc, p.alpha, &p.tmap_d, slots, consumer, thread_in_wg, out);
       } else {
