@@ -36,9 +36,14 @@ int effective_splits(const plan::Config& config, int64_t k);
 // Bytes of fp32 partials a split-K config writes for `args` (0 without split-K).
 size_t splitk_workspace_bytes(const GemmArgs& args, const plan::Config& config);
 
+// CTAs launch_sm90 launches: every work unit (tile, or tile x split-K slice), at most the resident
+// CTAs when persistent.
+int64_t launch_grid(const GemmArgs& args, const PreparedKernel& prepared);
+
 // Enqueues D = alpha · A·Bᵀ for an sm90-routed call (route.hpp) with a prepared kernel. With
 // split-K, `workspace` (splitk_workspace_bytes of it, splitk_workspace.hpp) receives the fp32
-// partials and the reduce kernel follows on the same stream.
-Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* workspace);
+// partials and the reduce kernel follows on the same stream. A traced config (Config::trace) gets
+// its event buffer as `trace` (trace_capture.hpp).
+Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* workspace, void* trace = nullptr);
 
 }  // namespace tilegemm::detail

@@ -148,4 +148,18 @@ TG_HD constexpr uint64_t buffer_bytes(uint32_t ctas, uint32_t lanes, uint32_t ca
   return lane_events_offset(ctas, lanes, capacity, ctas, 0);
 }
 
+// The header the host writes before a launch for `ctas` CTAs of `lanes` lanes.
+TG_HD constexpr BufferHeader make_buffer_header(uint32_t ctas, uint32_t lanes, uint32_t lane_capacity,
+                                                uint32_t stages) {
+  BufferHeader h{};
+  h.magic = kBufferMagic;
+  h.version = kLayoutVersion;
+  h.ctas = ctas;
+  h.lanes = lanes;
+  h.lane_capacity = lane_capacity;
+  h.event_bytes = sizeof(Event);
+  h.stages = stages;
+  return h;
+}
+
 }  // namespace tilegemm::trace
