@@ -221,8 +221,11 @@ int run_trace(const TraceArgs& a) {
     if (!write_file(a.html, trace::viewer_html(trace::chrome_trace(doc))))
       usage_error("trace", "--html '" + a.html + "': cannot write");
   }
-  if (!a.raw.empty() && !write_file(a.raw, std::string(raw.begin(), raw.end())))
-    usage_error("trace", "--raw '" + a.raw + "': cannot write");
+  if (!a.raw.empty()) {
+    // With --ctas, only those CTAs (a small fixture from a large run).
+    const std::vector<uint8_t> kept = a.ctas ? trace::slice_buffer(raw, a.ctas, &error) : raw;
+    if (!write_file(a.raw, std::string(kept.begin(), kept.end()))) usage_error("trace", "--raw '" + a.raw + "': cannot write");
+  }
 
   if (a.json) {
     info.erase("summary_text");
@@ -277,7 +280,7 @@ void add_trace_command(CLI::App& app) {
   cmd->add_option("--decode", a->decode, "Decode a raw buffer written by --raw instead of running (no GPU needed)");
   cmd->add_option("--capacity", a->capacity, "Events per warp-role lane (default: as many as the launch records)")
       ->check(CLI::Range(1u, 1u << 26));
-  cmd->add_option("--ctas", a->ctas, "Write only the first N CTAs' lanes to --out (the summary covers all)")
+  cmd->add_option("--ctas", a->ctas, "Write only the first N CTAs' lanes to --out and --raw (the summary covers all)")
       ->check(CLI::Range(1u, 1u << 20));
   cmd->add_option("--html-ctas", a->html_ctas, "CTAs the HTML viewer holds (default 8)")->check(CLI::Range(1u, 4096u));
   cmd->add_option("--iters", a->iters, "Timed runs of the traced and the untraced kernel (0: skip)")

@@ -202,12 +202,7 @@ __device__ __forceinline__ uint64_t global_timer_ns() {
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
-// %clock / %clock64: this SM's cycle counter (PTX ISA, special registers).
-__device__ __forceinline__ uint32_t sm_clock() {
-  uint32_t c;
-  asm volatile("mov.u32 %0, %%clock;" : "=r"(c));
-  return c;
-}
+// %clock64: this SM's cycle counter (PTX ISA, special registers).
 __device__ __forceinline__ uint64_t sm_clock64() {
   uint64_t c;
   asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));

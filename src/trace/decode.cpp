@@ -18,7 +18,46 @@ double LaneTrace::clock_ghz() const {
 
 std::string lane_role(uint32_t lane) { return lane == 0 ? "producer" : "consumer " + std::to_string(lane - 1); }
 
-bool decode_trace(const uint8_t* data, size_t size, DecodedTrace* out, std::string* error) {
+const char* time_base_name(TimeBase b) {
+  return b == TimeBase::sm_clock ? "sm_clock" : b == TimeBase::global_timer ? "global_timer" : "automatic";
+}
+
+namespace {
+
+// The smallest positive step between consecutive %globaltimer starts of a lane (0: none seen).
+double smallest_tick(const std::vector<LaneTrace>& lanes) {
+  uint64_t tick = 0;
+  for (const LaneTrace& l : lanes)
+    for (size_t i = 1; i < l.events.size(); ++i) {
+      const uint64_t a = l.events[i - 1].start_ns, b = l.events[i].start_ns;
+      if (b > a && (tick == 0 || b - a < tick)) tick = b - a;
+    }
+  return double(tick);
+}
+
+// Re-times the events of the `count` lanes of one CTA from its SM's cycle counter (TimeBase::sm_clock).
+void retime_by_clock(std::vector<LaneTrace>& lanes, size_t first, size_t count) {
+  const LaneTrace* anchor = nullptr;
+  for (size_t i = first; i < first + count; ++i)
+    if (lanes[i].finished && lanes[i].clock_ghz() > 0 && (anchor == nullptr || lanes[i].lane == 0)) anchor = &lanes[i];
+  if (anchor == nullptr) return;
+  const double ghz = anchor->clock_ghz();
+  const uint64_t a_ns = anchor->begin_ns, a_clk = anchor->begin_clk;
+  for (size_t i = first; i < first + count; ++i) {
+    LaneTrace& l = lanes[i];
+    uint64_t prev = l.begin_clk;  // unwraps the 32-bit cycle counts: steps of a lane are < 1 s apart
+    for (Event& e : l.events) {
+      const uint64_t clk = prev + uint64_t(int64_t(int32_t(e.start_clk - uint32_t(prev))));
+      prev = clk;
+      e.start_ns = uint64_t(int64_t(a_ns) + int64_t(double(int64_t(clk - a_clk)) / ghz));
+      e.dur_ns = uint32_t(double(e.dur_clk) / ghz + 0.5);
+    }
+  }
+}
+
+}  // namespace
+
+bool decode_trace(const uint8_t* data, size_t size, DecodedTrace* out, std::string* error, TimeBase base) {
   *out = DecodedTrace{};
   if (size < sizeof(BufferHeader)) {
     *error = "trace buffer of " + std::to_string(size) + " bytes: shorter than its 64-byte header";
@@ -104,7 +143,32 @@ bool decode_trace(const uint8_t* data, size_t size, DecodedTrace* out, std::stri
       out->lanes.push_back(std::move(t));
     }
   }
+  out->timer_tick_ns = smallest_tick(out->lanes);
+  if (base == TimeBase::automatic) base = out->timer_tick_ns > kFineTickNs ? TimeBase::sm_clock : TimeBase::global_timer;
+  out->time_base = base;
+  if (base == TimeBase::sm_clock)
+    for (uint32_t cta = 0; cta < h.ctas; ++cta) retime_by_clock(out->lanes, size_t(cta) * h.lanes, h.lanes);
   return true;
+}
+
+std::vector<uint8_t> slice_buffer(const std::vector<uint8_t>& raw, uint32_t ctas, std::string* error) {
+  DecodedTrace t;
+  if (!decode_trace(raw.data(), raw.size(), &t, error, TimeBase::global_timer)) return {};
+  BufferHeader h = t.header;
+  const uint32_t keep = std::min(ctas, h.ctas);
+  std::vector<uint8_t> out(buffer_bytes(keep, h.lanes, h.lane_capacity));
+  const BufferHeader old = h;
+  h.ctas = keep;
+  std::memcpy(out.data(), &h, sizeof(h));
+  for (uint32_t cta = 0; cta < keep; ++cta)
+    for (uint32_t lane = 0; lane < h.lanes; ++lane) {
+      std::memcpy(out.data() + lane_header_offset(h.lanes, cta, lane), raw.data() + lane_header_offset(h.lanes, cta, lane),
+                  sizeof(LaneHeader));
+      std::memcpy(out.data() + lane_events_offset(keep, h.lanes, h.lane_capacity, cta, lane),
+                  raw.data() + lane_events_offset(old.ctas, h.lanes, h.lane_capacity, cta, lane),
+                  size_t(h.lane_capacity) * sizeof(Event));
+    }
+  return out;
 }
 
 }  // namespace tilegemm::trace

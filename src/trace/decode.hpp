@@ -29,8 +29,19 @@ struct LaneTrace {
   double clock_ghz() const;
 };
 
+// Where the decoded events' start_ns / dur_ns come from.
+//   global_timer: as recorded (%globaltimer), the default when the timer steps finely;
+//   sm_clock:     each CTA's steps placed by its SM's cycle counter, from its producer lane's
+//                 anchors (ns = begin_ns + (clk - begin_clk) / GHz, one SM, one counter), for a
+//                 global timer that ticks more coarsely than kFineTickNs: the steps keep their
+//                 order and their cycle-accurate lengths, the CTAs their %globaltimer placement.
+enum class TimeBase { automatic, global_timer, sm_clock };
+inline constexpr double kFineTickNs = 40.0;
+
 struct DecodedTrace {
   BufferHeader header{};
+  TimeBase time_base = TimeBase::global_timer;  // what the events' times are now
+  double timer_tick_ns = 0;  // smallest %globaltimer step seen between consecutive events of a lane
   std::vector<LaneTrace> lanes;  // ctas x lanes, CTA-major
   uint64_t events = 0;           // decoded, all lanes
   uint64_t dropped = 0;          // attempted past capacity, all lanes
@@ -49,6 +60,13 @@ std::string lane_role(uint32_t lane);
 // Decodes `size` bytes (exactly buffer_bytes(ctas, lanes, lane_capacity) of the header they start
 // with). False, with *error naming the field and the values, when the bytes are not a trace
 // buffer of this layout version; true otherwise, with per-lane findings in out->problems.
-bool decode_trace(const uint8_t* data, size_t size, DecodedTrace* out, std::string* error);
+// `base` automatic: sm_clock when the global timer's smallest step exceeds kFineTickNs.
+bool decode_trace(const uint8_t* data, size_t size, DecodedTrace* out, std::string* error,
+                  TimeBase base = TimeBase::automatic);
+const char* time_base_name(TimeBase b);
+
+// The first `ctas` CTAs of a raw buffer as a buffer of their own (its header says `ctas`): for
+// keeping a small recorded fixture. Empty, with *error, when `raw` is not a trace buffer.
+std::vector<uint8_t> slice_buffer(const std::vector<uint8_t>& raw, uint32_t ctas, std::string* error);  // "global_timer", "sm_clock"
 
 }  // namespace tilegemm::trace

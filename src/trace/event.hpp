@@ -16,10 +16,11 @@
 // ever written past a lane's slice (the host fills the slots with kUnwrittenByte and checks that
 // the unused ones still hold it, docs/TRACE.md).
 //
-// Times: start_ns is %globaltimer (PTX ISA, special registers: a global nanosecond timer that
-// every SM reads alike, so events of different SMs share one time axis); dur_ns the %globaltimer
-// difference and dur_clk the %clock difference (SM cycles) between the end and the start of the
-// step, so a step shorter than the global timer's update interval still has a length.
+// Times: start_ns and dur_ns are %globaltimer readings (PTX ISA, special registers: a global
+// nanosecond timer that every SM reads alike, so events of different SMs share one time axis);
+// start_clk and dur_clk the same two points on the SM's cycle counter (%clock64), so that where the
+// global timer ticks coarsely the host can place the steps of one SM at cycle resolution
+// (decode.hpp, time bases).
 #pragma once
 
 #include "core/host_device.hpp"
@@ -92,19 +93,21 @@ TG_HD constexpr const char* event_kind_label(EventKind k) {
 }
 
 // Event::flags bits.
-inline constexpr uint8_t kFlagDrain = 1u << 0;  // tma_store_wait: the final wait before the CTA exits
+inline constexpr uint8_t kFlagDrain = 1u << 0;      // tma_store_wait: the final wait before the CTA exits
+inline constexpr uint8_t kFlagWideTile = 1u << 1;   // the tile's m- or n-block is >= 65536: only its low 16 bits
 
 struct Event {           // 32 B, two 16-B stores
   uint64_t start_ns;     // %globaltimer at the start of the step
   uint32_t dur_ns;       // %globaltimer at the end - start_ns
-  uint32_t dur_clk;      // %clock at the end - %clock at the start (SM cycles)
+  uint32_t start_clk;    // %clock64 at the start, low 32 bits (SM cycles)
+  uint32_t dur_clk;      // %clock64 at the end - at the start
   uint8_t kind;          // EventKind
   uint8_t lane;          // 0 producer, 1 + c consumer c (the lane it was appended to)
   uint8_t stage;         // smem ring stage (k-block events), staging box (epilogue events), else 0
   uint8_t flags;         // kFlag*
   int32_t k_block;       // k-block index within K (k-block events; tile: the unit's first k-block)
-  int32_t tile_m;        // m-block of the tile the lane works on
-  int32_t tile_n;        // n-block
+  uint16_t tile_m;       // m-block of the tile the lane works on (low 16 bits: kFlagWideTile)
+  uint16_t tile_n;       // n-block
 };
 static_assert(sizeof(Event) == 32, "Event is 32 bytes on every compiler");
 

@@ -66,7 +66,6 @@ TraceSummary summarize(const DecodedTrace& t) {
   s.producer.role = "producer";
   s.consumer.role = "consumers";
   s.first_ns = std::numeric_limits<uint64_t>::max();
-  uint64_t tick = std::numeric_limits<uint64_t>::max();
   double ghz_sum = 0;
   int ghz_lanes = 0;
   for (const LaneTrace& lane : t.lanes) {
@@ -77,14 +76,11 @@ TraceSummary summarize(const DecodedTrace& t) {
       ghz_sum += g;
       ++ghz_lanes;
     }
-    for (size_t i = 1; i < lane.events.size(); ++i) {
-      const uint64_t a = lane.events[i - 1].start_ns, b = lane.events[i].start_ns;
-      if (b > a) tick = std::min(tick, b - a);
-    }
     add_lane(lane.is_producer() ? s.producer : s.consumer, lane);
   }
   if (s.first_ns == std::numeric_limits<uint64_t>::max()) s.first_ns = 0;
-  s.timer_tick_ns = tick == std::numeric_limits<uint64_t>::max() ? 0.0 : double(tick);
+  s.timer_tick_ns = t.timer_tick_ns;
+  s.time_base = time_base_name(t.time_base);
   s.clock_ghz = ghz_lanes ? ghz_sum / ghz_lanes : 0.0;
   for (RoleSummary* r : {&s.producer, &s.consumer})
     if (r->lanes) {
@@ -169,8 +165,11 @@ std::string summary_text(const TraceSummary& s, double host_to_first_ns) {
                      "first role's start to the last one's end\n",
                      s.ctas, s.consumers, s.consumers == 1 ? "" : "s", s.stages, s.events, s.dropped,
                      us(double(s.last_ns - s.first_ns)));
-  out += fmt::format("timers: %globaltimer steps of {:.0f} ns seen; SM clock {:.3f} GHz (from %clock64)\n",
-                     s.timer_tick_ns, s.clock_ghz);
+  out += fmt::format("timers: %globaltimer steps of {:.0f} ns seen; SM clock {:.3f} GHz (from %clock64); step times "
+                     "from {}\n",
+                     s.timer_tick_ns, s.clock_ghz,
+                     s.time_base == std::string("sm_clock") ? "the SM cycle counter (the global timer is coarse)"
+                                                             : "%globaltimer");
   out += fmt::format("{:<10} {:>6} {:>7} {:>14} {:>14} {:>12} {:>12} {:>12} {:>12}\n", "role", "lanes", "busy",
                      "WAIT FULL", "WAIT EMPTY", "TMA issue", "WGMMA issue", "WGMMA wait", "epilogue");
   for (const RoleSummary* r : {&s.producer, &s.consumer})
@@ -205,7 +204,7 @@ nlohmann::json summary_json(const TraceSummary& s) {
   };
   return {{"ctas", s.ctas}, {"consumers", s.consumers}, {"stages", s.stages}, {"events", s.events},
           {"dropped", s.dropped}, {"problems", s.problems}, {"device_span_ns", s.last_ns - s.first_ns},
-          {"timer_tick_ns", s.timer_tick_ns}, {"clock_ghz", s.clock_ghz}, {"producer", role(s.producer)},
+          {"timer_tick_ns", s.timer_tick_ns}, {"time_base", s.time_base}, {"clock_ghz", s.clock_ghz}, {"producer", role(s.producer)},
           {"consumers_role", role(s.consumer)}, {"kblock_step_ns", s.kblock_step_ns}, {"bubbles", s.bubbles},
           {"bubble_ns", s.bubble_ns}, {"mainloop_ns", s.mainloop_ns}, {"fill_ns", s.fill_ns},
           {"epilogues_followed", s.epilogues_followed}, {"epilogue_overlap_pct", s.epilogue_overlap_pct},

@@ -52,6 +52,7 @@ struct TraceSummary {
   size_t problems = 0;
   uint64_t first_ns = 0, last_ns = 0;  // earliest lane begin, latest lane end (%globaltimer)
   double timer_tick_ns = 0;            // smallest step of %globaltimer seen between events of a lane
+  const char* time_base = "";          // decode.hpp: "global_timer" or "sm_clock"
   double clock_ghz = 0;                // mean SM clock over the lanes
   RoleSummary producer, consumer;
   double kblock_step_ns = 0;           // median WGMMA-issue-to-issue step (steady k-block time)

@@ -68,21 +68,22 @@ struct TraceLane<true> {
     begin_clk = sm_clock64();
   }
 
-  __device__ __forceinline__ TraceMark now() const { return TraceMark{global_timer_ns(), sm_clock()}; }
+  __device__ __forceinline__ TraceMark now() const { return TraceMark{global_timer_ns(), uint32_t(sm_clock64())}; }
 
   // Appends the step that began at `start` and ends now. Past the lane's capacity it only counts.
   __device__ __forceinline__ void record(const TraceMark& start, trace::EventKind kind, int stage, int k_block,
                                          uint8_t flags = 0) {
     const uint64_t end_ns = global_timer_ns();
-    const uint32_t end_clk = sm_clock();
+    const uint32_t end_clk = uint32_t(sm_clock64());
     if (writer && events != nullptr) {
       if (count < capacity) {
         uint32_t* e = reinterpret_cast<uint32_t*>(events + count);
-        store_global_streaming_16(e, uint32_t(start.ns), uint32_t(start.ns >> 32), uint32_t(end_ns - start.ns),
-                                  end_clk - start.clk);
-        store_global_streaming_16(e + 4,
-                                  uint32_t(kind) | (lane << 8) | (uint32_t(stage & 0xff) << 16) | (uint32_t(flags) << 24),
-                                  uint32_t(k_block), uint32_t(tile_m), uint32_t(tile_n));
+        const bool wide = (tile_m | tile_n) >= 65536;
+        store_global_streaming_16(e, uint32_t(start.ns), uint32_t(start.ns >> 32), uint32_t(end_ns - start.ns), start.clk);
+        store_global_streaming_16(e + 4, end_clk - start.clk,
+                                  uint32_t(kind) | (lane << 8) | (uint32_t(stage & 0xff) << 16) |
+                                      (uint32_t(flags | (wide ? trace::kFlagWideTile : 0)) << 24),
+                                  uint32_t(k_block), (uint32_t(tile_m) & 0xffffu) | (uint32_t(tile_n) << 16));
       }
       ++count;
     }

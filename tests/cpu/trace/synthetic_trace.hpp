@@ -21,7 +21,11 @@ struct SyntheticSpec {
   uint64_t t0 = 1'700'000'000'000'000'000ull;  // ns, the %globaltimer range
   uint64_t load_ns = 700, mma_ns = 500, epilogue_ns = 900;
   uint32_t slow_kblock = UINT32_MAX;        // this ring slot's load takes 10x longer (a bubble)
+  uint64_t tick_ns = 1;                     // the global timer's step (the SM clock is exact: 2 GHz)
 };
+
+// The SM clock of the synthetic trace at time `ns`: 2 GHz, 5000 at the lanes' begin.
+inline uint64_t synthetic_clock(const SyntheticSpec& s, uint64_t ns) { return 5000 + 2 * (ns - (s.t0 + 900)); }
 
 inline uint32_t events_per_lane(const SyntheticSpec& s, uint32_t lane) {
   return lane == 0 ? s.tiles_per_cta * (1 + 2 * s.kblocks) : s.tiles_per_cta * (1 + 4 * s.kblocks + 4) + 1;
@@ -43,16 +47,17 @@ inline std::vector<uint8_t> make_synthetic_trace(const SyntheticSpec& s) {
     std::vector<uint64_t> tile_start(lanes, 0), epi_start(lanes, 0);
     auto add = [&](uint32_t lane, EventKind k, uint64_t start, uint64_t end, int stage, int kb, int tile, uint8_t flags = 0) {
       Event e{};
-      e.start_ns = start;
-      e.dur_ns = uint32_t(end - start);
-      e.dur_clk = uint32_t((end - start) * 2);  // a 2 GHz SM clock
+      e.start_ns = start / s.tick_ns * s.tick_ns;  // what a timer of this step reads
+      e.dur_ns = uint32_t(end / s.tick_ns * s.tick_ns - e.start_ns);
+      e.start_clk = uint32_t(synthetic_clock(s, start));
+      e.dur_clk = uint32_t((end - start) * 2);
       e.kind = uint8_t(k);
       e.lane = uint8_t(lane);
       e.stage = uint8_t(stage);
       e.flags = flags;
       e.k_block = kb;
-      e.tile_m = int(cta + s.ctas * uint32_t(tile)) / 2;
-      e.tile_n = int(cta + s.ctas * uint32_t(tile)) % 2;
+      e.tile_m = uint16_t((cta + s.ctas * uint32_t(tile)) / 2);
+      e.tile_n = uint16_t((cta + s.ctas * uint32_t(tile)) % 2);
       ev[lane].push_back(e);
       clock[lane] = end + 3;
     };
@@ -112,8 +117,8 @@ inline std::vector<uint8_t> make_synthetic_trace(const SyntheticSpec& s) {
       lh.units = s.tiles_per_cta;
       lh.begin_ns = s.t0 + 900;
       lh.end_ns = clock[l] + 10;
-      lh.begin_clk = 5000;
-      lh.end_clk = 5000 + 2 * (lh.end_ns - lh.begin_ns);
+      lh.begin_clk = synthetic_clock(s, lh.begin_ns);
+      lh.end_clk = synthetic_clock(s, lh.end_ns);
       std::memcpy(buf.data() + lane_header_offset(lanes, cta, l), &lh, sizeof(lh));
       const size_t n = std::min<size_t>(ev[l].size(), capacity);
       std::memcpy(buf.data() + lane_events_offset(s.ctas, lanes, capacity, cta, l), ev[l].data(), n * sizeof(Event));

@@ -128,6 +128,51 @@ TEST(TraceDecode, RefusesWhatIsNotATraceBuffer) {
   EXPECT_TRUE(decode_trace(good.data(), good.size(), &t, &error)) << error;
 }
 
+// With a global timer of 1-ns steps the recorded times are kept; with 1-us steps the decoder places
+// every step by the SM clock, which gives back the true times (within rounding).
+TEST(TraceDecode, CoarseGlobalTimerIsReplacedByTheSmClock) {
+  SyntheticSpec fine, coarse;
+  coarse.tick_ns = 1000;
+  const std::vector<uint8_t> a = make_synthetic_trace(fine), b = make_synthetic_trace(coarse);
+  DecodedTrace ta, tb, tc;
+  std::string error;
+  ASSERT_TRUE(decode_trace(a.data(), a.size(), &ta, &error)) << error;
+  ASSERT_TRUE(decode_trace(b.data(), b.size(), &tb, &error)) << error;
+  ASSERT_TRUE(decode_trace(a.data(), a.size(), &tc, &error, TimeBase::sm_clock)) << error;
+  EXPECT_EQ(ta.time_base, TimeBase::global_timer);
+  EXPECT_EQ(tb.time_base, TimeBase::sm_clock);
+  EXPECT_LE(ta.timer_tick_ns, kFineTickNs);
+  EXPECT_EQ(tb.timer_tick_ns, 1000.0);
+  EXPECT_STREQ(time_base_name(tb.time_base), "sm_clock");
+  for (size_t l = 0; l < ta.lanes.size(); ++l)
+    for (size_t i = 0; i < ta.lanes[l].events.size(); ++i) {
+      const Event &x = ta.lanes[l].events[i], &y = tb.lanes[l].events[i], &z = tc.lanes[l].events[i];
+      EXPECT_NEAR(double(y.start_ns), double(x.start_ns), 1.0) << l << " " << i;
+      EXPECT_NEAR(double(y.dur_ns), double(x.dur_ns), 1.0);
+      EXPECT_NEAR(double(z.start_ns), double(x.start_ns), 1.0);
+    }
+}
+
+TEST(TraceDecode, SliceKeepsTheFirstCtas) {
+  SyntheticSpec s;
+  s.ctas = 5;
+  const std::vector<uint8_t> full = make_synthetic_trace(s);
+  std::string error;
+  const std::vector<uint8_t> cut = slice_buffer(full, 2, &error);
+  ASSERT_FALSE(cut.empty()) << error;
+  DecodedTrace a, b;
+  ASSERT_TRUE(decode_trace(full.data(), full.size(), &a, &error)) << error;
+  ASSERT_TRUE(decode_trace(cut.data(), cut.size(), &b, &error)) << error;
+  EXPECT_TRUE(b.problems.empty()) << b.problems.front();
+  ASSERT_EQ(b.header.ctas, 2u);
+  ASSERT_EQ(b.lanes.size(), 2u * b.header.lanes);
+  for (size_t i = 0; i < b.lanes.size(); ++i) {
+    ASSERT_EQ(b.lanes[i].events.size(), a.lanes[i].events.size());
+    EXPECT_EQ(std::memcmp(b.lanes[i].events.data(), a.lanes[i].events.data(), b.lanes[i].events.size() * sizeof(Event)), 0);
+  }
+  EXPECT_TRUE(slice_buffer(std::vector<uint8_t>(10), 1, &error).empty());
+}
+
 TEST(TraceLayout, OffsetsTileTheBuffer) {
   // Headers, then lane slices back to back: the last slice ends exactly at buffer_bytes.
   EXPECT_EQ(lane_header_offset(3, 0, 0), sizeof(BufferHeader));
