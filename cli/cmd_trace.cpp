@@ -23,6 +23,7 @@
 #include "bench/runner.hpp"
 #include "commands.hpp"
 #include "plan/config_spec.hpp"
+#include "trace/invariants.hpp"
 #include "trace/summary.hpp"
 #include "trace/viewer.hpp"
 #include "trace_tracks.hpp"
@@ -59,13 +60,14 @@ struct TracedCall {
   std::string cupti_note;
 
   Status operator()(const GemmArgs& args) {
+    // Recording starts before the warm-up: CUPTI's own start-up cost lands on that call.
+    std::optional<bench::ActivityRecording> recording;
+    recording.emplace();
+    if (!recording->ok()) cupti_note = "CUPTI not recorded: " + recording->reason();
     if (warm) {
       if (Status s = detail::gemm_with_options(args, options); !s.ok()) return s;
       if (cudaStreamSynchronize(args.stream) != cudaSuccess) return Status{ErrorCode::cuda_error, "trace", "warm-up"};
     }
-    std::optional<bench::ActivityRecording> recording;
-    recording.emplace();
-    if (!recording->ok()) cupti_note = "CUPTI not recorded: " + recording->reason();
     window.call_start_ns = detail::host_clock_ns();
     const Status s = detail::gemm_with_options(args, options);
     window.call_end_ns = detail::host_clock_ns();
@@ -161,6 +163,7 @@ int run_trace(const TraceArgs& a) {
     return decode_only ? kExitUsage : kExitFailed;
   }
   const trace::TraceSummary summary = trace::summarize(decoded);
+  const trace::InvariantReport invariants = trace::check_invariants(decoded);
   trace::TraceDocument doc;
   doc.device = &decoded;
   ClockAlignment clock;
@@ -181,7 +184,7 @@ int run_trace(const TraceArgs& a) {
     info["host_spans"] = host;
     info["clock"] = {{"method", clock.method}, {"offset_ns", clock.offset_ns},
                      {"host_call_to_first_instruction_ns", clock.host_call_to_first_ns}};
-    if (clock.has_cupti_kernel) info["clock"]["cupti_start_minus_first_instruction_ns"] = clock.cupti_start_minus_first_ns;
+    if (clock.has_cupti_kernel) info["clock"]["raw_globaltimer_minus_cupti_ns"] = clock.raw_globaltimer_minus_cupti_ns;
     info["cupti"] = call.cupti_note.empty() ? "recorded" : call.cupti_note;
     info["grid"] = capture.grid;
     info["lane_capacity"] = capture.lane_capacity;
@@ -190,6 +193,8 @@ int run_trace(const TraceArgs& a) {
   info["summary"] = trace::summary_json(summary);
   info["summary_text"] = trace::summary_text(summary, decode_only ? -1.0 : double(clock.host_call_to_first_ns));
   info["problems"] = decoded.problems;
+  info["invariants"] = {{"violations", invariants.count}, {"first", invariants.violations},
+                        {"tiles_checked", invariants.tiles_checked}, {"kblocks_checked", invariants.kblocks_checked}};
 
   // The cost of tracing: the same config with and without the trace switch, timed alike.
   if (!decode_only && a.iters > 0) {
@@ -242,10 +247,11 @@ int run_trace(const TraceArgs& a) {
                                                       us(double(s["ns"].get<uint64_t>())));
       fmt::print("host spans: {}\n", spans);
       fmt::print("clock: {}", clock.method);
-      if (clock.has_cupti_kernel) fmt::print("; CUPTI kernel start - first instruction {}", us(double(clock.cupti_start_minus_first_ns)));
       fmt::print("\n");
       if (info.contains("launch_to_first_instruction_ns"))
-        fmt::print("launch call -> first kernel instruction: {}\n", us(double(info["launch_to_first_instruction_ns"].get<int64_t>())));
+        fmt::print("launch call -> first kernel instruction: {}{}\n",
+                   us(double(info["launch_to_first_instruction_ns"].get<int64_t>())),
+                   clock.has_cupti_kernel ? " (CUPTI's kernel start)" : "");
       if (!call.cupti_note.empty()) fmt::print("{}\n", call.cupti_note);
       if (info.contains("overhead")) {
         const auto& o = info["overhead"];
@@ -256,12 +262,16 @@ int run_trace(const TraceArgs& a) {
                      100.0 * (o["ratio"].get<double>() - 1.0), a.iters, o["timer"].get<std::string>());
       }
     }
+    fmt::print("pipeline order (trace/invariants.hpp): {} over {} tiles and {} k-blocks\n",
+               invariants.ok() ? std::string("ok") : std::to_string(invariants.count) + " VIOLATIONS",
+               invariants.tiles_checked, invariants.kblocks_checked);
+    for (const std::string& v : invariants.violations) fmt::print("VIOLATION: {}\n", v);
     for (const std::string& p : decoded.problems) fmt::print("PROBLEM: {}\n", p);
     if (!a.out.empty()) fmt::print("wrote {} (open it in https://ui.perfetto.dev or chrome://tracing)\n", a.out);
     if (!a.html.empty()) fmt::print("wrote {} (first {} CTAs)\n", a.html, a.html_ctas);
   }
   if (!decode_only && !checked.passed()) return kExitFailed;
-  return decoded.problems.empty() ? 0 : kExitFailed;
+  return decoded.problems.empty() && invariants.ok() ? 0 : kExitFailed;
 }
 
 }  // namespace

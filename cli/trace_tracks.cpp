@@ -26,26 +26,23 @@ ClockAlignment align_clocks(const trace::DecodedTrace& t, const CallWindow& w, c
   uint64_t first = 0;
   for (const trace::LaneTrace& lane : t.lanes)
     if (lane.finished && (first == 0 || lane.begin_ns < first)) first = lane.begin_ns;
-  // %globaltimer is set from the host's system clock when the device is attached (libcu++'s
-  // system_clock notes): trust it when the first instruction falls between the call's start and
-  // the end of the synchronisation that waited for the kernel.
-  if (first >= w.call_start_ns && first <= w.sync_end_ns) {
-    a.method = "direct (%globaltimer within the call's host window)";
-  } else if (kernel != nullptr) {
+  // NOTES: %globaltimer is set from the host's system clock when the device is attached (libcu++'s
+  // system_clock notes) and drifts from it after: on the H200 it read 150-220 us ahead of CUPTI's
+  // kernel start, which CUPTI maps onto CLOCK_REALTIME itself (docs/TRACE.md). So CUPTI's kernel
+  // start places the device when there is one: the first instruction at the kernel's start.
+  if (kernel != nullptr) {
     a.offset_ns = int64_t(kernel->start_ns) - int64_t(first);
-    a.method = "aligned to CUPTI's kernel start (%globaltimer was " + std::to_string(-a.offset_ns) +
-               " ns off CLOCK_REALTIME)";
+    a.method = "aligned to CUPTI's kernel start (raw %globaltimer - CUPTI: " + std::to_string(-a.offset_ns) + " ns)";
+    a.has_cupti_kernel = true;
+    a.raw_globaltimer_minus_cupti_ns = -a.offset_ns;
+  } else if (first >= w.call_start_ns && first <= w.sync_end_ns) {
+    a.method = "direct (%globaltimer read as CLOCK_REALTIME; it fell inside the call's window)";
   } else {
     a.offset_ns = int64_t(w.call_end_ns) - int64_t(first);
     a.method = "aligned to the call's return (%globaltimer was " + std::to_string(-a.offset_ns) +
                " ns off CLOCK_REALTIME and CUPTI did not record the kernel)";
   }
-  const int64_t first_host = int64_t(first) + a.offset_ns;
-  a.host_call_to_first_ns = first_host - int64_t(w.call_start_ns);
-  if (kernel != nullptr) {
-    a.has_cupti_kernel = true;
-    a.cupti_start_minus_first_ns = int64_t(kernel->start_ns) - first_host;
-  }
+  a.host_call_to_first_ns = int64_t(first) + a.offset_ns - int64_t(w.call_start_ns);
   return a;
 }
 

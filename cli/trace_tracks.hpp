@@ -23,12 +23,10 @@ struct CallWindow {
 // How device times map onto the host axis (host = %globaltimer + offset_ns).
 struct ClockAlignment {
   int64_t offset_ns = 0;
-  std::string method;  // "direct": %globaltimer read as CLOCK_REALTIME; else how it was aligned
-  // CUPTI's start of the traced kernel minus the first in-kernel timestamp on the host axis
-  // (negative: CUPTI's start precedes the first instruction); nullopt-like: has_cupti false.
-  bool has_cupti_kernel = false;
-  int64_t cupti_start_minus_first_ns = 0;
-  int64_t host_call_to_first_ns = 0;  // the call's start to the first in-kernel timestamp
+  std::string method;
+  bool has_cupti_kernel = false;            // CUPTI recorded the traced kernel
+  int64_t raw_globaltimer_minus_cupti_ns = 0;  // the first instruction's %globaltimer - CUPTI's start
+  int64_t host_call_to_first_ns = 0;        // the call's start to the first in-kernel timestamp
 };
 
 // The CUPTI records that belong to the traced call: from its start to the end of the

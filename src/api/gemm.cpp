@@ -195,7 +195,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
   Status launched;
   {
     TraceSpan span(options.trace, "launch");
-    launched = launch_sm90(args, prepared, workspace, options.trace ? options.trace->device_buffer() : nullptr);
+    launched = launch_sm90(args, prepared, workspace, options.trace ? options.trace->target() : TraceTarget{});
   }
   if (options.trace) options.trace->launched = launched.ok();
   if (graph_workspace && cudaFreeAsync(workspace, args.stream) != cudaSuccess && launched.ok())

@@ -127,7 +127,7 @@ int64_t launch_grid(const GemmArgs& args, const PreparedKernel& prepared) {
   return c.persistent ? std::min<int64_t>(units, prepared.resident_ctas) : units;
 }
 
-Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* workspace, void* trace) {
+Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* workspace, TraceTarget trace) {
   const plan::Config& c = prepared.config;
   sm90::GemmParams params;
   params.m = static_cast<int32_t>(args.d.rows);  // <= INT32_MAX: part of the sm90 route rule
@@ -169,7 +169,8 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* 
     params.n_pad = schedule.grid.num_n_blocks * c.bn;
     params.workspace = workspace;
   }
-  params.trace = trace;
+  params.trace = trace.buffer;
+  params.trace_capacity = trace.lane_capacity;
   const int64_t grid = launch_grid(args, prepared);
   if (Status s = jit::launch(*prepared.kernel, gemm_dims(c, static_cast<int>(grid), args.stream), params); !s.ok())
     return s;

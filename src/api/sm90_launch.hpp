@@ -44,6 +44,10 @@ int64_t launch_grid(const GemmArgs& args, const PreparedKernel& prepared);
 // split-K, `workspace` (splitk_workspace_bytes of it, splitk_workspace.hpp) receives the fp32
 // partials and the reduce kernel follows on the same stream. A traced config (Config::trace) gets
 // its event buffer as `trace` (trace_capture.hpp).
-Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* workspace, void* trace = nullptr);
+struct TraceTarget {
+  void* buffer = nullptr;      // trace/event.hpp layout, sized for launch_grid() CTAs
+  uint32_t lane_capacity = 0;  // events per lane
+};
+Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* workspace, TraceTarget trace = {});
 
 }  // namespace tilegemm::detail

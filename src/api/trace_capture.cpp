@@ -99,6 +99,8 @@ Status TraceCapture::prepare(const GemmArgs& args, const PreparedKernel& prepare
   return Status::success();
 }
 
+TraceTarget TraceCapture::target() const { return TraceTarget{buffer_, lane_capacity}; }
+
 Status TraceCapture::download(std::vector<uint8_t>* bytes) const {
   if (!launched || buffer_ == nullptr)
     return Status{ErrorCode::invalid_argument, "trace", "no traced kernel was launched with this capture"};

@@ -20,6 +20,7 @@
 namespace tilegemm::detail {
 
 struct PreparedKernel;
+struct TraceTarget;
 
 // The host time axis of a trace: CLOCK_REALTIME in nanoseconds. %globaltimer is initialised from
 // the host's system clock (docs/TRACE.md says how far apart the two were measured).
@@ -57,7 +58,7 @@ class TraceCapture {
   // Sizes the buffer for this launch (reusing the allocation when it is large enough) and
   // initialises it on args.stream.
   Status prepare(const GemmArgs& args, const PreparedKernel& prepared);
-  void* device_buffer() const { return buffer_; }
+  TraceTarget target() const;  // the buffer and its lane capacity, for launch_sm90
   size_t buffer_bytes() const { return bytes_; }
 
  private:

@@ -2,6 +2,7 @@
 #include "trace/decode.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace tilegemm::trace {
@@ -24,33 +25,67 @@ const char* time_base_name(TimeBase b) {
 
 namespace {
 
-// The smallest positive step between consecutive %globaltimer starts of a lane (0: none seen).
+// The smallest positive step between any two %globaltimer readings of the buffer (lane anchors,
+// TILE starts and ends, steps that carry one): the timer's resolution or a multiple of it.
 double smallest_tick(const std::vector<LaneTrace>& lanes) {
+  std::vector<uint64_t> t;
+  for (const LaneTrace& l : lanes) {
+    if (!l.finished) continue;
+    t.push_back(l.begin_ns);
+    t.push_back(l.end_ns);
+    for (const Event& e : l.events)
+      if (e.start_ns != 0) {
+        t.push_back(e.start_ns);
+        t.push_back(e.start_ns + e.dur_ns);
+      }
+  }
+  std::sort(t.begin(), t.end());
   uint64_t tick = 0;
-  for (const LaneTrace& l : lanes)
-    for (size_t i = 1; i < l.events.size(); ++i) {
-      const uint64_t a = l.events[i - 1].start_ns, b = l.events[i].start_ns;
-      if (b > a && (tick == 0 || b - a < tick)) tick = b - a;
-    }
+  for (size_t i = 1; i < t.size(); ++i)
+    if (t[i] > t[i - 1] && (tick == 0 || t[i] - t[i - 1] < tick)) tick = t[i] - t[i - 1];
   return double(tick);
 }
 
-// Re-times the events of the `count` lanes of one CTA from its SM's cycle counter (TimeBase::sm_clock).
+// Places the events of one CTA's lanes on the global axis by their SM's cycle counter (one SM, one
+// counter): ns = ns0 + b (clk - clk0), with b and ns0 the least-squares line through every
+// (cycles, %globaltimer) pair the CTA recorded (lane begins and ends, TILE starts and ends).
 void retime_by_clock(std::vector<LaneTrace>& lanes, size_t first, size_t count) {
-  const LaneTrace* anchor = nullptr;
-  for (size_t i = first; i < first + count; ++i)
-    if (lanes[i].finished && lanes[i].clock_ghz() > 0 && (anchor == nullptr || lanes[i].lane == 0)) anchor = &lanes[i];
-  if (anchor == nullptr) return;
-  const double ghz = anchor->clock_ghz();
-  const uint64_t a_ns = anchor->begin_ns, a_clk = anchor->begin_clk;
-  for (size_t i = first; i < first + count; ++i) {
-    LaneTrace& l = lanes[i];
-    uint64_t prev = l.begin_clk;  // unwraps the 32-bit cycle counts: steps of a lane are < 1 s apart
-    for (Event& e : l.events) {
+  struct Point {
+    double clk, ns;
+  };
+  std::vector<Point> points;
+  std::vector<std::vector<uint64_t>> clocks(count);  // each event's start, unwrapped to 64 bits
+  uint64_t clk0 = 0, ns0 = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const LaneTrace& l = lanes[first + i];
+    if (!l.finished) continue;
+    if (points.empty()) clk0 = l.begin_clk, ns0 = l.begin_ns;
+    points.push_back({double(int64_t(l.begin_clk - clk0)), double(int64_t(l.begin_ns - ns0))});
+    points.push_back({double(int64_t(l.end_clk - clk0)), double(int64_t(l.end_ns - ns0))});
+    uint64_t prev = l.begin_clk;  // consecutive steps of a lane are < 2^31 cycles (about 1 s) apart
+    for (const Event& e : l.events) {
       const uint64_t clk = prev + uint64_t(int64_t(int32_t(e.start_clk - uint32_t(prev))));
+      clocks[i].push_back(clk);
       prev = clk;
-      e.start_ns = uint64_t(int64_t(a_ns) + int64_t(double(int64_t(clk - a_clk)) / ghz));
-      e.dur_ns = uint32_t(double(e.dur_clk) / ghz + 0.5);
+      if (e.start_ns != 0) {
+        points.push_back({double(int64_t(clk - clk0)), double(int64_t(e.start_ns - ns0))});
+        points.push_back({double(int64_t(clk + e.dur_clk - clk0)), double(int64_t(e.start_ns + e.dur_ns - ns0))});
+      }
+    }
+  }
+  if (points.size() < 2) return;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const Point& p : points) sx += p.clk, sy += p.ns, sxx += p.clk * p.clk, sxy += p.clk * p.ns;
+  const double n = double(points.size()), det = n * sxx - sx * sx;
+  if (det <= 0) return;
+  const double b = (n * sxy - sx * sy) / det, a = (sy - b * sx) / n;  // ns per cycle, offset
+  if (!(b > 0)) return;
+  for (size_t i = 0; i < count; ++i) {
+    LaneTrace& l = lanes[first + i];
+    for (size_t j = 0; j < l.events.size(); ++j) {
+      Event& e = l.events[j];
+      e.start_ns = ns0 + uint64_t(int64_t(std::llround(a + b * double(int64_t(clocks[i][j] - clk0)))));
+      e.dur_ns = uint32_t(std::llround(b * double(e.dur_clk)));
     }
   }
 }
@@ -102,8 +137,7 @@ bool decode_trace(const uint8_t* data, size_t size, DecodedTrace* out, std::stri
       const uint8_t* slots = data + lane_events_offset(h.ctas, h.lanes, h.lane_capacity, cta, lane);
       uint32_t recorded = 0;
       if (!t.finished) {
-        out->problems.push_back(where(cta, lane) + ": no lane header (the role never finished, or the kernel did "
-                                                   "not accept the buffer)");
+        out->problems.push_back(where(cta, lane) + ": no lane header (the role never finished)");
       } else if (lh.cta != cta || lh.lane != lane) {
         out->problems.push_back(where(cta, lane) + ": its header says CTA " + std::to_string(lh.cta) + " lane " +
                                 std::to_string(lh.lane));
@@ -144,7 +178,12 @@ bool decode_trace(const uint8_t* data, size_t size, DecodedTrace* out, std::stri
     }
   }
   out->timer_tick_ns = smallest_tick(out->lanes);
-  if (base == TimeBase::automatic) base = out->timer_tick_ns > kFineTickNs ? TimeBase::sm_clock : TimeBase::global_timer;
+  // Steps without a %globaltimer reading (the kernel's) can only be placed by the SM clock.
+  bool untimed_steps = false;
+  for (const LaneTrace& l : out->lanes)
+    for (const Event& e : l.events) untimed_steps = untimed_steps || e.start_ns == 0;
+  if (base == TimeBase::automatic)
+    base = untimed_steps || out->timer_tick_ns > kFineTickNs ? TimeBase::sm_clock : TimeBase::global_timer;
   out->time_base = base;
   if (base == TimeBase::sm_clock)
     for (uint32_t cta = 0; cta < h.ctas; ++cta) retime_by_clock(out->lanes, size_t(cta) * h.lanes, h.lanes);

@@ -30,18 +30,19 @@ struct LaneTrace {
 };
 
 // Where the decoded events' start_ns / dur_ns come from.
-//   global_timer: as recorded (%globaltimer), the default when the timer steps finely;
-//   sm_clock:     each CTA's steps placed by its SM's cycle counter, from its producer lane's
-//                 anchors (ns = begin_ns + (clk - begin_clk) / GHz, one SM, one counter), for a
-//                 global timer that ticks more coarsely than kFineTickNs: the steps keep their
-//                 order and their cycle-accurate lengths, the CTAs their %globaltimer placement.
+//   sm_clock:     each CTA's events placed by its SM's cycle counter, through the least-squares
+//                 line of the (cycles, %globaltimer) pairs the CTA recorded (lane begin/end, TILE
+//                 start/end): cycle-resolution steps on the global axis. The kernel's steps carry
+//                 no %globaltimer reading (trace_lane.cuh says why), so this is its time base.
+//   global_timer: as recorded, for buffers whose every event carries %globaltimer readings of a
+//                 timer finer than kFineTickNs (the CPU tests' synthetic traces).
 enum class TimeBase { automatic, global_timer, sm_clock };
 inline constexpr double kFineTickNs = 40.0;
 
 struct DecodedTrace {
   BufferHeader header{};
   TimeBase time_base = TimeBase::global_timer;  // what the events' times are now
-  double timer_tick_ns = 0;  // smallest %globaltimer step seen between consecutive events of a lane
+  double timer_tick_ns = 0;  // smallest step between any two %globaltimer readings of the buffer
   std::vector<LaneTrace> lanes;  // ctas x lanes, CTA-major
   uint64_t events = 0;           // decoded, all lanes
   uint64_t dropped = 0;          // attempted past capacity, all lanes
@@ -60,7 +61,8 @@ std::string lane_role(uint32_t lane);
 // Decodes `size` bytes (exactly buffer_bytes(ctas, lanes, lane_capacity) of the header they start
 // with). False, with *error naming the field and the values, when the bytes are not a trace
 // buffer of this layout version; true otherwise, with per-lane findings in out->problems.
-// `base` automatic: sm_clock when the global timer's smallest step exceeds kFineTickNs.
+// `base` automatic: sm_clock when some step carries no %globaltimer reading or the global timer's
+// smallest step exceeds kFineTickNs; global_timer otherwise.
 bool decode_trace(const uint8_t* data, size_t size, DecodedTrace* out, std::string* error,
                   TimeBase base = TimeBase::automatic);
 const char* time_base_name(TimeBase b);

@@ -2,7 +2,8 @@
 // src/sm90/gemm/trace_lane.cuh) and the host (which sizes, decodes and draws it, src/trace/).
 // Plain data, no std: compiled by g++, nvcc and NVRTC (it is one of the JIT's embedded headers).
 //
-// A traced kernel (Config::trace) gets one device buffer (GemmParams::trace):
+// A traced kernel (Config::trace) gets one device buffer (GemmParams::trace, sized for its grid and
+// GemmParams::trace_capacity events per lane):
 //
 //   BufferHeader                                     64 B, written by the host before the launch
 //   LaneHeader[ctas][lanes]                          64 B each, written by the kernel at the end
@@ -16,11 +17,12 @@
 // ever written past a lane's slice (the host fills the slots with kUnwrittenByte and checks that
 // the unused ones still hold it, docs/TRACE.md).
 //
-// Times: start_ns and dur_ns are %globaltimer readings (PTX ISA, special registers: a global
-// nanosecond timer that every SM reads alike, so events of different SMs share one time axis);
-// start_clk and dur_clk the same two points on the SM's cycle counter (%clock64), so that where the
-// global timer ticks coarsely the host can place the steps of one SM at cycle resolution
-// (decode.hpp, time bases).
+// Times: every event has its start and length on the SM's cycle counter (%clock64: start_clk,
+// dur_clk). %globaltimer (PTX ISA, special registers: a global nanosecond timer that every SM reads
+// alike) is read where it is cheap enough: at each lane's begin and end (LaneHeader) and at each
+// work unit's start and end (the TILE event's start_ns, dur_ns). The host places each SM's cycles
+// on the global axis from those anchors (decode.hpp), so events of different SMs share one axis
+// and the steps keep cycle resolution.
 #pragma once
 
 #include "core/host_device.hpp"
@@ -97,8 +99,8 @@ inline constexpr uint8_t kFlagDrain = 1u << 0;      // tma_store_wait: the final
 inline constexpr uint8_t kFlagWideTile = 1u << 1;   // the tile's m- or n-block is >= 65536: only its low 16 bits
 
 struct Event {           // 32 B, two 16-B stores
-  uint64_t start_ns;     // %globaltimer at the start of the step
-  uint32_t dur_ns;       // %globaltimer at the end - start_ns
+  uint64_t start_ns;     // %globaltimer at the start: TILE events; 0 for steps (timed by the SM clock)
+  uint32_t dur_ns;       // %globaltimer at the end - start_ns (TILE events)
   uint32_t start_clk;    // %clock64 at the start, low 32 bits (SM cycles)
   uint32_t dur_clk;      // %clock64 at the end - at the start
   uint8_t kind;          // EventKind
@@ -129,10 +131,10 @@ static_assert(sizeof(LaneHeader) == 64, "LaneHeader is 64 bytes on every compile
 struct BufferHeader {    // 64 B
   uint32_t magic;        // kBufferMagic
   uint32_t version;      // kLayoutVersion
-  uint32_t ctas;         // CTAs the buffer has lanes for (>= the grid, else the kernel records nothing)
+  uint32_t ctas;         // CTAs the buffer has lanes for: the grid (the kernel takes gridDim.x)
   uint32_t lanes;        // lanes per CTA (= 1 + consumers of the config)
   uint32_t lane_capacity;  // events per lane
-  uint32_t event_bytes;  // sizeof(Event)
+  uint32_t event_bytes;  // sizeof(Event)  (the kernel reads none of this header: it is for the host)
   uint32_t stages;       // the config's ring depth (for the viewer's stage lanes)
   uint32_t reserved[9];
 };

@@ -92,9 +92,10 @@ TEST(TraceGpu, PipelineStructureForEveryKindOfConfig) {
       max_units = std::max(max_units, l.units);
       if (l.is_producer() && capture.config.split_k == 1)
         EXPECT_EQ(l.attempted, l.units * (1 + 2 * num_kb)) << "CTA " << l.cta;
-      for (const trace::Event& e : l.events) {
-        EXPECT_GE(e.start_ns, l.begin_ns);
-        EXPECT_LE(e.start_ns + e.dur_ns, l.end_ns);
+      for (const trace::Event& e : l.events) {  // inside the lane's cycle anchors
+        EXPECT_GE(int32_t(e.start_clk - uint32_t(l.begin_clk)), 0);
+        EXPECT_LE(int32_t(e.start_clk + e.dur_clk - uint32_t(l.end_clk)), 0);
+        EXPECT_EQ(e.start_ns == 0, false) << "a decoded event without a time";
       }
     }
     if (c.config == "128x128") EXPECT_GE(max_units, 2u) << "no CTA ran a second tile";
@@ -104,6 +105,7 @@ TEST(TraceGpu, PipelineStructureForEveryKindOfConfig) {
     const trace::TraceSummary s = trace::summarize(t);
     EXPECT_EQ(s.producer.of(trace::EventKind::tma_issue).count, s.consumer.of(trace::EventKind::wgmma_issue).count /
                                                                     std::max<uint32_t>(t.consumers(), 1));
+    EXPECT_EQ(t.time_base, trace::TimeBase::sm_clock);
     std::printf("  %-58s %6llu events, %3u CTAs, timer step %.0f ns, busy producer %.0f%% consumers %.0f%%\n",
                 plan::describe(capture.config).c_str(), static_cast<unsigned long long>(t.events), t.header.ctas,
                 s.timer_tick_ns, s.producer.busy_pct, s.consumer.busy_pct);

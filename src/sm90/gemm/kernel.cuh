@@ -12,7 +12,7 @@
 // gives each CTA one unit. Edges: a TMA load box that reaches past M, N or K is zero-filled (a
 // ragged K tail adds 0) and still completes its full bytes on the barrier; stores are clipped.
 // Tracing (Config::trace, docs/TRACE.md): each role appends its steps to its lane of p.trace
-// (trace_lane.cuh); with trace off the hooks are empty and the kernel is unchanged.
+// (trace_lane.cuh); with trace off the hooks are empty and the kernel compiles as before.
 // Clusters (2x1: B multicast, 1x2: A multicast): the planner uses them only when the tile grid is
 // even along the cluster axis, so every pair is complete, every CTA multicasts at every step and
 // the two rings stay in lock-step (an incomplete pair would leave a peer's empty barrier short of
@@ -74,7 +74,7 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     // ---- producer ----
     if constexpr (T::kRebalance) setmaxnreg_dec<C.producer_regs>();  // consumers get the registers
     if (warp == 0 && elect_one_sync()) {
-      TraceLane<C.trace> rec(p.trace, /*lane=*/0, 1 + T::kConsumers, /*writer=*/true);
+      TraceLane<C.trace> rec(p, /*lane=*/0, 1 + T::kConsumers, /*writer=*/true);
       RingState<C.stages> ring;
       for (int it = 0; it < num_iters; ++it) {
         const UnitWork unit = scheduler.unit(blockIdx.x, it, gridDim.x);
@@ -92,7 +92,7 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     const uint32_t smem_base = smem_u32(smem);
     uint8_t* slots = smem + L.d_offset + consumer * T::kSlotsPerConsumer * kStoreBoxBytes;
     float acc[T::kAcc];
-    TraceLane<C.trace> rec(p.trace, /*lane=*/1 + consumer, 1 + T::kConsumers, /*writer=*/thread_in_wg == 0);
+    TraceLane<C.trace> rec(p, /*lane=*/1 + consumer, 1 + T::kConsumers, /*writer=*/thread_in_wg == 0);
     RingState<C.stages> ring;
     for (int it = 0; it < num_iters; ++it) {
       const UnitWork unit = scheduler.unit(blockIdx.x, it, gridDim.x);

@@ -2,10 +2,10 @@
 // producer's elected thread, each consumer warpgroup), appending fixed-size events to that lane's
 // slice of the trace buffer (layout: trace/event.hpp).
 //
-//   TraceLane<C.trace> trace(p.trace, lane, lanes, writer);  // writer: the thread that stores
-//   const TraceMark t = trace.now();                          // %globaltimer + %clock
+//   TraceLane<C.trace> rec(p, lane, lanes, writer);   // writer: the thread that stores
+//   const TraceMark t = rec.now();                     // %clock64
 //   mbar_wait(&full[s], parity);
-//   trace.record(t, trace::EventKind::wait_full, s, kb);      // one 32-B event
+//   rec.record(t, trace::EventKind::wait_full, s, kb); // one 32-B event
 //
 // TraceLane<false> (every untraced kernel) is an empty struct whose calls are empty inline
 // functions: no timer read, no store, no register, so the untraced kernel's SASS is the same as
@@ -13,6 +13,7 @@
 #pragma once
 
 #include "schedule/tile_mapping.hpp"
+#include "sm90/gemm/params.hpp"
 #include "sm90/gemm/scheduler.cuh"
 #include "sm90/ptx.cuh"
 #include "trace/event.hpp"
@@ -30,7 +31,7 @@ struct TraceLane;
 
 template <>
 struct TraceLane<false> {
-  __device__ __forceinline__ TraceLane(void*, uint32_t, uint32_t, bool) {}
+  __device__ __forceinline__ TraceLane(const GemmParams&, uint32_t, uint32_t, bool) {}
   __device__ __forceinline__ TraceMark now() const { return TraceMark{0, 0}; }
   __device__ __forceinline__ void record(const TraceMark&, trace::EventKind, int, int, uint8_t = 0) {}
   __device__ __forceinline__ TraceMark unit_begin(const UnitWork&) { return TraceMark{0, 0}; }
@@ -38,9 +39,14 @@ struct TraceLane<false> {
   __device__ __forceinline__ void finish() {}
 };
 
+// NOTES: the steps are timed by the SM's cycle counter alone. A %globaltimer read costs far more
+// than a %clock64 read: with both at every step the traced kernel ran 22% (4096^3) and 75%
+// (128x7168x2048) slower than the untraced one on the H200, and the global timer stepped in
+// 32-64 ns there (docs/TRACE.md). It is read where the SM clock is placed on the global axis: at
+// each lane's begin and end and at each work unit's start and end (its TILE event).
 template <>
 struct TraceLane<true> {
-  trace::Event* events = nullptr;       // this lane's slice; null: the buffer does not fit the launch
+  trace::Event* events = nullptr;  // this lane's slice; null: no buffer
   trace::LaneHeader* header = nullptr;
   uint32_t capacity = 0, count = 0, units = 0;
   uint32_t lane = 0;
@@ -48,32 +54,24 @@ struct TraceLane<true> {
   bool writer = false;
   uint64_t begin_ns = 0, begin_clk = 0;
 
-  // buffer: GemmParams::trace. Records only when the host's BufferHeader matches this launch (its
-  // layout version, event size, lanes per CTA, and a lane slice for blockIdx.x); otherwise the
-  // kernel writes nothing at all and the host reports the lanes as missing.
-  __device__ __forceinline__ TraceLane(void* buffer, uint32_t lane_index, uint32_t lanes, bool is_writer)
-      : lane(lane_index), writer(is_writer) {
-    if (writer && buffer != nullptr) {
-      const trace::BufferHeader* h = static_cast<const trace::BufferHeader*>(buffer);
-      if (h->magic == trace::kBufferMagic && h->version == trace::kLayoutVersion &&
-          h->event_bytes == sizeof(trace::Event) && h->lanes == lanes && blockIdx.x < h->ctas) {
-        uint8_t* base = static_cast<uint8_t*>(buffer);
-        capacity = h->lane_capacity;
-        header = reinterpret_cast<trace::LaneHeader*>(base + trace::lane_header_offset(lanes, blockIdx.x, lane));
-        events = reinterpret_cast<trace::Event*>(
-            base + trace::lane_events_offset(h->ctas, lanes, capacity, blockIdx.x, lane));
-      }
+  // GemmParams::trace and ::trace_capacity: the host sized the buffer for this grid (trace_capture.cpp).
+  __device__ __forceinline__ TraceLane(const GemmParams& p, uint32_t lane_index, uint32_t lanes, bool is_writer)
+      : capacity(p.trace_capacity), lane(lane_index), writer(is_writer) {
+    if (writer && p.trace != nullptr) {
+      uint8_t* base = static_cast<uint8_t*>(p.trace);
+      header = reinterpret_cast<trace::LaneHeader*>(base + trace::lane_header_offset(lanes, blockIdx.x, lane));
+      events = reinterpret_cast<trace::Event*>(base + trace::lane_events_offset(gridDim.x, lanes, capacity, blockIdx.x, lane));
     }
     begin_ns = global_timer_ns();
     begin_clk = sm_clock64();
   }
 
-  __device__ __forceinline__ TraceMark now() const { return TraceMark{global_timer_ns(), uint32_t(sm_clock64())}; }
+  __device__ __forceinline__ TraceMark now() const { return TraceMark{0, uint32_t(sm_clock64())}; }
 
-  // Appends the step that began at `start` and ends now. Past the lane's capacity it only counts.
-  __device__ __forceinline__ void record(const TraceMark& start, trace::EventKind kind, int stage, int k_block,
-                                         uint8_t flags = 0) {
-    const uint64_t end_ns = global_timer_ns();
+  // Appends the step that began at `start` and ends now; with a %globaltimer start (start.ns != 0,
+  // unit_begin) the end is read from it too. Past the lane's capacity it only counts.
+  __device__ __forceinline__ void append(const TraceMark& start, uint64_t end_ns, trace::EventKind kind, int stage,
+                                         int k_block, uint8_t flags) {
     const uint32_t end_clk = uint32_t(sm_clock64());
     if (writer && events != nullptr) {
       if (count < capacity) {
@@ -88,16 +86,20 @@ struct TraceLane<true> {
       ++count;
     }
   }
+  __device__ __forceinline__ void record(const TraceMark& start, trace::EventKind kind, int stage, int k_block,
+                                         uint8_t flags = 0) {
+    append(start, 0, kind, stage, k_block, flags);
+  }
 
   // A work unit: its tile becomes the context of the events until unit_end records the unit's
-  // span (stage = the split-K slice, k_block = its first k-block).
+  // span (stage = the split-K slice, k_block = its first k-block), timed by both clocks.
   __device__ __forceinline__ TraceMark unit_begin(const UnitWork& unit) {
     tile_m = unit.work.tile.m_block;
     tile_n = unit.work.tile.n_block;
-    return now();
+    return TraceMark{global_timer_ns(), uint32_t(sm_clock64())};
   }
   __device__ __forceinline__ void unit_end(const TraceMark& start, const UnitWork& unit) {
-    record(start, trace::EventKind::tile, unit.split, unit.kb0);
+    append(start, global_timer_ns(), trace::EventKind::tile, unit.split, unit.kb0, 0);
     ++units;
   }
 

@@ -22,6 +22,7 @@ struct SyntheticSpec {
   uint64_t load_ns = 700, mma_ns = 500, epilogue_ns = 900;
   uint32_t slow_kblock = UINT32_MAX;        // this ring slot's load takes 10x longer (a bubble)
   uint64_t tick_ns = 1;                     // the global timer's step (the SM clock is exact: 2 GHz)
+  bool clock_only_steps = false;            // as the kernel records: %globaltimer on TILE events only
 };
 
 // The SM clock of the synthetic trace at time `ns`: 2 GHz, 5000 at the lanes' begin.
@@ -47,8 +48,10 @@ inline std::vector<uint8_t> make_synthetic_trace(const SyntheticSpec& s) {
     std::vector<uint64_t> tile_start(lanes, 0), epi_start(lanes, 0);
     auto add = [&](uint32_t lane, EventKind k, uint64_t start, uint64_t end, int stage, int kb, int tile, uint8_t flags = 0) {
       Event e{};
-      e.start_ns = start / s.tick_ns * s.tick_ns;  // what a timer of this step reads
-      e.dur_ns = uint32_t(end / s.tick_ns * s.tick_ns - e.start_ns);
+      if (!s.clock_only_steps || k == EventKind::tile) {
+        e.start_ns = start / s.tick_ns * s.tick_ns;  // what a timer of this step reads
+        e.dur_ns = uint32_t(end / s.tick_ns * s.tick_ns - e.start_ns);
+      }
       e.start_clk = uint32_t(synthetic_clock(s, start));
       e.dur_clk = uint32_t((end - start) * 2);
       e.kind = uint8_t(k);
@@ -115,10 +118,10 @@ inline std::vector<uint8_t> make_synthetic_trace(const SyntheticSpec& s) {
       lh.lane = l;
       lh.attempted = uint32_t(ev[l].size());
       lh.units = s.tiles_per_cta;
-      lh.begin_ns = s.t0 + 900;
-      lh.end_ns = clock[l] + 10;
-      lh.begin_clk = synthetic_clock(s, lh.begin_ns);
-      lh.end_clk = synthetic_clock(s, lh.end_ns);
+      lh.begin_clk = synthetic_clock(s, s.t0 + 900);
+      lh.end_clk = synthetic_clock(s, clock[l] + 10);
+      lh.begin_ns = (s.t0 + 900) / s.tick_ns * s.tick_ns;
+      lh.end_ns = (clock[l] + 10) / s.tick_ns * s.tick_ns;
       std::memcpy(buf.data() + lane_header_offset(lanes, cta, l), &lh, sizeof(lh));
       const size_t n = std::min<size_t>(ev[l].size(), capacity);
       std::memcpy(buf.data() + lane_events_offset(s.ctas, lanes, capacity, cta, l), ev[l].data(), n * sizeof(Event));
