@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "json_checks.hpp"
 #include "synthetic_trace.hpp"
 #include "trace/chrome_trace.hpp"
 #include "trace/decode.hpp"
@@ -69,22 +70,12 @@ TEST(ChromeTrace, EventsProcessesThreadsAndNesting) {
   EXPECT_EQ(sm_processes.size(), s.ctas);  // one SM per CTA in the synthetic trace
   EXPECT_EQ(thread_names.size(), s.ctas * (1 + s.consumers) + 1);
   EXPECT_EQ((thread_names[{kSmPidBase + 3, 4 * 1 + 2 + 1}]), "CTA 1 consumer 1");
-  for (auto& [key, events] : lanes) {
-    if (key.first < kSmPidBase) continue;
-    std::stable_sort(events.begin(), events.end(), [](const json& a, const json& b) {
-      return a["ts"].get<double>() < b["ts"].get<double>() ||
-             (a["ts"].get<double>() == b["ts"].get<double>() && a["dur"].get<double>() > b["dur"].get<double>());
-    });
-    std::vector<double> open;  // ends of the enclosing events
-    for (const json& e : events) {
-      const double ts = e["ts"], end = ts + e["dur"].get<double>();
-      while (!open.empty() && open.back() <= ts) open.pop_back();
-      if (!open.empty()) EXPECT_LE(end, open.back() + 1e-6) << e.dump() << " overlaps its enclosing event";
-      open.push_back(end);
-      for (const char* arg : {"kind", "stage", "k_block", "tile_m", "tile_n", "cta", "sm", "lane", "dur_clk"})
-        EXPECT_TRUE(e["args"].contains(arg)) << arg;
-    }
-  }
+  for (const auto& [key, events] : lanes)
+    if (key.first >= kSmPidBase)
+      for (const json& e : events)
+        for (const char* arg : {"kind", "stage", "k_block", "tile_m", "tile_n", "cta", "sm", "lane", "dur_clk"})
+          EXPECT_TRUE(e["args"].contains(arg)) << arg;
+  EXPECT_EQ(test::expect_nested_lanes(j), x_events);
 }
 
 TEST(ChromeTrace, MaxCtasLeavesLanesOut) {
