@@ -50,13 +50,13 @@ std::vector<trace::HostTrack> host_tracks(const detail::TraceCapture& capture, c
                                           const std::vector<bench::ActivityRecord>& records) {
   std::vector<trace::HostTrack> tracks;
   trace::HostTrack spans{"host", "tilegemm (host spans)", {}};
-  spans.spans.push_back({"tilegemm::gemm (traced call)", w.call_start_ns, w.call_end_ns, {}});
+  spans.spans.push_back({"tilegemm::gemm (traced call)", w.call_start_ns, w.call_end_ns, nlohmann::json::object()});
   for (const detail::HostSpanRecord& s : capture.spans) {
     nlohmann::json args = nlohmann::json::object();
     if (!s.detail.empty()) args["detail"] = s.detail;
     spans.spans.push_back({s.detail.empty() ? s.name : s.name + " (" + s.detail + ")", s.start_ns, s.end_ns, args});
   }
-  spans.spans.push_back({"cudaStreamSynchronize (wait for the kernel)", w.call_end_ns, w.sync_end_ns, {}});
+  spans.spans.push_back({"cudaStreamSynchronize (wait for the kernel)", w.call_end_ns, w.sync_end_ns, nlohmann::json::object()});
   tracks.push_back(std::move(spans));
   trace::HostTrack api{"host", "CUDA API (CUPTI)", {}};
   std::map<uint32_t, trace::HostTrack> streams;

@@ -152,11 +152,13 @@ const TGStage = (() => {
       for (const b of r.bars) {
         if (b.ts + b.dur < v0 || b.ts > v1) continue;
         const x0 = x(b.ts), w = Math.max(1, x(b.ts + b.dur) - x0);
-        const rect = node("rect", { x: x0, y: y + 1, width: w, height: ROW - 3, class: `bar ${b.cls}`, "data-row": r.kind },
+        const wait = b.cls.startsWith("k-wait");  // waits drawn lower and thinner: a wait may overlap a load in flight
+        const rect = node("rect", { x: x0, y: wait ? y + 7 : y + 1, width: w, height: wait ? ROW - 9 : ROW - 3,
+          class: `bar ${b.cls}`, "data-row": r.kind },
           node("title", {}, `${b.name} · ${r.name} · ${b.dur.toFixed(3)} µs`));
         if (onSelect) rect.addEventListener("click", () => onSelect({ ...b, row: r.name }));
         body.append(rect);
-        if (b.label && w > 7 * b.label.length) body.append(node("text", { x: x0 + 2, y: y + 11, class: "bar-label" }, b.label));
+        if (b.label && !wait && w > 7 * b.label.length) body.append(node("text", { x: x0 + 2, y: y + 11, class: "bar-label" }, b.label));
       }
     });
     root.append(body);

@@ -62,7 +62,7 @@ json chrome_trace(const TraceDocument& doc) {
       const uint64_t end = std::max(s.end_ns, s.start_ns);
       events.push_back({{"ph", "X"}, {"name", s.name}, {"cat", "host"}, {"pid", pid}, {"tid", tid},
                         {"ts", to_us(int64_t(s.start_ns) - origin)}, {"dur", to_us(int64_t(end - s.start_ns))},
-                        {"args", s.args}});
+                        {"args", s.args.is_object() ? s.args : json::object()}});
     }
   }
   // ---- device lanes: a process per SM, a thread per warp role of each CTA ----

@@ -41,9 +41,10 @@ std::string script_safe(std::string text) {
 
 std::string viewer_html(const nlohmann::json& chrome_trace) {
   std::string html = viewer_file("viewer.html");
-  // The trace first: the script that follows could contain the trace's marker text, never the reverse.
+  // The trace first: it comes last in the page, so the markers before it are still the first matches.
   replace_once(html, "/*@TRACE_JSON@*/", script_safe(chrome_trace.dump()));
   replace_once(html, "/*@STAGE_TIMELINE_JS@*/", script_safe(viewer_file("stage_timeline.js")));
+  replace_once(html, "/*@STAGE_TIMELINE_CSS@*/", viewer_file("stage_timeline.css"));
   return html;
 }
 
