@@ -65,6 +65,11 @@ uint32_t trace_lane_capacity(const GemmArgs& args, const plan::Config& c, int64_
 }
 
 Status TraceCapture::prepare(const GemmArgs& args, const PreparedKernel& prepared) {
+  // NOTES: the buffer is initialised and its header copied with a synchronisation in between,
+  // which a stream being captured into a CUDA graph cannot do.
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(args.stream, &capture) == cudaSuccess && capture != cudaStreamCaptureStatusNone)
+    return Status{ErrorCode::unsupported, "trace", "a traced call cannot be captured into a CUDA graph"};
   config = prepared.config;
   grid = launch_grid(args, prepared);
   lanes = uint32_t(1 + config.consumers());
