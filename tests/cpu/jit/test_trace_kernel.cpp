@@ -12,6 +12,7 @@
 // TILEGEMM_KEEP_SASS=<dir> keeps every SASS listing there.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -65,7 +66,16 @@ std::vector<sm90::Config> covering_configs() {
     }
     EXPECT_TRUE(found) << "no candidate for one of the wanted branches";
   }
-  return out;
+  // One of each kernel: a pick may already be the candidate a wanted branch found.
+  std::vector<sm90::Config> unique;
+  std::vector<std::string> sources;
+  for (const sm90::Config& c : out) {
+    const std::string code = gemm_kernel_source(c).code;
+    if (std::find(sources.begin(), sources.end(), code) != sources.end()) continue;
+    sources.push_back(code);
+    unique.push_back(c);
+  }
+  return unique;
 }
 
 sm90::Config traced(sm90::Config c) {
