@@ -1,9 +1,13 @@
-// `tilegemm serve [--port 8080] [--host 127.0.0.1]`: the explorer, seed 1's interactive DeepGEMM
+// `tilegemm serve [--port 8080] [--host 127.0.0.1] [--trace trace.json]`: the explorer, seed 1's interactive DeepGEMM
 // page driven by the library (src/explorer/, web/, docs/EXPLORER.md). Runs without a GPU; with a
 // Hopper GPU the hardware panel shows it and the plan panel uses it by default.
 #include <cstdio>
+#include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "explorer/server.hpp"
@@ -16,9 +20,27 @@ struct ServeArgs {
   std::string host = "127.0.0.1";
   int port = 8080;
   bool quiet = false;
+  std::string trace;  // a Chrome-trace JSON file for /api/trace
 };
 
 [[noreturn]] void fail(const std::string& message) { usage_error("serve", message); }
+
+constexpr size_t kMaxTraceBytes = size_t{64} << 20;  // what the Timelines panel accepts
+
+// The --trace file's text, checked to be a Chrome-trace document the panel can read.
+std::string read_trace(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) fail("--trace '" + path + "': cannot read the file");
+  std::string text(kMaxTraceBytes + 1, '\0');  // never more (a --trace /dev/zero must not run forever)
+  f.read(text.data(), std::streamsize(text.size()));
+  text.resize(size_t(f.gcount()));
+  if (text.size() > kMaxTraceBytes)
+    fail("--trace '" + path + "': over the panel's 64 MiB (write fewer CTAs with tilegemm trace --ctas N)");
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("traceEvents") || !doc["traceEvents"].is_array())
+    fail("--trace '" + path + "': not a Chrome-trace JSON object with a \"traceEvents\" array");
+  return text;
+}
 
 int run_serve(const ServeArgs& a) {
   using namespace tilegemm::explorer;
@@ -29,7 +51,12 @@ int run_serve(const ServeArgs& a) {
   options.host = a.host;
   options.port = a.port;
   if (!a.quiet) options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-  Server server(options, ApiContext::probe());
+  ApiContext context = ApiContext::probe();
+  if (!a.trace.empty()) {
+    context.trace_json = read_trace(a.trace);
+    context.trace_source = a.trace;
+  }
+  Server server(options, std::move(context));
   std::string why;
   const int port = server.bind(&why);
   if (port < 0) {
@@ -61,6 +88,8 @@ void add_serve_command(CLI::App& app) {
   cmd->add_option("--host", args->host, "address to bind (loopback by default; anything else exposes the page)")
       ->capture_default_str();
   cmd->add_flag("--quiet", args->quiet, "do not log each request on stderr");
+  cmd->add_option("--trace", args->trace, "serve this Chrome-trace JSON (from tilegemm trace --out) at /api/trace, "
+                                          "for the Timelines panel");
   cmd->callback([args] {
     if (const int rc = run_serve(*args); rc != 0) throw CLI::RuntimeError(rc);
   });

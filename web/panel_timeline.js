@@ -1,7 +1,8 @@
-// Panel 4, Timelines (a shell until `tilegemm trace` records real ones): asks /api/trace, shows
+// Panel 4, Timelines: asks /api/trace (the trace `tilegemm serve --trace FILE` was given), shows
 // "no trace yet" on its 404, and draws any Chrome-trace JSON the user loads (or #trace=<base64url>
 // in the URL): one lane per (process, thread), complete events ("X"), begin/end pairs ("B"/"E")
-// and instants ("i"), nested events stacked; zoom and click an event to see it.
+// and instants ("i"), nested events stacked; zoom and click an event to see it. A trace written by
+// `tilegemm trace` also gets the stage-local view of one CTA (web/stage_timeline.js).
 "use strict";
 
 TG.panel("timeline", (section) => {
@@ -154,6 +155,37 @@ TG.panel("timeline", (section) => {
     clear(role(section, "lanes")).append(draw());
   }
 
+  // The stage-local view of a tilegemm trace (TGStage): hidden for other traces.
+  let stageModel = null, stageCta = 0;
+  function stageView(which) {
+    const [a, b] = TGStage.ctaRange(stageModel, stageCta);
+    if (which !== "tile") return [a, b];
+    // The first tile boundary: the last ~8% of the first tile through the first ~12% of the next.
+    const tiles = TGStage.stageRows(stageModel, stageCta).find((r) => r.kind === "tiles");
+    if (!tiles || tiles.bars.length < 2) return [a, b];
+    const t = tiles.bars[1].ts, span = tiles.bars[0].dur;
+    return [Math.max(a, t - 0.08 * span), Math.min(b, t + 0.12 * span)];
+  }
+  function drawStages(which) {
+    clear(role(section, "stages")).append(TGStage.renderStages(stageModel, stageCta, stageView(which), (bar) => show({
+      name: bar.name, lane: { name: bar.row }, kind: "X", cat: bar.args && bar.args.kind, ts: bar.ts, dur: bar.dur, args: bar.args })));
+  }
+  function loadStages(text) {
+    const box = role(section, "stage-box");
+    stageModel = null;
+    try { stageModel = TGStage.model(JSON.parse(text)); } catch (err) { stageModel = null; }
+    if (!stageModel || !stageModel.ctas.size) { box.hidden = true; return; }
+    box.hidden = false;
+    const select = clear(role(section, "cta"));
+    const ctas = [...stageModel.ctas.values()].sort((x, y) => x.cta - y.cta);
+    for (const c of ctas) select.append(el("option", { value: c.cta }, `CTA ${c.cta} (SM ${c.sm})`));
+    stageCta = ctas[0].cta;
+    drawStages("tile");
+  }
+  role(section, "cta").addEventListener("change", (ev) => { stageCta = Number(ev.target.value); drawStages("tile"); });
+  for (const b of section.querySelectorAll("[data-stage-view]"))
+    b.addEventListener("click", () => stageModel && drawStages(b.dataset.stageView));
+
   function load(text, source) {
     try {
       trace = parseTrace(text);
@@ -161,6 +193,7 @@ TG.panel("timeline", (section) => {
       TG.setState(section, "error", `${source}: ${err.message}`);
       return;
     }
+    loadStages(text);
     view = [trace.t0, trace.t1];
     clear(role(section, "event"));
     clear(role(section, "lanes")).append(draw());

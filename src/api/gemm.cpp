@@ -14,6 +14,8 @@
 #include "api/route.hpp"
 #include "api/sm90_launch.hpp"
 #include "api/splitk_workspace.hpp"
+#include "api/trace_capture.hpp"
+#include "jit/jit.hpp"
 #include "plan/config_spec.hpp"
 #include "plan/device_profile.hpp"
 #include "plan/planner.hpp"
@@ -98,6 +100,14 @@ std::unordered_map<PlanKey, PreparedKernel, PlanKeyHash>& plans() {
 
 thread_local std::optional<plan::Config> t_last_config;
 
+// Where prepare_kernel found a traced call's kernel, from the JIT cache counters around it.
+std::string jit_origin(const jit::CacheCounters& before, const jit::CacheCounters& after) {
+  if (after.compiles > before.compiles) return "compiled (NVRTC)";
+  if (after.disk_hits > before.disk_hits) return "disk cache";
+  if (after.memory_hits > before.memory_hits) return "memory cache";
+  return "prepared-kernel map";
+}
+
 // The Config gemm() runs for an sm90-routed call: options.config completed and checked, or the
 // planner's choice (with options.mapping applied).
 Status resolve_config(const Route& r, const plan::DeviceProfile& profile, const GemmOptions& options,
@@ -157,7 +167,7 @@ void* call_workspace(int device, cudaStream_t stream, size_t bytes, size_t min_b
 Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, const GemmOptions& options,
                 const GemmArgs& original) {
   PreparedKernel prepared;
-  const bool planned = !options.config && !options.mapping;
+  const bool planned = !options.config && !options.mapping && !options.trace;
   const PlanKey key = plan_key(device, r.problem);
   bool found = false;
   if (planned) {
@@ -170,8 +180,15 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
   }
   if (!found) {
     plan::Config config;
-    if (Status s = resolve_config(r, profile, options, &config); !s.ok()) return s;
+    {
+      TraceSpan span(options.trace, "plan");
+      if (Status s = resolve_config(r, profile, options, &config); !s.ok()) return s;
+      config.trace = options.trace != nullptr;  // the same config, traced
+    }
+    TraceSpan span(options.trace, "JIT kernel");
+    const jit::CacheCounters before = options.trace ? jit::runtime().counters() : jit::CacheCounters{};
     if (Status s = prepare_kernel(config, device, &prepared); !s.ok()) return s;
+    if (options.trace) span.set_detail(jit_origin(before, jit::runtime().counters()));
     if (planned) {
       std::unique_lock lock(g_plan_mutex);
       plans().emplace(key, prepared);
@@ -202,10 +219,18 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
   Status launched = launch_packs(r, workspace, stream);
   MatrixRef c_copy;
   const GemmArgs args = launch_args(r, workspace, &c_copy);
-  if (launched.ok())
+  if (launched.ok() && options.trace) {
+    TraceSpan span(options.trace, "trace buffer");
+    launched = options.trace->prepare(args, prepared);
+  }
+  if (launched.ok()) {
+    TraceSpan span(options.trace, "launch");
     launched = launch_sm90(args, prepared,
                            split_bytes > 0 ? reinterpret_cast<float*>(static_cast<uint8_t*>(workspace) + split_offset)
-                                           : nullptr);
+                                           : nullptr,
+                           options.trace ? options.trace->target() : TraceTarget{});
+  }
+  if (options.trace) options.trace->launched = launched.ok();
   if (launched.ok()) launched = launch_unpack(r, workspace, stream);
   if (graph_workspace && cudaFreeAsync(workspace, stream) != cudaSuccess && launched.ok())
     return launch_error("the workspace's release (cudaFreeAsync)", cudaGetLastError());
@@ -217,18 +242,33 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
 }  // namespace
 
 Status gemm_with_options(const GemmArgs& args, const GemmOptions& options) {
-  if (Status s = validate(args); !s.ok()) return s;
+  if (options.trace) options.trace->begin_call();
+  {
+    TraceSpan span(options.trace, "validate");
+    if (Status s = validate(args); !s.ok()) return s;
+  }
   int device = 0;
   const plan::DeviceProfile* profile = nullptr;
-  if (Status s = current_device(&device, &profile); !s.ok()) return s;
+  {
+    TraceSpan span(options.trace, "device");
+    if (Status s = current_device(&device, &profile); !s.ok()) return s;
+  }
   // Empty problems. M = 0 or N = 0: D has no elements, nothing to do. K = 0: D = beta·C, or 0
   // without C (alpha times an empty sum); a pure epilogue, which the fallback does.
   if (args.d.rows == 0 || args.d.cols == 0) return Status::success();
   if (options.mapping && !sched::is_valid(*options.mapping))
     return Status{ErrorCode::invalid_argument, "mapping", "mapping: group, box_m and box_n must be >= 1"};
 
-  const Route r = options.force_fallback ? fallback_route(args, "forced") : route(args);
+  Route r;
+  {
+    TraceSpan span(options.trace, "route");
+    r = options.force_fallback ? fallback_route(args, "forced") : route(args);
+    span.set_detail(path_name(r.path));
+  }
   if (r.path == Path::fallback) {
+    if (options.trace)
+      return Status{ErrorCode::unsupported, "trace",
+                    "this call runs on the fallback kernel (" + r.reason + "), which has no traced variant"};
     t_last_config.reset();
     if (cudaError_t err = launch_fallback_gemm(args); err != cudaSuccess)
       return launch_error("the fallback GEMM kernel", err);

@@ -19,6 +19,8 @@
 
 namespace tilegemm::detail {
 
+class TraceCapture;
+
 enum class Path { sm90, fallback };
 const char* path_name(Path p);  // "sm90", "fallback"
 
@@ -125,6 +127,8 @@ struct GemmOptions {
   bool config_ignore_preferences = false;
   // Replace only the tile order of the planner's choice.
   std::optional<sched::Mapping> mapping;
+  // Trace this call (trace_capture.hpp): the traced kernel of the chosen Config, host spans.
+  TraceCapture* trace = nullptr;
 };
 
 Status gemm_with_options(const GemmArgs& args, const GemmOptions& options);

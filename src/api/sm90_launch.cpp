@@ -124,7 +124,14 @@ size_t splitk_workspace_bytes(const GemmArgs& args, const plan::Config& c) {
          sizeof(float);
 }
 
-Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* workspace) {
+int64_t launch_grid(const GemmArgs& args, const PreparedKernel& prepared) {
+  const plan::Config& c = prepared.config;
+  int64_t units = sched::num_slots(config_schedule(c, int(args.d.rows), int(args.d.cols)));  // whole clusters
+  if (c.epilogue == sm90::Epilogue::splitk_partials) units *= effective_splits(c, args.a.cols);
+  return c.persistent ? std::min<int64_t>(units, prepared.resident_ctas) : units;
+}
+
+Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* workspace, TraceTarget trace) {
   const plan::Config& c = prepared.config;
   sm90::GemmParams params;
   params.m = static_cast<int32_t>(args.d.rows);  // <= INT32_MAX: part of the sm90 route rule
@@ -173,16 +180,16 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* 
   }
 
   const sched::Schedule schedule = config_schedule(c, params.m, params.n);
-  int64_t units = sched::num_slots(schedule);  // a multiple of the cluster size
   const bool split = c.epilogue == sm90::Epilogue::splitk_partials;
   if (split) {
     if (workspace == nullptr) return setup_error("split-K launch without a workspace");
     params.splits = effective_splits(c, params.k);
     params.n_pad = schedule.grid.num_n_blocks * c.bn;
     params.workspace = workspace;
-    units *= params.splits;
   }
-  const int64_t grid = c.persistent ? std::min<int64_t>(units, prepared.resident_ctas) : units;
+  params.trace = trace.buffer;
+  params.trace_capacity = trace.lane_capacity;
+  const int64_t grid = launch_grid(args, prepared);
   if (Status s = jit::launch(*prepared.kernel, gemm_dims(c, static_cast<int>(grid), args.stream), params); !s.ok())
     return s;
   if (!split) return Status::success();

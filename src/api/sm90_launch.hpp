@@ -42,9 +42,18 @@ Status launch_packs(const struct Route& r, void* workspace, cudaStream_t stream)
 // After the GEMM: the kernel's aligned copy of D into the caller's D (r.d_copy; nothing otherwise).
 Status launch_unpack(const struct Route& r, const void* workspace, cudaStream_t stream);
 
+// CTAs launch_sm90 launches: every work unit (tile, or tile x split-K slice), at most the resident
+// CTAs when persistent.
+int64_t launch_grid(const GemmArgs& args, const PreparedKernel& prepared);
+
 // Enqueues D = alpha · A·Bᵀ (+ beta · C) for an sm90-routed call (route.hpp) with a prepared kernel. With
 // split-K, `workspace` (splitk_workspace_bytes of it, splitk_workspace.hpp) receives the fp32
-// partials and the reduce kernel follows on the same stream.
-Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* workspace);
+// partials and the reduce kernel follows on the same stream. A traced config (Config::trace) gets
+// its event buffer as `trace` (trace_capture.hpp).
+struct TraceTarget {
+  void* buffer = nullptr;      // trace/event.hpp layout, sized for launch_grid() CTAs
+  uint32_t lane_capacity = 0;  // events per lane
+};
+Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* workspace, TraceTarget trace = {});
 
 }  // namespace tilegemm::detail

@@ -97,6 +97,8 @@ bool CuptiLibrary::load(const std::vector<std::string>& candidates, std::string*
       dlclose(h);  // not CUPTI (or a broken one): nothing of it was called
       continue;
     }
+    resolve(&lib.get_callback_name, "cuptiGetCallbackName");  // optional: a miss is not an error
+    resolve(&lib.get_timestamp, "cuptiGetTimestamp");
     lib.handle = h;
     lib.path = candidate;
     *this = lib;
@@ -119,8 +121,6 @@ std::string CuptiLibrary::result_string(CUptiResult result) const {
   return "CUPTI error " + std::to_string(static_cast<int>(result));
 }
 
-namespace {
-
 // Process-wide CUPTI state. Allocated once and never destroyed: CUPTI may call the buffer
 // callbacks from its own thread, possibly while static destructors run.
 struct CuptiState {
@@ -135,12 +135,18 @@ struct CuptiState {
   std::vector<KernelSpan> spans;
   size_t dropped = 0;
   std::string callback_error;
+  bool recording = false;               // a recording session (cupti_activity.cpp) is on
+  std::vector<ActivityRecord> activity;  // its records
 };
 
-CuptiState& state() {
+CuptiState& cupti_state() {
   static CuptiState* s = new CuptiState;
   return *s;
 }
+
+namespace {
+
+CuptiState& state() { return cupti_state(); }
 
 constexpr size_t kBufferBytes = size_t{1} << 20;
 constexpr size_t kBufferAlign = 8;  // CUPTI requires 8-byte aligned activity buffers
@@ -156,6 +162,12 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
                                size_t valid_size) {
   CuptiState& st = state();
   std::vector<KernelSpan> spans;
+  std::vector<ActivityRecord> activity;
+  bool recording = false;
+  {
+    std::lock_guard<std::mutex> lock(st.sink_mutex);
+    recording = st.recording;
+  }
   std::string error;
   if (buffer != nullptr && valid_size > 0) {
     CUpti_Activity* record = nullptr;
@@ -172,6 +184,8 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
         const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
         spans.push_back({k->start, k->end, k->correlationId});
       }
+      ActivityRecord a;
+      if (recording && to_activity(st.lib, record, &a)) activity.push_back(std::move(a));
     }
   }
   size_t dropped = 0;
@@ -179,6 +193,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream_id, uint8_t* b
   std::free(buffer);
   std::lock_guard<std::mutex> lock(st.sink_mutex);
   st.spans.insert(st.spans.end(), spans.begin(), spans.end());
+  for (ActivityRecord& a : activity) st.activity.push_back(std::move(a));
   st.dropped += dropped;
   if (!error.empty() && st.callback_error.empty()) st.callback_error = error;
 }
@@ -290,6 +305,26 @@ struct KernelActivity {
 };
 
 }  // namespace
+
+bool cupti_ready(std::string* reason) { return ready(reason); }
+std::mutex& cupti_session_mutex() { return state().session; }
+const CuptiLibrary& cupti_library() { return state().lib; }
+
+void set_recording(bool on) {
+  CuptiState& st = state();
+  std::lock_guard<std::mutex> lock(st.sink_mutex);
+  st.recording = on;
+  if (on) st.activity.clear();
+}
+
+bool take_activity(std::vector<ActivityRecord>* out, std::string* error) {
+  CuptiState& st = state();
+  if (!flush_and_take(st, nullptr, error)) return false;
+  std::lock_guard<std::mutex> lock(st.sink_mutex);
+  *out = std::move(st.activity);
+  st.activity.clear();
+  return true;
+}
 
 cudaError_t time_with_cupti(const std::function<cudaError_t(cudaStream_t)>& launch, const TimingOptions& options,
                             cudaStream_t stream, void* flush, size_t flush_bytes, Timing* out,

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 // the functions are reached through the pointers CuptiLibrary::load resolves with dlsym.
 #include <cupti.h>
 
+#include "bench/cupti_activity.hpp"
 #include "bench/timer.hpp"
 
 namespace tilegemm::bench::detail {
@@ -46,6 +48,10 @@ struct CuptiLibrary {
   decltype(&cuptiActivityFlushAll) flush_all = nullptr;
   decltype(&cuptiActivityGetNextRecord) get_next_record = nullptr;
   decltype(&cuptiActivityGetNumDroppedRecords) get_num_dropped = nullptr;
+  // Optional (resolved when present, never required): API names and the timestamp the activity
+  // records use, for `tilegemm trace` (cupti_activity.hpp).
+  decltype(&cuptiGetCallbackName) get_callback_name = nullptr;
+  decltype(&cuptiGetTimestamp) get_timestamp = nullptr;
 
   // False with *reason ("cannot load libcupti (tried: a: <dlerror>; b: no symbol cuptiX)")
   // when no candidate works.
@@ -56,6 +62,23 @@ struct CuptiLibrary {
   // cuptiGetResultString, or "CUPTI error <n>".
   std::string result_string(CUptiResult result) const;
 };
+
+// The record as an ActivityRecord, for the kinds a recording keeps (API calls, kernels, memcpy,
+// memset); false for the others (cupti_activity.cpp).
+bool to_activity(const CuptiLibrary& lib, const CUpti_Activity* record, ActivityRecord* out);
+
+// The process's CUPTI state (cupti_timer.cpp). A recording session and a timing session never
+// overlap: both hold `session`.
+struct CuptiState;
+CuptiState& cupti_state();
+// True when CUPTI is usable (probing once); *reason otherwise.
+bool cupti_ready(std::string* reason);
+// While recording, the buffer callbacks also keep API, memcpy and memset records.
+void set_recording(bool on);
+// Flushes CUPTI and moves the kept records out. False with *error on a CUPTI failure.
+bool take_activity(std::vector<ActivityRecord>* out, std::string* error);
+std::mutex& cupti_session_mutex();
+const CuptiLibrary& cupti_library();
 
 // Measures with CUPTI. Returns a CUDA error when a launch or CUDA call fails (as the events timer
 // does). Otherwise returns cudaSuccess and either fills *out (method "cupti") or leaves it alone

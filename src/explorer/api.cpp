@@ -177,17 +177,20 @@ Reply api_plan(const QueryParams& q, const ApiContext& ctx) {
   return json_reply(json);
 }
 
-Reply api_trace(const QueryParams&) {
-  return error_reply(404, "",
-                     "no trace yet: the trace recorder (`tilegemm trace`) has not landed, so the server has no "
-                     "timeline to serve. Load a Chrome-trace JSON file in the Timelines panel instead.");
+Reply api_trace(const QueryParams&, const ApiContext& ctx) {
+  if (ctx.trace_json.empty())
+    return error_reply(404, "",
+                       "no trace yet: start the server with `tilegemm serve --trace trace.json` (a file written by "
+                       "`tilegemm trace M N K --out trace.json`), or load a Chrome-trace JSON file in the Timelines "
+                       "panel.");
+  return json_reply(ctx.trace_json);
 }
 
 Reply handle_api(std::string_view path, const QueryParams& q, const ApiContext& ctx) {
   if (path == "/api/hardware") return api_hardware(q, ctx);
   if (path == "/api/map") return api_map(q);
   if (path == "/api/plan") return api_plan(q, ctx);
-  if (path == "/api/trace") return api_trace(q);
+  if (path == "/api/trace") return api_trace(q, ctx);
   std::string shown;
   for (char c : path.substr(0, 60)) shown += (c >= 0x20 && c < 0x7f && c != '"') ? c : '?';
   return error_reply(404, "",

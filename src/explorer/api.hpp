@@ -4,7 +4,7 @@
 //   /api/hardware  the live GPU (or null + the reason) beside the built-in device profiles
 //   /api/map       the same document as `tilegemm map --json` (schedule/map_render.hpp)
 //   /api/plan      the same document as `tilegemm explain --json` (plan/explain.hpp)
-//   /api/trace     404 with a JSON message until the trace recorder lands
+//   /api/trace     the trace given to `tilegemm serve --trace FILE`, else a 404 that says so
 //
 // Errors are JSON: {"status": 400, "error": "<message>", "parameter": "<name>" | null}; the message
 // names the parameter, the value and the rule. docs/EXPLORER.md lists every parameter and bound.
@@ -37,13 +37,17 @@ inline constexpr int kMaxRejected = 1000;  // /api/plan rejected= (-1: all)
 // (the first CUDA runtime call can take a while on a GPU machine).
 struct ApiContext {
   LiveDevice live;
-  static ApiContext probe() { return ApiContext{probe_live_device(0)}; }
+  // A Chrome-trace document for /api/trace (`tilegemm serve --trace FILE`, written by `tilegemm
+  // trace --out`); empty: none.
+  std::string trace_json;
+  std::string trace_source;  // the file it came from
+  static ApiContext probe() { return ApiContext{probe_live_device(0), {}, {}}; }
 };
 
 Reply api_hardware(const QueryParams& q, const ApiContext& ctx);
 Reply api_map(const QueryParams& q);
 Reply api_plan(const QueryParams& q, const ApiContext& ctx);
-Reply api_trace(const QueryParams& q);
+Reply api_trace(const QueryParams& q, const ApiContext& ctx);
 
 // Dispatch on the path; an unknown path under /api/ is a 404 that lists the endpoints.
 Reply handle_api(std::string_view path, const QueryParams& q, const ApiContext& ctx);

@@ -147,6 +147,7 @@ std::string describe(const Config& c) {
   if (c.with_c) s.append(" +C");
   if (c.fixed_n > 0 || c.fixed_k > 0)
     s.append(" N=").append(std::to_string(c.fixed_n)).append(",K=").append(std::to_string(c.fixed_k)).append(" baked");
+  if (c.trace) s.append(" trace");
   return s;
 }
 

@@ -208,6 +208,33 @@ __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
+// ---- timers, SM id, trace stores (the traced kernel only, sm90/gemm/trace_lane.cuh) ------------
+// %globaltimer: the global nanosecond timer, the same on every SM (PTX ISA,
+// special registers: %globaltimer).
+__device__ __forceinline__ uint64_t global_timer_ns() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+// %clock64: this SM's cycle counter (PTX ISA, special registers).
+__device__ __forceinline__ uint64_t sm_clock64() {
+  uint64_t c;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(c));
+  return c;
+}
+// %smid: the SM this thread runs on (PTX ISA, special registers).
+__device__ __forceinline__ uint32_t sm_id() {
+  uint32_t id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+// 16-B global store with the streaming hint (.cs: evict first; PTX ISA, st and cache
+// operators), so trace
+// records do not push A and B out of L2. dst 16-B aligned.
+__device__ __forceinline__ void store_global_streaming_16(void* dst, uint32_t a, uint32_t b, uint32_t c, uint32_t d) {
+  asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
+}
+
 // ---- conversions (PTX ISA: cvt) --------------------------------------------------------------
 // Two floats -> one register of two bf16, round to nearest even; lo is the first (lower) column.
 // cvt.rn.bf16x2.f32 d, a, b puts a in the upper half and b in the lower.

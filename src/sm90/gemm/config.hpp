@@ -76,6 +76,8 @@ struct Config {
   // ---- problem sizes baked into the code (0 = read from the launch parameters) ----------------
   int fixed_n = 0;
   int fixed_k = 0;
+  // ---- the traced variant: per-warp-role events into GemmParams::trace (docs/TRACE.md) ---------
+  bool trace = false;
   // ---- launch only: these do not change the code (the JIT zeroes them, jit/codegen.cpp) -------
   bool persistent = true;  // grid = resident CTAs walking the tiles; false: one CTA per tile
   int split_k = 1;         // slices of K; > 1 exactly when epilogue == splitk_partials

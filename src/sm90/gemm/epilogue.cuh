@@ -12,6 +12,7 @@
 
 #include "sm90/ptx.cuh"
 #include "sm90/swizzle.hpp"
+#include "sm90/gemm/trace_lane.cuh"
 #include "sm90/gemm/traits.cuh"
 #include "sm90/gemm/epilogue_direct.cuh"
 
@@ -61,9 +62,11 @@ __device__ __forceinline__ void store_tail_columns(const uint8_t* box_smem, int 
 // with N = 257 it wrote columns 257..263 into the ldd - N gap). So D's tensor map covers the first
 // n_tma = N rounded down to 8 columns, and the last N - n_tma (< 8) columns of each row are written
 // from the staging box with plain stores.
-template <int BN, int kSlots>
+template <int BN, int kSlots, class Trace>
 __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alpha, const void* tmap_d,
-                                           uint8_t* slots, int consumer, int thread_in_wg, const TileOut& o) {
+                                           uint8_t* slots, int consumer, int thread_in_wg, const TileOut& o,
+                                           Trace& rec) {
+  using trace::EventKind;
   constexpr int kBoxes = BN / kBfBoxCols;
   static_assert(kSlots >= 1 && kSlots <= kBoxes && kBoxes % kSlots == 0);
   const int n_tma = o.n_total & ~7;
@@ -78,8 +81,11 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
   const uint32_t barrier_id = 1 + consumer;  // one named barrier per consumer warpgroup
   if constexpr (kSlots == kBoxes) {
     // ---- full tile: stage every box, then store them all ----
+    TraceMark t = rec.now();
     if (thread_in_wg == 0) tma_store_wait_read<0>();  // the previous tile's stores have read the boxes
     named_barrier_sync(barrier_id, 128);
+    rec.record(t, EventKind::tma_store_wait, 0, -1);
+    t = rec.now();
 #pragma unroll
     for (int box = 0; box < kBoxes; ++box) {
       uint8_t* dst = slots + box * kStoreBoxBytes;
@@ -89,6 +95,8 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
     }
     fence_proxy_async_smem();             // my stmatrix writes before the async-proxy (TMA) read
     named_barrier_sync(barrier_id, 128);  // all boxes written
+    rec.record(t, EventKind::stmatrix, 0, -1);
+    t = rec.now();
     if (thread_in_wg == 0) {
       if (o.row0 < o.m_total) {  // NOTES: a box wholly past M or N has nothing to write: skip it
 #pragma unroll
@@ -98,19 +106,25 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
       }
       tma_store_commit();
     }
+    rec.record(t, EventKind::tma_store_issue, 0, -1);
     if (has_tail) store_tail_columns(slots + tail_box * kStoreBoxBytes, tail_box, thread_in_wg, n_tma, o);
   } else {
     // ---- in parts: box b through slot b % kSlots, one bulk group per box ----
 #pragma unroll
     for (int box = 0; box < kBoxes; ++box) {
       uint8_t* slot = slots + (box % kSlots) * kStoreBoxBytes;
+      TraceMark t = rec.now();
       if (thread_in_wg == 0) tma_store_wait_read<kSlots - 1>();
       named_barrier_sync(barrier_id, 128);  // ... and only then may anyone overwrite it
+      rec.record(t, EventKind::tma_store_wait, box, -1);
+      t = rec.now();
 #pragma unroll
       for (int p = 0; p < kBfBoxCols / 16; ++p)
         stmatrix_block<BN>(slot + kmajor_sw128_offset(row, 16 * p + col), acc, alpha, (box * kBfBoxCols) / 16 + p);
       fence_proxy_async_smem();
       named_barrier_sync(barrier_id, 128);  // the whole box is written
+      rec.record(t, EventKind::stmatrix, box, -1);
+      t = rec.now();
       if (thread_in_wg == 0) {
         // NOTES: a box wholly past M or N has nothing to write: skip the store, but still commit
         // (an empty group), so that the group count per box stays one.
@@ -118,6 +132,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
           tma_store_2d(tmap_d, slot, o.n0 + box * kBfBoxCols, o.row0);
         tma_store_commit();
       }
+      rec.record(t, EventKind::tma_store_issue, box, -1);
       if (box == tail_box) store_tail_columns(slot, box, thread_in_wg, n_tma, o);
     }
   }

@@ -11,6 +11,8 @@
 // Work: persistent CTAs walk work units in the Config's tile order (scheduler.cuh); a static launch
 // gives each CTA one unit. Edges: a TMA load box that reaches past M, N or K is zero-filled (a
 // ragged K tail adds 0) and still completes its full bytes on the barrier; stores are clipped.
+// Tracing (Config::trace, docs/TRACE.md): each role appends its steps to its lane of p.trace
+// (trace_lane.cuh); with trace off the hooks are empty and the kernel compiles as before.
 // Clusters (2x1: B multicast, 1x2: A multicast): the planner uses them only when the tile grid is
 // even along the cluster axis, so every pair is complete, every CTA multicasts at every step and
 // the two rings stay in lock-step (an incomplete pair would leave a peer's empty barrier short of
@@ -21,6 +23,7 @@
 #include "sm90/gemm/mainloop.cuh"
 #include "sm90/gemm/params.hpp"
 #include "sm90/gemm/scheduler.cuh"
+#include "sm90/gemm/trace_lane.cuh"
 #include "sm90/gemm/traits.cuh"
 #include "sm90/pipeline.cuh"
 
@@ -74,12 +77,16 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     // ---- producer ----
     if constexpr (T::kRebalance) setmaxnreg_dec<C.producer_regs>();  // consumers get the registers
     if (warp == 0 && elect_one_sync()) {
+      TraceLane<C.trace> rec(p, /*lane=*/0, 1 + T::kConsumers, /*writer=*/true);
       RingState<C.stages> ring;
       for (int it = 0; it < num_iters; ++it) {
         const UnitWork unit = scheduler.unit(blockIdx.x, it, gridDim.x);
         if (!unit.work.has_tile) continue;
-        producer_load_unit<C>(smem, full, empty, ring, p, unit, rank);
+        const TraceMark t = rec.unit_begin(unit);
+        producer_load_unit<C>(smem, full, empty, ring, p, unit, rank, rec);
+        rec.unit_end(t, unit);
       }
+      rec.finish();
     }
   } else {
     // ---- consumers: consumer c computes tile rows [64c, 64c + 64) x all BN columns ----
@@ -88,32 +95,42 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     const uint32_t smem_base = smem_u32(smem);
     uint8_t* slots = smem + L.d_offset + consumer * T::kSlotsPerConsumer * kStoreBoxBytes;
     float acc[T::kAcc];
+    TraceLane<C.trace> rec(p, /*lane=*/1 + consumer, 1 + T::kConsumers, /*writer=*/thread_in_wg == 0);
     RingState<C.stages> ring;
     StagedC staged_c{&p.tmap_c, reinterpret_cast<uint64_t*>(smem + L.extra_barrier(consumer * T::kSlotsPerConsumer)),
                      0u};
     for (int it = 0; it < num_iters; ++it) {
       const UnitWork unit = scheduler.unit(blockIdx.x, it, gridDim.x);
       if (!unit.work.has_tile) continue;
+      const TraceMark t = rec.unit_begin(unit);
       const int row0 = unit.work.tile.m_block * C.bm + consumer * 64, n0 = unit.work.tile.n_block * C.bn;
       const TileOut out{m_total, n_total, row0, n0, p.d, p.ldd, p.c, p.ldc};
       if constexpr (T::kStagedC)  // C's first boxes land in the staging slots while the tile is computed
         prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype>(staged_c, slots, consumer, thread_in_wg, out);
-      consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, consumer, lane);
+      consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, consumer, lane, rec);
+      const TraceMark te = rec.now();
       if constexpr (C.epilogue == Epilogue::splitk_partials) {
         store_partial<C.bn>(acc, p.workspace + int64_t(unit.split) * m_total * p.n_pad, p.n_pad, m_total, row0, n0,
                             thread_in_wg);
+        rec.record(te, trace::EventKind::splitk_partial, 0, unit.kb0);
       } else if constexpr (C.epilogue == Epilogue::direct) {
         store_tile_direct<C.bn, C.out_dtype, C.with_c>(acc, p.alpha, p.beta, thread_in_wg, out);
+        rec.record(te, trace::EventKind::direct_store, 0, -1);
       } else if constexpr (C.out_dtype == DType::bf16 && !C.with_c) {
-        store_tile<C.bn, T::kSlotsPerConsumer>(acc, p.alpha, &p.tmap_d, slots, consumer, thread_in_wg, out);
+        store_tile<C.bn, T::kSlotsPerConsumer>(acc, p.alpha, &p.tmap_d, slots, consumer, thread_in_wg, out, rec);
       } else {
         store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c>(acc, p.alpha, p.beta, &p.tmap_d,
                                                                            staged_c, slots, consumer, thread_in_wg, out);
       }
+      rec.record(te, trace::EventKind::epilogue, 0, -1);
+      rec.unit_end(t, unit);
     }
     if constexpr (C.epilogue == Epilogue::tma_store) {
+      const TraceMark t = rec.now();
       if (thread_in_wg == 0) tma_store_wait_all<0>();  // the staging smem must outlive the last store
+      rec.record(t, trace::EventKind::tma_store_wait, 0, -1, trace::kFlagDrain);
     }
+    rec.finish();
   }
   // NOTES: no CTA of a pair may exit while its peer can still multicast into it or arrive on its
   // empty barriers.

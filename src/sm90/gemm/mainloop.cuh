@@ -10,6 +10,7 @@
 
 #include "sm90/gemm/params.hpp"
 #include "sm90/gemm/scheduler.cuh"
+#include "sm90/gemm/trace_lane.cuh"
 #include "sm90/gemm/traits.cuh"
 #include "sm90/pipeline.cuh"
 #include "sm90/swizzle.hpp"
@@ -78,7 +79,7 @@ __device__ __forceinline__ void prefetch_c_rows(const GemmParams& p, int m0, int
 template <Config C>
 __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full, uint64_t* empty,
                                                    RingState<C.stages>& ring, const GemmParams& p,
-                                                   const UnitWork& unit, uint32_t rank) {
+                                                   const UnitWork& unit, uint32_t rank, TraceLane<C.trace>& rec) {
   const int m0 = unit.work.tile.m_block * C.bm, n0 = unit.work.tile.n_block * C.bn;
   // NOTES: with C, the tile's C rows are prefetched into L2 a few rows per k-block while the
   // mainloop runs, so the epilogue's loads of C hit L2 (epilogue_direct.cuh); spread out, the
@@ -87,8 +88,12 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
   const int c_rows_per_kb = kPrefetchC ? (C.bm + (unit.kb1 - unit.kb0) - 1) / (unit.kb1 - unit.kb0) : 0;
   for (int kb = unit.kb0; kb < unit.kb1; ++kb) {
     const int s = ring.stage;
+    TraceMark t = rec.now();
     mbar_wait(&empty[s], ring.empty_parity());  // every consumer warp of the cluster released it
+    rec.record(t, trace::EventKind::wait_empty, s, kb);
+    t = rec.now();
     producer_load_stage<C>(smem, s, &full[s], p, kb, m0, n0, rank);
+    rec.record(t, trace::EventKind::tma_issue, s, kb);
     ring.advance();
     if constexpr (kPrefetchC) {
       const int r0 = (kb - unit.kb0) * c_rows_per_kb;
@@ -126,26 +131,42 @@ __device__ __forceinline__ void wgmma_block_k64(float (&acc)[BN / 2], uint32_t a
 template <Config C>
 __device__ __forceinline__ void consumer_mma_unit(float (&acc)[C.bn / 2], uint32_t smem_base, uint64_t* full,
                                                   uint64_t* empty, RingState<C.stages>& ring, const UnitWork& unit,
-                                                  int consumer, int lane) {
+                                                  int consumer, int lane, TraceLane<C.trace>& rec) {
   using T = GemmTraits<C>;
   constexpr SmemLayout L = T::kLayout;
   int held = -1;  // stage whose wgmma may still be running
   fence_accumulators(acc);
   for (int kb = unit.kb0; kb < unit.kb1; ++kb) {
     const int s = ring.stage;
+    TraceMark t = rec.now();
     mbar_wait(&full[s], ring.full_parity());
+    rec.record(t, trace::EventKind::wait_full, s, kb);
+    t = rec.now();
     wgmma_fence();
     wgmma_block_k64<C.bn, T::kAMnMajor, T::kBMnMajor>(acc, smem_base + L.a_offset(s) + consumer * 64 * 128,
                                                       smem_base + L.b_offset(s), /*accumulate=*/kb > unit.kb0);
     wgmma_commit();
+    rec.record(t, trace::EventKind::wgmma_issue, s, kb);
+    t = rec.now();
     wgmma_wait<1>();  // k-block kb-1 retired; kb may still run
-    if (held >= 0 && lane < T::kClusterSize) release_stage<T::kClusterSize>(&empty[held], lane);
+    if (held >= 0) {
+      rec.record(t, trace::EventKind::wgmma_wait, held, kb - 1);
+      t = rec.now();
+      if (lane < T::kClusterSize) release_stage<T::kClusterSize>(&empty[held], lane);
+      rec.record(t, trace::EventKind::stage_release, held, kb - 1);
+    }
     held = s;
     ring.advance();
   }
+  TraceMark t = rec.now();
   wgmma_wait<0>();
   fence_accumulators(acc);
-  if (held >= 0 && lane < T::kClusterSize) release_stage<T::kClusterSize>(&empty[held], lane);
+  if (held >= 0) {
+    rec.record(t, trace::EventKind::wgmma_wait, held, unit.kb1 - 1);
+    t = rec.now();
+    if (lane < T::kClusterSize) release_stage<T::kClusterSize>(&empty[held], lane);
+    rec.record(t, trace::EventKind::stage_release, held, unit.kb1 - 1);
+  }
 }
 
 }  // namespace tilegemm::sm90

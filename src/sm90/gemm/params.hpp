@@ -33,6 +33,8 @@ struct GemmParams {
   float* workspace = nullptr;  // split-K: [splits][M][n_pad] fp32 partial tiles
   int32_t splits = 1;          // split-K slices S >= 1, <= the number of k-blocks
   int32_t n_pad = 0;           // split-K: n-blocks · bn, the workspace row length
+  void* trace = nullptr;       // traced kernels (Config::trace): the event buffer (trace/event.hpp),
+  uint32_t trace_capacity = 0;  // sized by the host for the grid: this many events per lane
 };
 static_assert(sizeof(TmaDescriptor) == 128 && alignof(TmaDescriptor) == 128, "CUtensorMap layout");
 static_assert(sizeof(GemmParams) == 640, "GemmParams layout is shared by g++ and NVRTC");

@@ -4,7 +4,8 @@
 Starts `tilegemm serve --port 0`, opens each panel in headless chromium (fresh profile, no network
 but loopback) in a state set by URL parameters, and checks what the page drew after its scripts
 ran (--dump-dom) against the CLI's own JSON (`tilegemm map --json`, `tilegemm explain --json`) and
-the fixture trace. Saves one screenshot per panel under --out. Exit 77 (ctest: skipped) when no
+the fixture traces (any Chrome trace, and one written by `tilegemm trace`, also served with
+`tilegemm serve --trace`). Saves one screenshot per panel under --out. Exit 77 (ctest: skipped) when no
 chromium is installed; 1 with the list of failed checks otherwise.
 """
 import argparse
@@ -96,8 +97,8 @@ class Dom(html.parser.HTMLParser):
 
 
 # ----------------------------------------------------------------------------- server, browser
-def start_server(tilegemm):
-    proc = subprocess.Popen([tilegemm, "serve", "--port", "0", "--quiet"], stdout=subprocess.PIPE,
+def start_server(tilegemm, *extra):
+    proc = subprocess.Popen([tilegemm, "serve", "--port", "0", "--quiet", *extra], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     # The first line is "tilegemm serve: http://127.0.0.1:PORT/ (Ctrl-C to stop)"; never wait forever.
     ready, _, _ = select.select([proc.stdout], [], [], 60)
@@ -287,6 +288,51 @@ def test_timeline(br, base, out, fixture):
     br.screenshot(url, os.path.join(out, "explorer-timeline.png"), 700)
 
 
+def stage_counts(doc, cta):
+    """What the stage-local view of `cta` must draw, counted from the trace JSON itself."""
+    ev = [e for e in doc["traceEvents"] if e["ph"] == "X" and (e.get("args") or {}).get("cta") == cta]
+    return {k: sum(1 for e in ev if e["args"]["kind"] == k) for k in ("tma_issue", "wgmma_issue", "wait_full", "wait_empty")}
+
+
+def check_stage_view(dom, doc, what):
+    box = dom.one("div", within="timeline", data_role="stage-box")
+    check(box is not None and "hidden" not in box.attrs, f"{what}: the stage-local view is shown")
+    svg = dom.one("svg", data_view="stages")
+    if not check(svg is not None, f"{what}: a stage timeline is drawn"):
+        return
+    a, want = svg.attrs, stage_counts(doc, 0)
+    stages = doc["otherData"]["stages"]
+    check(a.get("data-cta") == "0" and a.get("data-stages") == str(stages), f"{what}: CTA 0, {stages} stages")
+    got = {k: int(a.get(f"data-{n}", -1)) for k, n in (("tma_issue", "tma"), ("wgmma_issue", "wgmma"),
+                                                       ("wait_full", "wait-full"), ("wait_empty", "wait-empty"))}
+    check(got == want, f"{what}: TMA, WGMMA, WAIT FULL, WAIT EMPTY bars {got} = the trace's {want}")
+    options = dom.find("option", within="timeline")
+    check(len(options) == len({e["args"]["cta"] for e in doc["traceEvents"] if e["ph"] == "X" and "cta" in (e.get("args") or {})}),
+          f"{what}: one CTA choice per traced CTA ({len(options)})")
+
+
+def test_stage_timeline(tilegemm, br, base, out, fixture):
+    print("timeline panel: a tilegemm trace")
+    raw = open(fixture, "rb").read()
+    doc = json.loads(raw)
+    url = f"{base}/?panel=timeline#trace=" + base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    dom = br.dom(url)
+    check(state_of(dom, "timeline") == "ready", f"tilegemm trace: panel ready (state {state_of(dom, 'timeline')})")
+    check_stage_view(dom, doc, "#trace=")
+    br.screenshot(url, os.path.join(out, "explorer-timeline-stages.png"), 1100)
+    # The same file served by `tilegemm serve --trace`: /api/trace answers it and the panel loads it.
+    proc, served = start_server(tilegemm, "--trace", fixture)
+    try:
+        status, body = get_json(f"{served}/api/trace")
+        check(status == 200 and body == doc, "serve --trace: /api/trace answers the file")
+        dom = br.dom(f"{served}/?panel=timeline")
+        check(state_of(dom, "timeline") == "ready", "serve --trace: the panel loads /api/trace")
+        check_stage_view(dom, doc, "/api/trace")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
 def test_error_state(br, base):
     print("bad input on the page")
     dom = br.dom(f"{base}/?panel=map&map.m=0&map.n=64&map.k=64")
@@ -299,6 +345,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tilegemm", required=True)
     ap.add_argument("--fixture", required=True)
+    ap.add_argument("--stage-fixture", required=True, help="a trace written by tilegemm trace")
     ap.add_argument("--out", required=True, help="folder for the screenshots")
     ap.add_argument("--chromium", help="browser binary (default: the first of %s on PATH)" % ", ".join(CHROMIUMS))
     a = ap.parse_args()
@@ -326,6 +373,7 @@ def main():
                       "cluster": "n"}, 3)
             test_plan(a.tilegemm, br, base, a.out)
             test_timeline(br, base, a.out, a.fixture)
+            test_stage_timeline(a.tilegemm, br, base, a.out, a.stage_fixture)
             test_error_state(br, base)
     finally:
         proc.terminate()

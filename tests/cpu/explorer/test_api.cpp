@@ -275,9 +275,18 @@ TEST(ExplorerHardware, LiveGpuWithItsProfile) {
 }
 
 TEST(ExplorerTrace, NoTraceYetIsA404WithAMessage) {
-  const Reply r = api_trace({});
+  const Reply r = api_trace({}, no_gpu());
   expect_error(r, 404, "");
   EXPECT_NE(r.body.find("no trace yet"), std::string::npos);
+  EXPECT_NE(r.body.find("tilegemm serve --trace"), std::string::npos);
+}
+
+TEST(ExplorerTrace, ServesTheTraceItWasGiven) {
+  ApiContext ctx = no_gpu();
+  ctx.trace_json = R"({"traceEvents": [{"ph": "X", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 1}]})";
+  const Reply r = handle_api("/api/trace", {}, ctx);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(nlohmann::json::parse(r.body)["traceEvents"].size(), 1u);
 }
 
 TEST(ExplorerRouting, KnownPathsAndA404ForTheRest) {

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -61,6 +63,25 @@ inline std::vector<std::string> files_in(const std::filesystem::path& dir) {
     names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// stdout (and whatever the command redirects into it) of a shell command.
+inline std::string run_command(const std::string& command) {
+  std::string out;
+  if (FILE* f = ::popen(command.c_str(), "r")) {
+    std::array<char, 4096> buf;
+    while (size_t n = std::fread(buf.data(), 1, buf.size(), f)) out.append(buf.data(), n);
+    ::pclose(f);
+  }
+  return out;
+}
+
+// cuobjdump and nvdisasm on PATH (.ci/run installs them from PyPI): the SASS audits need both.
+inline bool have_cuobjdump() {
+  static const bool found =
+      run_command("command -v cuobjdump >/dev/null 2>&1 && command -v nvdisasm >/dev/null 2>&1 && echo yes")
+          .find("yes") != std::string::npos;
+  return found;
 }
 
 }  // namespace tilegemm::jit::test

@@ -39,21 +39,8 @@ const int64_t kSuite[][3] = {
     {128, 4096, 7168},  {128, 7168, 2048},  {4096, 2112, 7168}, {4096, 576, 7168},  {4096, 24576, 1536},
     {4096, 32768, 512}, {4096, 7168, 16384}, {4096, 4096, 7168}, {4096, 7168, 2048}};
 
-std::string run(const std::string& command) {
-  std::string out;
-  if (FILE* f = ::popen(command.c_str(), "r")) {
-    std::array<char, 4096> buf;
-    while (size_t n = std::fread(buf.data(), 1, buf.size(), f)) out.append(buf.data(), n);
-    ::pclose(f);
-  }
-  return out;
-}
-
-bool have_cuobjdump() {
-  static const bool found = run("command -v cuobjdump >/dev/null 2>&1 && command -v nvdisasm >/dev/null 2>&1 && echo yes")
-                                .find("yes") != std::string::npos;
-  return found;
-}
+using test::have_cuobjdump;
+std::string run(const std::string& command) { return test::run_command(command); }
 
 int field(const std::string& text, const std::string& name) {
   std::smatch m;

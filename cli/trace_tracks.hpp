@@ -1,0 +1,47 @@
+// `tilegemm trace`'s host side of the document (cmd_trace.cpp): the host spans and CUPTI records
+// of the traced call as host tracks, and where the device's %globaltimer lies on the host axis.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "api/trace_capture.hpp"
+#include "bench/cupti_activity.hpp"
+#include "trace/chrome_trace.hpp"
+#include "trace/decode.hpp"
+
+namespace tilegemm::cli {
+
+// The traced call on the host clock: the whole gemm_with_options call and the stream
+// synchronisation that waited for it.
+struct CallWindow {
+  uint64_t call_start_ns = 0, call_end_ns = 0;  // gemm_with_options
+  uint64_t sync_end_ns = 0;                      // cudaStreamSynchronize after it returned
+};
+
+// How device times map onto the host axis (host = %globaltimer + offset_ns).
+struct ClockAlignment {
+  int64_t offset_ns = 0;
+  std::string method;
+  bool has_cupti_kernel = false;            // CUPTI recorded the traced kernel
+  int64_t raw_globaltimer_minus_cupti_ns = 0;  // the first instruction's %globaltimer - CUPTI's start
+  int64_t host_call_to_first_ns = 0;        // the call's start to the first in-kernel timestamp
+};
+
+// The CUPTI records that belong to the traced call: from its start to the end of the
+// synchronisation that waited for it.
+std::vector<bench::ActivityRecord> records_of_call(const std::vector<bench::ActivityRecord>& all, const CallWindow& w);
+
+// The traced kernel's CUPTI record among `records` (the kernel named tilegemm_gemm that started
+// last before the window ends), or null.
+const bench::ActivityRecord* traced_kernel_record(const std::vector<bench::ActivityRecord>& records);
+
+ClockAlignment align_clocks(const trace::DecodedTrace& t, const CallWindow& w, const bench::ActivityRecord* kernel);
+
+// Host tracks: "host / tilegemm (host spans)" with the call and its stages, "host / CUDA API
+// (CUPTI)" and "GPU (CUPTI) / stream N".
+std::vector<trace::HostTrack> host_tracks(const detail::TraceCapture& capture, const CallWindow& w,
+                                          const std::vector<bench::ActivityRecord>& records);
+
+}  // namespace tilegemm::cli
