@@ -138,10 +138,9 @@ size_t precompile(const std::vector<bench::FuzzProblem>& problems, int jobs, std
     detail::LaunchChoice choice;
     if (!detail::choose_launch(args, {}, &choice).ok() || choice.route.path != detail::Path::sm90) continue;
     const plan::Config& k = choice.config;  // describe() leaves out fields the kernel source depends on
-    std::string key = fmt::format("{} {} {} {} c{}", plan::describe(k), to_string(k.a_major), to_string(k.b_major),
-                                  to_string(k.out_dtype), k.with_c);
+    std::string key = fmt::format("{} {} {} {} c{} p{}", plan::describe(k), to_string(k.a_major), to_string(k.b_major),
+                                  to_string(k.out_dtype), k.with_c, k.cd_pairs);
     for (const detail::Pack& pk : choice.route.packs) key += fmt::format(" pack{}{}", pk.elem_bytes, pk.transposes() ? "t" : "");
-    if (choice.route.d_copy) key += fmt::format(" unpack{}", dtype_bytes(choice.route.args.d.dtype));
     choices.emplace(key, choice);
   }
   std::vector<detail::LaunchChoice> list;

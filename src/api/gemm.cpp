@@ -68,17 +68,17 @@ Status current_device(int* device, const plan::DeviceProfile** profile) {
 
 // ---- plans: the planner's view of an sm90-routed call -> its prepared kernel ---------------------
 // Everything the planner looks at is in the key: the device, the shape, the operand majors, the
-// output dtype and C (route() makes every D and C the kernel sees aligned).
+// output dtype, C, and whether D takes TMA stores and aligned element pairs.
 struct PlanKey {
   int device;
   int64_t m, n, k;
   Major a_major, b_major;
   DType out;
-  bool accumulate;
+  bool accumulate, d_tma, cd_pairs, c_tma;
   bool operator==(const PlanKey&) const = default;
 };
 PlanKey plan_key(int device, const plan::Problem& p) {
-  return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate};
+  return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate, p.d_tma, p.cd_pairs, p.c_tma};
 }
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
@@ -88,8 +88,9 @@ struct PlanKeyHash {
     h = h * 1000003u ^ std::hash<int>{}(k.device);
     h = h * 1000003u ^ std::hash<int>{}(static_cast<int>(k.out));
     size_t bits = static_cast<size_t>(k.a_major) | static_cast<size_t>(k.b_major) << 1 |
-                  static_cast<size_t>(k.accumulate) << 2;
-    return h * 8u + bits;
+                  static_cast<size_t>(k.accumulate) << 2 | static_cast<size_t>(k.d_tma) << 3 |
+                  static_cast<size_t>(k.cd_pairs) << 4 | static_cast<size_t>(k.c_tma) << 5;
+    return h * 64u + bits;
   }
 };
 std::shared_mutex g_plan_mutex;
@@ -202,7 +203,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
   if (r.pack_bytes + split_bytes > 0) {
     const size_t min_bytes = split_bytes > 0 ? size_t(prepared.resident_ctas) * 128 * 256 * sizeof(float) : 0;
     workspace = call_workspace(device, stream, split_offset + split_bytes, min_bytes, &graph_workspace);
-    if (workspace == nullptr && r.pack_bytes > 0) {
+    if (workspace == nullptr && !r.packs.empty()) {
       // No memory for the operand copies: the fallback kernel reads the operands where they are.
       t_last_config.reset();
       if (cudaError_t err = launch_fallback_gemm(original); err != cudaSuccess)
@@ -231,7 +232,6 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
                            options.trace ? options.trace->target() : TraceTarget{});
   }
   if (options.trace) options.trace->launched = launched.ok();
-  if (launched.ok()) launched = launch_unpack(r, workspace, stream);
   if (graph_workspace && cudaFreeAsync(workspace, stream) != cudaSuccess && launched.ok())
     return launch_error("the workspace's release (cudaFreeAsync)", cudaGetLastError());
   if (!launched.ok()) return launched;

@@ -41,7 +41,6 @@ const char* operand_name(Pack::Operand o) {
     case Pack::Operand::a: return "a";
     case Pack::Operand::b: return "b";
     case Pack::Operand::c: return "c";
-    case Pack::Operand::d: return "d";
   }
   return "?";
 }
@@ -58,6 +57,14 @@ plan::Problem problem_of(const GemmArgs& args) {
   p.lda = args.a.ld;
   p.ldb = args.b.ld;
   p.ldd = args.d.ld;
+  const MatrixRef d = args.d;
+  const int e = dtype_bytes(d.dtype);
+  p.d_tma = tma_describable(d);
+  p.cd_pairs = address(d.ptr) % (2 * e) == 0 && d.ld % 2 == 0;
+  if (p.accumulate) {
+    p.cd_pairs = p.cd_pairs && address(args.c->ptr) % (2 * e) == 0 && args.c->ld % 2 == 0;
+    p.c_tma = tma_describable(*args.c);
+  }
   return p;
 }
 
@@ -146,7 +153,7 @@ Route route(const GemmArgs& in) {
 
   // Operands TMA cannot read in place are copied into aligned lines first.
   size_t offset = 0;
-  auto add_pack = [&](Pack::Operand which, const MatrixRef& x, bool transpose, std::string why, size_t at) {
+  auto add_pack = [&](Pack::Operand which, const MatrixRef& x, bool transpose, std::string why) {
     Pack pk;
     pk.operand = which;
     pk.src = x.ptr;
@@ -163,67 +170,36 @@ Route route(const GemmArgs& in) {
       pk.src_col = x.ld;
     }
     pk.ld = round_up(pk.cols, int64_t{8});
-    pk.offset = at;
+    pk.offset = offset;
     pk.why = std::move(why);
+    offset = round_up(offset + pk.bytes(), size_t{256});
     r.notes.push_back(std::string(operand_name(which)) + " is repacked into an aligned workspace (" +
                       std::to_string(pk.bytes()) + " B" + (transpose ? ", transposed" : "") + "): " + pk.why);
     r.packs.push_back(std::move(pk));
   };
-  auto reserve = [&](size_t bytes) {
-    const size_t at = offset;
-    offset = round_up(offset + bytes, size_t{256});
-    return at;
-  };
-  auto pack_lines = [&](Pack::Operand which, const MatrixRef& x, bool transpose, std::string why) {
-    const int64_t lines = transpose ? x.rows : line_count(x), len = transpose ? x.cols : line_length(x);
-    add_pack(which, x, transpose, std::move(why),
-             reserve(size_t(lines) * size_t(round_up(len, int64_t{8})) * size_t(dtype_bytes(x.dtype))));
-  };
-  if (!tma_describable(args.a)) pack_lines(Pack::Operand::a, args.a, false, misalignment(args.a, "a"));
-  if (!tma_describable(args.b)) pack_lines(Pack::Operand::b, args.b, false, misalignment(args.b, "b"));
-  const bool c_is_d = args.c != nullptr && args.c->ptr == args.d.ptr;  // validate(): then the same storage
-  if (args.c != nullptr && !c_is_d) {
-    if (args.c->major != row_major)
-      pack_lines(Pack::Operand::c, *args.c, true,
-                 std::string("c is ") + (r.transposed ? "row-major but D column-major" : "column-major but D row-major") +
-                     " (the epilogue reads C in D's order)");
-    else if (!tma_describable(*args.c))
-      pack_lines(Pack::Operand::c, *args.c, false, misalignment(*args.c, "c"));
-  }
-  // A D that TMA cannot describe: the kernel computes into an aligned copy, unpacked afterwards
-  // (in place, the copy first receives D's values, which are C).
-  if (!tma_describable(args.d)) {
-    r.d_copy = true;
-    r.d_copy_ld = round_up(args.d.cols, int64_t{8});
-    r.d_copy_offset = reserve(size_t(args.d.rows) * size_t(r.d_copy_ld) * size_t(dtype_bytes(args.d.dtype)));
-    const std::string why = misalignment(args.d, "d");
-    r.notes.push_back("D is computed into an aligned copy (" +
-                      std::to_string(size_t(args.d.rows) * size_t(r.d_copy_ld) * size_t(dtype_bytes(args.d.dtype))) +
-                      " B) and unpacked into D: " + why);
-    if (c_is_d) add_pack(Pack::Operand::d, args.d, false, why + " (in place: C is D, so the copy starts as D)",
-                         r.d_copy_offset);
-  }
+  if (!tma_describable(args.a)) add_pack(Pack::Operand::a, args.a, false, misalignment(args.a, "a"));
+  if (!tma_describable(args.b)) add_pack(Pack::Operand::b, args.b, false, misalignment(args.b, "b"));
+  if (args.c != nullptr && args.c->major != row_major)
+    add_pack(Pack::Operand::c, *args.c, true,
+             std::string("c is ") + (r.transposed ? "row-major but D column-major" : "column-major but D row-major") +
+                 " (the epilogue reads C in D's order)");
   r.pack_bytes = offset;
 
   // The planner sees the operands the kernel reads: the copies where there are copies.
   MatrixRef c_planned;
   const GemmArgs planned = launch_args(r, reinterpret_cast<void*>(uintptr_t{1} << 12), &c_planned);
   r.problem = problem_of(planned);
+  const char* pairs = r.problem.cd_pairs ? "" : ", element by element (not aligned to element pairs)";
+  if (!r.problem.d_tma)
+    r.notes.push_back(misalignment(planned.d, "d") + ": D is written with plain stores" + pairs);
+  else if (r.problem.accumulate && !r.problem.c_tma)
+    r.notes.push_back(misalignment(*planned.c, "c") + ": C is read with plain loads" + pairs);
   r.path = Path::sm90;
   return r;
 }
 
 GemmArgs launch_args(const Route& r, void* workspace, MatrixRef* c_storage) {
   GemmArgs g = r.args;
-  if (r.d_copy) {
-    const bool c_is_d = g.c != nullptr && g.c->ptr == g.d.ptr;
-    g.d.ptr = static_cast<uint8_t*>(workspace) + r.d_copy_offset;
-    g.d.ld = r.d_copy_ld;
-    if (c_is_d) {
-      *c_storage = MatrixRef(g.d);
-      g.c = c_storage;
-    }
-  }
   for (const Pack& pk : r.packs) {
     void* copy = static_cast<uint8_t*>(workspace) + pk.offset;
     if (pk.operand == Pack::Operand::a) {
@@ -232,10 +208,10 @@ GemmArgs launch_args(const Route& r, void* workspace, MatrixRef* c_storage) {
     } else if (pk.operand == Pack::Operand::b) {
       g.b.ptr = copy;
       g.b.ld = pk.ld;
-    } else if (pk.operand == Pack::Operand::c) {
+    } else {
       *c_storage = MatrixRef{copy, pk.rows, pk.cols, pk.ld, g.c->dtype, row_major};
       g.c = c_storage;
-    }  // Operand::d: the copy is D's (set above)
+    }
   }
   return g;
 }

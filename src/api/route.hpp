@@ -28,7 +28,7 @@ const char* path_name(Path p);  // "sm90", "fallback"
 // `rows` lines of `cols` elements, element (r, c) at src[r * src_row + c * src_col], into a copy
 // with lines of `ld` elements (a multiple of 8), 256-B aligned at `offset` in the workspace.
 struct Pack {
-  enum class Operand { a, b, c, d };  // d: D's values into D's copy (in place, C is D)
+  enum class Operand { a, b, c };
   Operand operand = Operand::a;
   const void* src = nullptr;
   int64_t rows = 0, cols = 0;
@@ -40,7 +40,7 @@ struct Pack {
   bool transposes() const { return src_col != 1; }
   size_t bytes() const { return size_t(rows) * size_t(ld) * size_t(elem_bytes); }
 };
-const char* operand_name(Pack::Operand o);  // "a", "b", "c", "d"
+const char* operand_name(Pack::Operand o);  // "a", "b", "c"
 
 struct RouteData {
   Path path = Path::fallback;
@@ -55,11 +55,6 @@ struct RouteData {
   GemmArgs args;
   bool transposed = false;  // D was column-major: args is the problem Dᵀ = B·Aᵀ
   std::vector<Pack> packs;
-  // A D that TMA cannot describe: the kernel writes an aligned copy (lines of d_copy_ld elements at
-  // d_copy_offset in the workspace), and the unpack kernel copies it into D afterwards.
-  bool d_copy = false;
-  size_t d_copy_offset = 0;
-  int64_t d_copy_ld = 0;
   size_t pack_bytes = 0;    // workspace the copies take (each 256-B aligned)
   MatrixRef c_view;         // the transposed C, when args.c points here
 };
@@ -105,14 +100,12 @@ GemmArgs placeholder_args(const plan::Problem& p, MatrixRef* c_storage);
 //   - A or B whose leading dimension is not a multiple of 8 elements or whose base is not 16-B
 //     aligned (TMA's rules) is repacked into an aligned workspace; so is a C stored in the other
 //     major from D;
-//   - a C that TMA cannot describe is repacked too; a D that TMA cannot describe is computed into
-//     an aligned copy (holding C's values first when C is D) and unpacked into D after the GEMM.
-//   The kernel thus always sees A, B, C and D as TMA can describe them.
+//   - D (and C) need no alignment beyond their element: the epilogue writes D with TMA when it can
+//     (bf16, no C, ldd a multiple of 8, base 16-B aligned) and with plain stores otherwise.
 Route route(const GemmArgs& args);
 
-// The arguments the sm90 kernel is launched with: r.args with every packed operand (and a copied
-// D) pointing at its copy in `workspace` (r.pack_bytes bytes, 256-B aligned); *c_storage holds a
-// packed C (or, in place, C = D's copy).
+// The arguments the sm90 kernel is launched with: r.args with every packed operand pointing at its
+// copy in `workspace` (r.pack_bytes bytes, 256-B aligned); *c_storage holds a packed C.
 GemmArgs launch_args(const Route& r, void* workspace, MatrixRef* c_storage);
 
 // gemm() with what the public API does not expose (the CLI's --config/--mapping, tests).

@@ -223,8 +223,7 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* 
 Status launch_packs(const Route& r, void* workspace, cudaStream_t stream) {
   for (const Pack& pk : r.packs) {
     const jit::Kernel* kernel = nullptr;
-    const sm90::PackKind kind = pk.transposes() ? sm90::PackKind::transpose : sm90::PackKind::lines;
-    if (Status s = helper_kernel(jit::pack_source(pk.elem_bytes, kind), &kernel); !s.ok()) return s;
+    if (Status s = helper_kernel(jit::pack_source(pk.elem_bytes, pk.transposes()), &kernel); !s.ok()) return s;
     sm90::PackParams pp;
     pp.src = pk.src;
     pp.dst = static_cast<uint8_t*>(workspace) + pk.offset;
@@ -247,27 +246,6 @@ Status launch_packs(const Route& r, void* workspace, cudaStream_t stream) {
     if (Status s = jit::launch(*kernel, dims, pp); !s.ok()) return s;
   }
   return Status::success();
-}
-
-Status launch_unpack(const Route& r, const void* workspace, cudaStream_t stream) {
-  if (!r.d_copy) return Status::success();
-  const int elem = dtype_bytes(r.args.d.dtype);
-  const jit::Kernel* kernel = nullptr;
-  if (Status s = helper_kernel(jit::pack_source(elem, sm90::PackKind::unpack), &kernel); !s.ok()) return s;
-  sm90::PackParams pp;
-  pp.src = static_cast<const uint8_t*>(workspace) + r.d_copy_offset;
-  pp.dst = r.args.d.ptr;  // the caller's D (row-major: route() transposed a column-major one)
-  pp.rows = r.args.d.rows;
-  pp.cols = r.args.d.cols;
-  pp.src_row = r.d_copy_ld;
-  pp.ld_dst = r.args.d.ld;
-  const int64_t per = 16 / elem;
-  const int64_t threads = pp.rows * ((pp.cols + per - 1) / per);
-  jit::LaunchDims dims;
-  dims.stream = stream;
-  dims.grid = dim3(static_cast<unsigned>(ceil_div(threads, int64_t{sm90::kPackThreads})), 1, 1);
-  dims.block = dim3(sm90::kPackThreads, 1, 1);
-  return jit::launch(*kernel, dims, pp);
 }
 
 }  // namespace tilegemm::detail

@@ -39,8 +39,6 @@ size_t splitk_workspace_bytes(const GemmArgs& args, const plan::Config& config);
 // Enqueues the copies of r.packs (route.hpp) into `workspace` (r.pack_bytes, 256-B aligned) on
 // `stream`: the operands the kernel then reads (launch_args).
 Status launch_packs(const struct Route& r, void* workspace, cudaStream_t stream);
-// After the GEMM: the kernel's aligned copy of D into the caller's D (r.d_copy; nothing otherwise).
-Status launch_unpack(const struct Route& r, const void* workspace, cudaStream_t stream);
 
 // CTAs launch_sm90 launches: every work unit (tile, or tile x split-K slice), at most the resident
 // CTAs when persistent.

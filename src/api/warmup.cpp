@@ -45,13 +45,7 @@ Status warmup_problem(const plan::Problem& problem, const plan::DeviceProfile& p
 Status warmup_route(const Route& r, const plan::Config& config, bool load, std::vector<WarmedKernel>* out) {
   if (Status s = fetch(jit::gemm_kernel_source(config), load, out); !s.ok()) return s;
   for (const Pack& pk : r.packs)
-    if (Status s = fetch(jit::pack_source(pk.elem_bytes, pk.transposes() ? sm90::PackKind::transpose : sm90::PackKind::lines),
-                         load, out);
-        !s.ok())
-      return s;
-  if (r.d_copy)
-    if (Status s = fetch(jit::pack_source(dtype_bytes(r.args.d.dtype), sm90::PackKind::unpack), load, out); !s.ok())
-      return s;
+    if (Status s = fetch(jit::pack_source(pk.elem_bytes, pk.transposes()), load, out); !s.ok()) return s;
   if (config.split_k > 1) return fetch(jit::splitk_reduce_source(), load, out);
   return Status::success();
 }

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "sm90/gemm/config.hpp"
-#include "sm90/gemm/params.hpp"
 
 namespace tilegemm::jit {
 
@@ -26,9 +25,9 @@ GeneratedSource gemm_kernel_source(const sm90::Config& c);
 // The split-K reduce kernel (sm90/gemm/splitk_reduce.cuh): one per process.
 GeneratedSource splitk_reduce_source();
 
-// The copy kernels (sm90/gemm/pack.cuh) for elements of `elem_bytes` (2 or 4): lines as they are
-// into an aligned copy, into the other major, or an aligned copy of D back into D.
-GeneratedSource pack_source(int elem_bytes, sm90::PackKind kind);
+// The operand repack kernel (sm90/gemm/pack.cuh) for elements of `elem_bytes` (2 or 4), copying
+// lines as they are (transpose = false) or into the other major (true).
+GeneratedSource pack_source(int elem_bytes, bool transpose);
 
 // The C++ initializer of a Config with every field named: "tilegemm::sm90::Config{.bm = 128, ...}".
 std::string config_initializer(const sm90::Config& c);

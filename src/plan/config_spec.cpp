@@ -141,10 +141,12 @@ std::string describe(const Config& c) {
   if (mc != Multicast::none) s.append(mc == Multicast::a ? "(A)" : "(B)");
   s.append(" ").append(mapping_label(c.mapping)).append(c.persistent ? " persistent" : " static");
   if (c.epilogue == Epilogue::direct) s.append(" direct");
+  if (c.epilogue == Epilogue::smem_stores) s.append(" smem_stores");
   if (sm90::staged_epilogue(c.epilogue) && c.stage_cols < c.bn) s.append(" stage").append(std::to_string(c.stage_cols));
   if (c.split_k > 1) s.append(" splitK=").append(std::to_string(c.split_k));
   if (c.out_dtype == DType::fp32) s.append(" fp32");
   if (c.with_c) s.append(" +C");
+  if (c.epilogue == Epilogue::direct && !c.cd_pairs) s.append(" scalar");
   if (c.fixed_n > 0 || c.fixed_k > 0)
     s.append(" N=").append(std::to_string(c.fixed_n)).append(",K=").append(std::to_string(c.fixed_k)).append(" baked");
   if (c.trace) s.append(" trace");

@@ -53,11 +53,16 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
   c.b_major = p.b_major;
   c.out_dtype = p.out;
   c.with_c = p.accumulate;
-  // The TMA-store epilogue takes tiles of whole 128-B boxes (64 bf16 / 32 fp32 columns); other
-  // widths are stored from registers. (D and C are always TMA-describable here: route() gives the
-  // kernel aligned copies of any that are not.)
+  c.cd_pairs = p.cd_pairs;
+  // The staged epilogues take whole 128-B boxes (64 bf16 / 32 fp32 columns): TMA stores D (and
+  // loads C) when TMA can describe them, the threads otherwise (smem_stores); other widths are
+  // stored from registers (direct).
   const bool whole_boxes = c.bn % sm90::store_box_cols(p.out) == 0;
-  c.epilogue = c.split_k > 1 ? Epilogue::splitk_partials : whole_boxes ? Epilogue::tma_store : Epilogue::direct;
+  const bool tma_ok = p.d_tma && (!p.accumulate || p.c_tma);
+  c.epilogue = c.split_k > 1  ? Epilogue::splitk_partials
+               : !whole_boxes ? Epilogue::direct
+               : tma_ok       ? Epilogue::tma_store
+                              : Epilogue::smem_stores;  // staged, then written (and C read) by the threads
   c.producer_regs = c.consumers() >= 2 ? kProducerRegs : 0;
   c.consumer_regs = c.consumers() >= 2 ? kConsumerRegs : 0;
   c.stage_cols = sm90::staged_epilogue(c.epilogue) ? choose_stage_cols(c, d.smem_per_block_optin) : 0;
@@ -144,6 +149,10 @@ void add_flags(const Problem& p, Candidate& cand) {
                             "from registers (no staging smem, no overlap with the next mainloop)") +
                 (p.accumulate ? "; C's tile rows are prefetched into L2 during the mainloop" : ""));
   }
+  if (c.epilogue == Epilogue::smem_stores)
+    f.push_back(std::string("smem_stores epilogue: TMA cannot describe ") + (!p.d_tma ? "D" : "C") +
+                " (leading dimension or base), so the staged boxes are written" + (p.accumulate ? " and C read" : "") +
+                " by the threads, row by row");
   if (sm90::staged_epilogue(c.epilogue) && c.stage_cols < c.bn)
     f.push_back("the epilogue stages " + std::to_string(c.stage_cols) + " of " + std::to_string(c.bn) +
                 " columns at a time, which makes room for " + std::to_string(c.stages) + " stages");

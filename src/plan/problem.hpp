@@ -18,6 +18,12 @@ struct Problem {
   bool accumulate = false;  // beta != 0
   // Leading dimensions in elements; 0 = packed (A: K or M, B: K or N, D: N).
   int64_t lda = 0, ldb = 0, ldd = 0;
+  // D as stored: a TMA store can write it (ldd a multiple of 16 B, base 16-B aligned), and its
+  // (and C's) element pairs (col, col + 1) are single aligned accesses (bases aligned to two
+  // elements, even leading dimensions). Both hold for tensors from an allocator.
+  bool d_tma = true;
+  bool cd_pairs = true;
+  bool c_tma = true;  // with accumulate: C can be read by TMA (ldc a multiple of 16 B, base 16-B aligned)
 };
 
 // The GEMM the kernel sees for a config: its tile grid and work units.

@@ -27,15 +27,20 @@ enum class Epilogue : int {
   // tile's mainloop runs. Needs BLOCK_N in whole boxes (64 bf16 / 32 fp32 columns).
   tma_store = 0,
   // alpha·acc (+ beta·C) -> bf16 or fp32 -> bounds-checked stores straight from the registers (no
-  // staging smem, so more stages fit). Any BLOCK_N; the choice for widths that are not whole boxes.
+  // staging smem, so more stages fit). Any BLOCK_N; the choice for widths that are not whole
+  // boxes and for a D (or C) that TMA cannot describe (odd leading dimension, unaligned base).
   direct = 1,
   // Split-K: the work unit is (tile, k-slice); each writes its fp32 partial tile to a workspace and
   // a second kernel (splitk_reduce.cuh) sums the slices in slice order -> deterministic.
   splitk_partials = 2,
+  // Staged like tma_store, for a D (or C) that TMA cannot describe (odd leading dimension,
+  // unaligned base): the consumer's threads write each staged box to D row by row, coalesced (and
+  // read C's box into the slot the same way).
+  smem_stores = 3,
 };
 
 // The epilogues that stage boxes of the tile in shared memory (stage_cols of them at a time).
-TG_HD constexpr bool staged_epilogue(Epilogue e) { return e == Epilogue::tma_store; }
+TG_HD constexpr bool staged_epilogue(Epilogue e) { return e == Epilogue::tma_store || e == Epilogue::smem_stores; }
 
 // The one name table of Epilogue (explain's JSON and the generated source use it).
 TG_HD constexpr const char* epilogue_id(Epilogue e) {
@@ -43,6 +48,7 @@ TG_HD constexpr const char* epilogue_id(Epilogue e) {
     case Epilogue::tma_store: return "tma_store";
     case Epilogue::direct: return "direct";
     case Epilogue::splitk_partials: return "splitk_partials";
+    case Epilogue::smem_stores: return "smem_stores";
   }
   return "unknown";
 }
@@ -73,6 +79,10 @@ struct Config {
   DType out_dtype = DType::bf16;  // D (and C): bf16, or fp32
   bool with_c = false;            // D = alpha·acc + beta·C: C [M, N] row-major, D's dtype, read in the epilogue
                                   // (tma_store: TMA-loaded into the staging boxes; direct: plain loads)
+  // The direct epilogue's accesses: true when every (col, col + 1) pair of D (and C) is one aligned
+  // 4-B (bf16) or 8-B (fp32) access (pointers aligned to two elements, even leading dimensions);
+  // false: element by element (any pointer aligned to its element, any leading dimension).
+  bool cd_pairs = true;
   // ---- problem sizes baked into the code (0 = read from the launch parameters) ----------------
   int fixed_n = 0;
   int fixed_k = 0;
@@ -181,6 +191,7 @@ TG_HD constexpr Config kernel_code_config(Config c) {
   c.persistent = true;
   // Only the direct epilogue reads C or steps through D element pairs; split-K partials are fp32
   // whatever D is (the reduce kernel converts and adds C).
+  if (c.epilogue != Epilogue::direct) c.cd_pairs = true;
   if (c.epilogue == Epilogue::splitk_partials) c.with_c = false;
   if (c.epilogue == Epilogue::splitk_partials) c.out_dtype = DType::bf16;
   c.split_k = c.epilogue == Epilogue::splitk_partials ? 2 : 1;

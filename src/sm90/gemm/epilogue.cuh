@@ -227,12 +227,61 @@ __device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN /
   }
 }
 
+// smem_stores: one staged box <-> global rows [row0, row0 + 64) x columns [col0, col0 + 128 B),
+// clipped to M and N. Warp w takes rows 16w .. 16w + 15, one row per step, lane l the 4 bytes at
+// byte 4l of the row (2 bf16 or 1 fp32): each step is one coalesced 128-B row segment. The global
+// side may be at any element alignment (a bf16 pair that is not 4-B aligned goes as two halves).
+template <int kElem, bool kToGlobal>
+__device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int thread_in_wg, void* global, int64_t ld,
+                                              const TileOut& o) {
+  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
+  const int c = col0 + lane * (4 / kElem);  // this lane's first column
+#pragma unroll 4
+  for (int rr = 0; rr < 16; ++rr) {
+    const int row = 16 * warp + rr, m = o.row0 + row;
+    uint32_t* s = reinterpret_cast<uint32_t*>(slot + swizzle_128b(uint32_t(row * 128 + lane * 4)));
+    uint8_t* g = static_cast<uint8_t*>(global) + (int64_t(m) * ld + c) * kElem;
+    const bool in_m = m < o.m_total;
+    if constexpr (kElem == 4) {
+      if constexpr (kToGlobal) {
+        if (in_m && c < o.n_total) *reinterpret_cast<uint32_t*>(g) = *s;
+      } else {
+        *s = in_m && c < o.n_total ? *reinterpret_cast<const uint32_t*>(g) : 0u;
+      }
+    } else {
+      const bool lo = in_m && c < o.n_total, hi = in_m && c + 1 < o.n_total;
+      const bool word = hi && (reinterpret_cast<uintptr_t>(g) & 3u) == 0;
+      if constexpr (kToGlobal) {
+        const uint32_t v = *s;
+        if (word) {
+          *reinterpret_cast<uint32_t*>(g) = v;
+        } else {
+          if (lo) reinterpret_cast<uint16_t*>(g)[0] = uint16_t(v & 0xFFFFu);
+          if (hi) reinterpret_cast<uint16_t*>(g)[1] = uint16_t(v >> 16);
+        }
+      } else {
+        uint32_t v = 0;
+        if (word) {
+          v = *reinterpret_cast<const uint32_t*>(g);
+        } else {
+          if (lo) v = reinterpret_cast<const uint16_t*>(g)[0];
+          if (hi) v |= uint32_t(reinterpret_cast<const uint16_t*>(g)[1]) << 16;
+        }
+        *s = v;
+      }
+    }
+  }
+}
+
 // The TMA-store epilogue for fp32 output and/or C (store_tile is the bf16 one without C): box b
 // through slot b % kSlots, one bulk group per box. Without C a slot is refilled once the store that
 // last read it is done (wait_group.read kSlots - 1); with C the slot already holds C's box (the
 // first kSlots came in during the mainloop, prefetch_c_boxes), is combined in place, stored, and
 // then reloaded with C's box b + kSlots while the other slots are worked on.
-template <int BN, int kSlots, DType kOut, bool kWithC>
+// kThreads (the smem_stores epilogue): D written, and C read, by the threads (copy_box_rows)
+// instead of TMA: per box, a barrier (the slot's previous copy is done), C's box into the slot and
+// a barrier, the box combined in the slot and a barrier, the copy out.
+template <int BN, int kSlots, DType kOut, bool kWithC, bool kThreads = false>
 __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], float alpha, float beta,
                                                   const void* tmap_d, StagedC& sc, uint8_t* slots, int consumer,
                                                   int thread_in_wg, const TileOut& o) {
@@ -240,6 +289,23 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
   constexpr int kBoxCols = 128 / kElem;
   constexpr int kBoxes = BN / kBoxCols;
   static_assert(kSlots >= 1 && kSlots <= kBoxes && kBoxes % kSlots == 0);
+  if constexpr (kThreads) {
+    const uint32_t barrier_id = 1 + consumer;
+#pragma unroll  // box indexes the accumulators: it must be a constant
+    for (int box = 0; box < kBoxes; ++box) {
+      uint8_t* slot = slots + (box % kSlots) * kStoreBoxBytes;
+      const int col0 = o.n0 + box * kBoxCols;
+      named_barrier_sync(barrier_id, 128);  // the slot's previous copy-out is done
+      if constexpr (kWithC) {
+        copy_box_rows<kElem, false>(slot, col0, thread_in_wg, const_cast<void*>(o.c), o.ldc, o);
+        named_barrier_sync(barrier_id, 128);  // C's box is in the slot
+      }
+      write_box<BN, kOut, kWithC>(slot, acc, alpha, beta, box, thread_in_wg);
+      named_barrier_sync(barrier_id, 128);  // the box is written
+      if (o.row0 < o.m_total && col0 < o.n_total) copy_box_rows<kElem, true>(slot, col0, thread_in_wg, o.d, o.ldd, o);
+    }
+    return;
+  }
   const int n_tma = o.n_total & ~(16 / kElem - 1);  // TMA stores clip in 16-B chunks (store_tile's NOTES)
   const bool has_tail = n_tma < o.n_total && n_tma >= o.n0 && n_tma < o.n0 + BN;
   const int tail_box = has_tail ? (n_tma - o.n0) / kBoxCols : -1;

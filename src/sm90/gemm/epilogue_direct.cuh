@@ -1,8 +1,8 @@
 // The direct epilogue (Config::epilogue == direct): one consumer's 64 x BN fp32 accumulators ->
 // alpha·acc (+ beta·C) -> bf16 or fp32 -> bounds-checked plain stores from the registers, no
-// staging smem (so more stages fit): the epilogue of tiles that are not whole 128-B store boxes.
-// D and C are aligned (route() gives the kernel copies of any that are not): a pair of adjacent
-// elements is one aligned 4-B (bf16) or 8-B (fp32) access.
+// staging smem (so more stages fit). The epilogue of tiles that are not whole 64-column store
+// boxes, of fp32 output, of C, and of a D that TMA cannot describe (odd leading dimension, base
+// not 16-B aligned).
 // Accumulator fragment of wgmma m64nNk16 (PTX ISA §9.7.15.5.1.1.1, sm90/swizzle.hpp
 // acc_fragment_coord): thread t of the warpgroup holds rows 16·(t/32) + (t%32)/4 and +8, columns
 // 8j + 2·(t%4) and +1, in acc[4j + 2i] and acc[4j + 2i + 1] for row i (0: +0, 1: +8).
@@ -41,13 +41,15 @@ struct ElemPair<DType::fp32> {
   __device__ __forceinline__ float hi() const { return y; }
 };
 
-// The pair at `col` (even) of a row (`both` = false: only col exists, the other half reads as 0).
-template <DType kType>
+// The pair at `col` of a row (`both` = false: only col exists, the other half reads as 0).
+// kPairs: one aligned 4-B / 8-B access (row pointer aligned to two elements, col even);
+// otherwise element by element.
+template <DType kType, bool kPairs>
 __device__ __forceinline__ ElemPair<kType> load_pair(const uint8_t* row, int col, bool both) {
   ElemPair<kType> v;
   if constexpr (kType == DType::fp32) {
     const float* p = reinterpret_cast<const float*>(row) + col;
-    if (both) {
+    if (kPairs && both) {
       const float2 f = *reinterpret_cast<const float2*>(p);
       v.x = f.x;
       v.y = f.y;
@@ -57,7 +59,7 @@ __device__ __forceinline__ ElemPair<kType> load_pair(const uint8_t* row, int col
     }
   } else {
     const uint16_t* p = reinterpret_cast<const uint16_t*>(row) + col;
-    if (both) {
+    if (kPairs && both) {
       v.bits = *reinterpret_cast<const uint32_t*>(p);
     } else {
       v.bits = p[0];
@@ -67,11 +69,11 @@ __device__ __forceinline__ ElemPair<kType> load_pair(const uint8_t* row, int col
   return v;
 }
 
-template <DType kType>
+template <DType kType, bool kPairs>
 __device__ __forceinline__ void store_pair(uint8_t* row, int col, bool both, float v0, float v1) {
   if constexpr (kType == DType::fp32) {
     float* p = reinterpret_cast<float*>(row) + col;
-    if (both) {
+    if (kPairs && both) {
       *reinterpret_cast<float2*>(p) = make_float2(v0, v1);
     } else {
       p[0] = v0;
@@ -79,7 +81,7 @@ __device__ __forceinline__ void store_pair(uint8_t* row, int col, bool both, flo
     }
   } else {
     uint16_t* p = reinterpret_cast<uint16_t*>(row) + col;
-    if (both) {
+    if (kPairs && both) {
       *reinterpret_cast<uint32_t*>(p) = pack_bf16x2(v0, v1);
     } else {
       p[0] = to_bf16_bits(v0);
@@ -96,7 +98,7 @@ __device__ __forceinline__ void store_pair(uint8_t* row, int col, bool both, flo
 // usually hit L2, where the producer prefetched the tile's C rows when the tile began
 // (prefetch_c_tile). Without the chunking each load would wait behind the stores before it (C
 // may alias D, so the compiler cannot hoist the loads).
-template <int BN, DType kOut, bool kWithC>
+template <int BN, DType kOut, bool kWithC, bool kPairs>
 __device__ __forceinline__ void store_tile_direct(const float (&acc)[BN / 2], float alpha, float beta,
                                                   int thread_in_wg, const TileOut& o) {
   constexpr int kElem = kOut == DType::fp32 ? 4 : 2;
@@ -124,7 +126,7 @@ __device__ __forceinline__ void store_tile_direct(const float (&acc)[BN / 2], fl
       for (int j = 0; j < kGroups; ++j) {
         const int col = c + 8 * j;
         if (col < o.n_total)
-          store_pair<kOut>(d_row[i], col, col + 1 < o.n_total, alpha * acc[4 * j + 2 * i],
+          store_pair<kOut, kPairs>(d_row[i], col, col + 1 < o.n_total, alpha * acc[4 * j + 2 * i],
                                    alpha * acc[4 * j + 2 * i + 1]);
       }
     }
@@ -139,7 +141,7 @@ __device__ __forceinline__ void store_tile_direct(const float (&acc)[BN / 2], fl
           for (int g = 0; g < kChunk; ++g) {
             const int j = q * kChunk + g, col = c + 8 * j;
             if (j < kGroups && row_ok[i] && col < o.n_total)
-              buf[q % 2][i][g] = load_pair<kOut>(c_row[i], col, col + 1 < o.n_total);
+              buf[q % 2][i][g] = load_pair<kOut, kPairs>(c_row[i], col, col + 1 < o.n_total);
           }
       }
       if (q > 0) {  // chunk q - 1: combine and store
@@ -151,7 +153,7 @@ __device__ __forceinline__ void store_tile_direct(const float (&acc)[BN / 2], fl
             const int j = p * kChunk + g, col = c + 8 * j;
             if (j < kGroups && row_ok[i] && col < o.n_total) {
               const ElemPair<kOut> cv = buf[p % 2][i][g];
-              store_pair<kOut>(d_row[i], col, col + 1 < o.n_total,
+              store_pair<kOut, kPairs>(d_row[i], col, col + 1 < o.n_total,
                                        alpha * acc[4 * j + 2 * i] + beta * cv.lo(),
                                        alpha * acc[4 * j + 2 * i + 1] + beta * cv.hi());
             }

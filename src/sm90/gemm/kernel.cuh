@@ -114,8 +114,11 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
                             thread_in_wg);
         rec.record(te, trace::EventKind::splitk_partial, 0, unit.kb0);
       } else if constexpr (C.epilogue == Epilogue::direct) {
-        store_tile_direct<C.bn, C.out_dtype, C.with_c>(acc, p.alpha, p.beta, thread_in_wg, out);
+        store_tile_direct<C.bn, C.out_dtype, C.with_c, C.cd_pairs>(acc, p.alpha, p.beta, thread_in_wg, out);
         rec.record(te, trace::EventKind::direct_store, 0, -1);
+      } else if constexpr (C.epilogue == Epilogue::smem_stores) {
+        store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, true>(
+            acc, p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out);
       } else if constexpr (C.out_dtype == DType::bf16 && !C.with_c) {
         store_tile<C.bn, T::kSlotsPerConsumer>(acc, p.alpha, &p.tmap_d, slots, consumer, thread_in_wg, out, rec);
       } else {

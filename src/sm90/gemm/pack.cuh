@@ -1,7 +1,6 @@
 // Operand repack: a strided matrix that TMA cannot describe (leading dimension not a multiple of
 // 16 B, base not 16-B aligned) or a C stored in the other major is copied into an aligned, dense
-// workspace before the GEMM, which then reads the copy (and a D that TMA cannot describe is
-// written to an aligned copy, then unpacked). It costs one extra read and write of that
+// workspace before the GEMM, which then reads the copy. It costs one extra read and write of that
 // operand (small next to the GEMM for large shapes; docs/PERF.md has the measurement) and keeps
 // every such problem on the tensor cores instead of the SIMT fallback.
 //
@@ -13,8 +12,6 @@
 //                        source may start anywhere), one aligned 16-B store.
 //   pack_transpose_body  src_row = 1: the other major, through a 32 x 32 smem tile so that both
 //                        the reads (along r) and the writes (along c) are coalesced.
-//   unpack_rows_body     the way back for D: the kernel wrote an aligned copy of a D that TMA
-//                        cannot describe; this copies its elements to the caller's D.
 #pragma once
 
 #include "sm90/gemm/params.hpp"
@@ -80,52 +77,6 @@ __device__ __forceinline__ void pack_rows_body(const PackParams& p) {
     }
   }
   *reinterpret_cast<uint4*>(static_cast<W*>(p.dst) + r * p.ld_dst + c0) = make_uint4(out[0], out[1], out[2], out[3]);
-}
-
-// The way back (PackKind::unpack): the kernel's aligned copy of D (src, lines of src_row elements,
-// 256-B aligned, src_row a multiple of 8) -> the caller's D (dst, lines of ld_dst elements, any
-// element alignment), only the cols elements of each line. One thread per 16 B of the source:
-// one aligned 16-B load, then the elements as 4-B words where the destination allows (bf16 pairs
-// at 4-B boundaries, every fp32) and 2-B stores at the ends. Grid as pack_rows_body, with
-// per-line chunks ceil(cols / (16 / kElem)).
-template <int kElem>
-__device__ __forceinline__ void unpack_rows_body(const PackParams& p) {
-  using W = typename PackWord<kElem>::type;
-  constexpr int kPer = 16 / kElem;
-  const int64_t per_row = (p.cols + kPer - 1) / kPer;
-  const int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (idx >= p.rows * per_row) return;
-  const int64_t r = idx / per_row, c0 = (idx - r * per_row) * kPer;
-  const uint4 v = *reinterpret_cast<const uint4*>(static_cast<const W*>(p.src) + r * p.src_row + c0);
-  const uint32_t w[4] = {v.x, v.y, v.z, v.w};
-  W* dst = static_cast<W*>(p.dst) + r * p.ld_dst + c0;
-  const int n = p.cols - c0 < kPer ? int(p.cols - c0) : kPer;  // elements of this chunk that exist
-  if constexpr (kElem == 4) {
-#pragma unroll
-    for (int e = 0; e < kPer; ++e)
-      if (e < n) dst[e] = w[e];
-  } else if ((reinterpret_cast<uintptr_t>(dst) & 3u) == 0) {  // pairs on 4-B boundaries
-#pragma unroll
-    for (int e = 0; e < kPer; e += 2) {
-      if (e + 1 < n) {
-        *reinterpret_cast<uint32_t*>(dst + e) = w[e / 2];
-      } else if (e < n) {
-        dst[e] = uint16_t(w[e / 2] & 0xFFFFu);
-      }
-    }
-  } else {  // odd start: element 0 alone, then pairs (e, e + 1) for e odd, 4-B aligned
-    if (n > 0) dst[0] = uint16_t(w[0] & 0xFFFFu);
-#pragma unroll
-    for (int e = 1; e < kPer; e += 2) {
-      const uint32_t lo = w[e / 2] >> 16;                                    // element e
-      const uint32_t hi = e + 1 < kPer ? (w[(e + 1) / 2] & 0xFFFFu) : 0u;   // element e + 1
-      if (e + 1 < n) {
-        *reinterpret_cast<uint32_t*>(dst + e) = lo | (hi << 16);
-      } else if (e < n) {
-        dst[e] = uint16_t(lo);
-      }
-    }
-  }
 }
 
 // Grid: (ceil(rows / 32), min(ceil(ld_dst / 32), 65535)) blocks of 32 x 8 threads; blockIdx.y

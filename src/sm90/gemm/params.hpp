@@ -65,10 +65,6 @@ struct PackParams {
 };
 static_assert(sizeof(PackParams) == 56, "PackParams layout is shared by g++ and NVRTC");
 
-// The three copies: lines as they are into an aligned copy, C into the other major, and the
-// aligned copy of D back into the caller's D (unpack: dst at any element alignment, ld_dst any).
-enum class PackKind : int { lines = 0, transpose = 1, unpack = 2 };
-
 inline constexpr int kPackThreads = 256;
 inline constexpr int kPackTile = 32;  // transpose: 32 x 32 elements per block of 32 x 8 threads
 

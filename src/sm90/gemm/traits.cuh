@@ -21,7 +21,7 @@ TG_HD constexpr int staging_elem_bytes(const Config& c) {
   return staged_epilogue(c.epilogue) ? out_elem_bytes(c.out_dtype) : 0;
 }
 // The epilogue's own mbarriers: with C and the TMA-store epilogue, one per staging slot of each
-// consumer (the slot's C load).
+// consumer (the slot's C load; smem_stores reads C with the threads).
 TG_HD constexpr int epilogue_barriers(const Config& c) {
   return c.epilogue == Epilogue::tma_store && c.with_c ? c.consumers() * (c.stage_cols / store_box_cols(c.out_dtype))
                                                        : 0;

@@ -91,12 +91,6 @@ TEST(Route, OddStridesAndOffsetsStayOnTheSm90Kernel) {
       {"b.ptr", [](GemmArgs& g) { g.b.ptr = fake_ptr(0x90000008); }, 1},
       {"d.ld", [](GemmArgs& g) { g.d.ld = 132; }, 0},
       {"d.ptr", [](GemmArgs& g) { g.d.ptr = fake_ptr(0x190000004); }, 0},
-      {"c.ld", [](GemmArgs& g) {
-         static MatrixRef c;
-         c = MatrixRef{fake_ptr(0x290000000), 128, 128, 130, DType::bf16, row_major};
-         g.c = &c;
-         g.beta = 1.0f;
-       }, 1},
   };
   for (const Case& c : cases) {
     GemmArgs g = nt(128, 128, 64);
@@ -110,44 +104,24 @@ TEST(Route, OddStridesAndOffsetsStayOnTheSm90Kernel) {
     for (const auto& pk : r.packs) {
       EXPECT_EQ(pk.ld % 8, 0);
       EXPECT_EQ(pk.offset % 256, 0u);
-      EXPECT_EQ(pk.cols, pk.operand == detail::Pack::Operand::c ? 128 : 64);  // lines of N (C) or K (A, B)
+      EXPECT_EQ(pk.cols, 64);  // K-major lines of K
       EXPECT_EQ(pk.rows, 128);
     }
   }
-  // D that TMA cannot describe (ld 133 bf16 = 266 B, or a base 2 B off): the kernel writes an
-  // aligned copy (lines of N rounded up to 8), unpacked into D; in place, the copy starts as D.
+  // D: no TMA store for an ld of 132 bf16 (264 B); pairs are still aligned (even ld, 4-B base).
   GemmArgs g = nt(128, 128, 64);
+  g.d.ld = 132;
+  EXPECT_FALSE(detail::route(g).problem.d_tma);
+  EXPECT_TRUE(detail::route(g).problem.cd_pairs);
   g.d.ld = 133;
-  detail::Route rd = detail::route(g);
-  EXPECT_TRUE(rd.d_copy);
-  EXPECT_EQ(rd.d_copy_ld, 128);
-  EXPECT_TRUE(rd.packs.empty());
-  EXPECT_EQ(rd.pack_bytes, size_t(128 * 128 * 2));
-  const MatrixRef c_is_d = g.d;
-  g.c = &c_is_d;
-  g.beta = 1.0f;
-  rd = detail::route(g);
-  ASSERT_EQ(rd.packs.size(), 1u);
-  EXPECT_EQ(rd.packs[0].operand, detail::Pack::Operand::d);
-  EXPECT_EQ(rd.packs[0].offset, rd.d_copy_offset);
-  MatrixRef c_view;
-  const GemmArgs launched_in_place = detail::launch_args(rd, fake_ptr(0x700000000), &c_view);
-  EXPECT_EQ(launched_in_place.d.ptr, fake_ptr(0x700000000 + rd.d_copy_offset));
-  EXPECT_EQ(launched_in_place.d.ld, 128);
-  ASSERT_NE(launched_in_place.c, nullptr);
-  EXPECT_EQ(launched_in_place.c->ptr, launched_in_place.d.ptr) << "in place on the copy";
-  g.c = nullptr;
-  g.beta = 0.0f;
+  EXPECT_FALSE(detail::route(g).problem.cd_pairs);
   g.d.ld = 128;
   g.d.ptr = fake_ptr(0x190000002);
-  EXPECT_TRUE(detail::route(g).d_copy);
-  g.d.ptr = fake_ptr(0x190000000);
-  EXPECT_FALSE(detail::route(g).d_copy);
+  EXPECT_FALSE(detail::route(g).problem.cd_pairs);
   // Both A and B repacked: one workspace, the copies 256-B aligned one after the other.
   g = nt(100, 60, 13);
   g.a.ld = 13;
   g.b.ld = 15;
-  g.d.ld = 64;  // a D TMA can write (ld 60 bf16 = 120 B could not: then D gets a copy too)
   const detail::Route r = detail::route(g);
   ASSERT_EQ(r.packs.size(), 2u);
   EXPECT_EQ(r.packs[0].operand, detail::Pack::Operand::a);
