@@ -18,6 +18,7 @@
 
 #include "api/route.hpp"
 #include "core/layout_names.hpp"
+#include "forced_config.hpp"
 #include "plan/config_spec.hpp"
 #include "reference/device_fill.hpp"
 #include "reference/reference.hpp"
@@ -160,13 +161,7 @@ void run_case(const Case& cs, uint64_t seed, std::vector<unsigned char>* d_bits 
   const detail::Route r = detail::route(args);
   ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
   detail::GemmOptions options;
-  if (!cs.config.empty()) {
-    const plan::ParsedConfigSpec spec = plan::parse_config_spec(cs.config);
-    ASSERT_TRUE(spec.ok()) << spec.error;
-    options.config = spec.spec.config;
-    options.config_stages_given = spec.spec.stages_given;
-    options.config_ignore_preferences = true;
-  }
+  ASSERT_TRUE(test::forced_config(cs.config, &options));
   const Status st = detail::gemm_with_options(args, options);
   ASSERT_TRUE(st.ok()) << st.argument << ": " << st.message;
   ASSERT_TRUE(detail::last_sm90_config().has_value());

@@ -19,6 +19,7 @@
 
 #include "api/route.hpp"
 #include "core/layout_names.hpp"
+#include "forced_config.hpp"
 #include "plan/config_spec.hpp"
 #include "reference/device_fill.hpp"
 #include "reference/reference.hpp"
@@ -115,13 +116,7 @@ void run_fast_case(const FastCase& cs, uint64_t seed, std::vector<__nv_bfloat16>
   args.alpha = cs.alpha;
   EXPECT_EQ(detail::route(args).path == detail::Path::sm90, cs.expect_sm90) << detail::route(args).reason;
   detail::GemmOptions options;
-  if (!cs.config.empty()) {
-    const plan::ParsedConfigSpec spec = plan::parse_config_spec(cs.config);
-    ASSERT_TRUE(spec.ok()) << spec.error;
-    options.config = spec.spec.config;
-    options.config_stages_given = spec.spec.stages_given;
-    options.config_ignore_preferences = true;  // e.g. split-K slices of < 4 k-blocks
-  }
+  ASSERT_TRUE(test::forced_config(cs.config, &options));
   if (!cs.mapping.empty()) {
     const sched::Parsed<sched::Mapping> m = sched::parse_mapping(cs.mapping);
     ASSERT_TRUE(m.ok()) << m.error;

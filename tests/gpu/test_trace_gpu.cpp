@@ -15,6 +15,7 @@
 #include "bench/cupti_activity.hpp"
 #include "bench/runner.hpp"
 #include "core/layout_names.hpp"
+#include "forced_config.hpp"
 #include "plan/config_spec.hpp"
 #include "trace/decode.hpp"
 #include "trace/invariants.hpp"
@@ -35,13 +36,7 @@ void traced_run(const TraceCase& c, detail::TraceCapture& capture, trace::Decode
   bc.m = c.m, bc.n = c.n, bc.k = c.k;
   ASSERT_TRUE(parse_layout(c.layout, &bc.a_major, &bc.b_major));
   detail::GemmOptions options;
-  if (!c.config.empty()) {
-    const plan::ParsedConfigSpec spec = plan::parse_config_spec(c.config);
-    ASSERT_TRUE(spec.ok()) << spec.error;
-    options.config = spec.spec.config;
-    options.config_stages_given = spec.spec.stages_given;
-    options.config_ignore_preferences = true;
-  }
+  ASSERT_TRUE(test::forced_config(c.config, &options));
   options.trace = &capture;
   bench::RunOptions run;
   run.with_cublas = false;
