@@ -191,9 +191,10 @@ Route route(const GemmArgs& in) {
   r.problem = problem_of(planned);
   const char* pairs = r.problem.cd_pairs ? "" : ", element by element (not aligned to element pairs)";
   if (!r.problem.d_tma)
-    r.notes.push_back(misalignment(planned.d, "d") + ": D is written with plain stores" + pairs);
+    r.notes.push_back(misalignment(planned.d, "d") +
+                      ": D is written by the threads, not TMA (staged boxes row by row, or from registers)" + pairs);
   else if (r.problem.accumulate && !r.problem.c_tma)
-    r.notes.push_back(misalignment(*planned.c, "c") + ": C is read with plain loads" + pairs);
+    r.notes.push_back(misalignment(*planned.c, "c") + ": C is read by the threads, not TMA" + pairs);
   r.path = Path::sm90;
   return r;
 }
