@@ -39,6 +39,10 @@ enum class Epilogue : int {
   smem_stores = 3,
 };
 
+TG_HD constexpr int out_elem_bytes(DType out) { return out == DType::fp32 ? 4 : 2; }  // D and C: bf16 or fp32
+// Columns of one 128-B (swizzle-span) store box of the staged epilogue: 64 bf16 or 32 fp32.
+TG_HD constexpr int store_box_cols(DType out) { return 128 / out_elem_bytes(out); }
+
 // The epilogues that stage boxes of the tile in shared memory (stage_cols of them at a time).
 TG_HD constexpr bool staged_epilogue(Epilogue e) { return e == Epilogue::tma_store || e == Epilogue::smem_stores; }
 
@@ -134,7 +138,7 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
                           c.consumer_regs <= 256 && c.producer_regs % 8 == 0 && c.consumer_regs % 8 == 0;
     if (!in_range || 128 * (c.producer_regs + c.consumers() * c.consumer_regs) > 65536) return ConfigRule::registers;
   }
-  const int box_cols = c.out_dtype == DType::fp32 ? 32 : 64;  // a 128-B store box: 64 bf16 or 32 fp32 columns
+  const int box_cols = store_box_cols(c.out_dtype);
   if (staged_epilogue(c.epilogue) &&
       (c.bn % box_cols != 0 || c.stage_cols < box_cols || c.stage_cols > c.bn || c.stage_cols % box_cols != 0 ||
        c.bn % c.stage_cols != 0))

@@ -18,7 +18,7 @@
 
 namespace tilegemm::sm90 {
 
-inline constexpr int kBfBoxCols = 64;  // bf16 columns of one 128-B store box
+inline constexpr int kBfBoxCols = store_box_cols(DType::bf16);  // 64: store_tile's boxes
 
 // alpha · acc[8q .. 8q+7] (16-column block q of the fragment) -> bf16 -> one stmatrix x4 at this
 // lane's row address.
@@ -37,7 +37,7 @@ __device__ __forceinline__ void stmatrix_block(uint8_t* row_addr, const float (&
 template <int kElem = 2>
 __device__ __forceinline__ void store_tail_columns(const uint8_t* box_smem, int box, int thread_in_wg, int n_tma,
                                                    const TileOut& o) {
-  constexpr int kBoxCols = 128 / kElem;
+  constexpr int kBoxCols = 128 / kElem;  // store_box_cols of D's dtype
   if (thread_in_wg < kStoreBoxRows) {
     const int row = thread_in_wg, m = o.row0 + row;
     if (m < o.m_total)
@@ -167,7 +167,7 @@ __device__ __forceinline__ void load_c_box(const StagedC& sc, uint8_t* slot, int
 template <int BN, int kSlots, DType kOut>
 __device__ __forceinline__ void prefetch_c_boxes(StagedC& sc, uint8_t* slots, int consumer, int thread_in_wg,
                                                  const TileOut& o) {
-  constexpr int kBoxCols = 128 / (kOut == DType::fp32 ? 4 : 2);
+  constexpr int kBoxCols = store_box_cols(kOut);
   named_barrier_sync(1 + consumer, 128);
   if (thread_in_wg == 0) {
     tma_store_wait_read<0>();
@@ -285,8 +285,8 @@ template <int BN, int kSlots, DType kOut, bool kWithC, bool kThreads = false>
 __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], float alpha, float beta,
                                                   const void* tmap_d, StagedC& sc, uint8_t* slots, int consumer,
                                                   int thread_in_wg, const TileOut& o) {
-  constexpr int kElem = kOut == DType::fp32 ? 4 : 2;
-  constexpr int kBoxCols = 128 / kElem;
+  constexpr int kElem = out_elem_bytes(kOut);
+  constexpr int kBoxCols = store_box_cols(kOut);
   constexpr int kBoxes = BN / kBoxCols;
   static_assert(kSlots >= 1 && kSlots <= kBoxes && kBoxes % kSlots == 0);
   if constexpr (kThreads) {

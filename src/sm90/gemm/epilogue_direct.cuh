@@ -8,8 +8,8 @@
 // 8j + 2·(t%4) and +1, in acc[4j + 2i] and acc[4j + 2i + 1] for row i (0: +0, 1: +8).
 #pragma once
 
+#include "sm90/gemm/config.hpp"
 #include "sm90/ptx.cuh"
-#include "tilegemm/types.hpp"
 
 namespace tilegemm::sm90 {
 
@@ -101,7 +101,7 @@ __device__ __forceinline__ void store_pair(uint8_t* row, int col, bool both, flo
 template <int BN, DType kOut, bool kWithC, bool kPairs>
 __device__ __forceinline__ void store_tile_direct(const float (&acc)[BN / 2], float alpha, float beta,
                                                   int thread_in_wg, const TileOut& o) {
-  constexpr int kElem = kOut == DType::fp32 ? 4 : 2;
+  constexpr int kElem = out_elem_bytes(kOut);
   constexpr int kGroups = BN / 8;  // 8-column groups j of the fragment
   constexpr int kChunk = 8;        // groups per C chunk: 64 columns
   constexpr int kChunks = (kGroups + kChunk - 1) / kChunk;

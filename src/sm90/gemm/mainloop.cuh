@@ -66,7 +66,7 @@ __device__ __forceinline__ void producer_load_stage(uint8_t* smem, int stage, ui
 // one bulk prefetch per row, widened to whole 16-B chunks (which stay in the row's mapped page).
 template <Config C>
 __device__ __forceinline__ void prefetch_c_rows(const GemmParams& p, int m0, int n0, int r0, int r1) {
-  constexpr int kElem = C.out_dtype == DType::fp32 ? 4 : 2;
+  constexpr int kElem = out_elem_bytes(C.out_dtype);
   const int rows = p.m - m0 < r1 ? p.m - m0 : r1;
   const int cols = p.n - n0 < C.bn ? p.n - n0 : C.bn;
   for (int r = r0; r < rows; ++r) {

@@ -9,11 +9,9 @@
 namespace tilegemm::sm90 {
 
 // The TMA-store epilogue stages D in boxes of 64 rows (one consumer's rows) x 128 B (the swizzle
-// span): 64 bf16 or 32 fp32 columns, 8 KiB either way.
+// span): 64 bf16 or 32 fp32 columns (store_box_cols, config.hpp), 8 KiB either way.
 inline constexpr int kStoreBoxRows = 64;
 inline constexpr int kStoreBoxBytes = kStoreBoxRows * 128;
-TG_HD constexpr int out_elem_bytes(DType out) { return out == DType::fp32 ? 4 : 2; }  // D and C: bf16 or fp32
-TG_HD constexpr int store_box_cols(DType out) { return 128 / out_elem_bytes(out); }
 
 // Bytes per element of the epilogue staging tile for a config: D's (2 bf16, 4 fp32) for the
 // staged epilogues, 0 (no staging) otherwise. The planner sizes the smem with the same function.
