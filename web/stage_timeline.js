@@ -114,7 +114,7 @@ const TGStage = (() => {
         if (e.kind === "stmatrix") epi.bars.push(bar("k-epi", "stmatrix", e, e.ts, e.ts + e.dur));
         else if (e.kind === "tma_store_issue") epi.bars.push(bar("k-store", "TMA store", e, e.ts, e.ts + e.dur));
         else if (e.kind === "tma_store_wait") epi.bars.push(bar("k-wait-store", "store wait", e, e.ts, e.ts + e.dur));
-        else if (e.kind === "direct_store" || e.kind === "splitk_partial") epi.bars.push(bar("k-epi", e.name, e, e.ts, e.ts + e.dur));
+        else if (e.kind === "direct_store" || e.kind === "splitk_partial" || e.kind === "splitk_fixup") epi.bars.push(bar("k-epi", e.name, e, e.ts, e.ts + e.dur));
       }
       rows.push(epi);
     }

@@ -13,7 +13,7 @@
 #include "api/fallback_gemm.hpp"
 #include "api/route.hpp"
 #include "api/sm90_launch.hpp"
-#include "api/splitk_workspace.hpp"
+#include "api/stream_workspace.hpp"
 #include "api/trace_capture.hpp"
 #include "jit/jit.hpp"
 #include "plan/config_spec.hpp"
@@ -132,21 +132,24 @@ Status resolve_config(const Route& r, const plan::DeviceProfile& profile, const 
   return Status::success();
 }
 
-// The unsplit config of the same tile: what runs when a split-K call cannot have its workspace.
+// The unsplit config of the same tile: what runs when a k-split call cannot have its workspace.
 Status unsplit_config(const Route& r, const plan::DeviceProfile& profile, plan::Config c, plan::Config* out) {
   c.split_k = 1;
+  c.stream_k = false;
   const plan::Candidate cand = plan::evaluate_config(r.problem, profile, c, /*stages_given=*/false);
   if (!cand.feasible()) return Status{ErrorCode::cuda_error, "launch", "no unsplit config: " + cand.reason};
   *out = cand.config;
   return Status::success();
 }
 
-// The call's workspace: the operand copies (r.pack_bytes) and then, 256-B aligned, the split-K
-// partials. Per (device, stream), grown when too small; inside a CUDA graph capture the graph gets
-// its own (*graph_owned: cudaMallocAsync on the capturing stream, freed after the GEMM).
+// The call's workspace: the k-split counters (kKSplitCounterBytes, always first, so that they stay
+// where they were zeroed whatever else a call puts after them), the operand copies (r.pack_bytes)
+// and then, 256-B aligned, the k-split partials. Per (device, stream), grown when too small; inside
+// a CUDA graph capture the graph gets its own (*graph_owned: cudaMallocAsync on the capturing
+// stream, counters zeroed by a captured memset, freed after the GEMM).
 void* call_workspace(int device, cudaStream_t stream, size_t bytes, size_t min_bytes, bool* graph_owned) {
   *graph_owned = false;
-  void* ws = splitk_workspace(device, stream, bytes, min_bytes);
+  void* ws = stream_workspace(device, stream, bytes, min_bytes, kKSplitCounterBytes);
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   if (ws == nullptr && cudaStreamIsCapturing(stream, &capture) == cudaSuccess &&
       capture == cudaStreamCaptureStatusActive) {
@@ -156,8 +159,13 @@ void* call_workspace(int device, cudaStream_t stream, size_t bytes, size_t min_b
     // so every replay has its workspace and the graph stays relaunchable.
     void* ptr = nullptr;
     if (cudaMallocAsync(&ptr, bytes, stream) == cudaSuccess) {
-      ws = ptr;
-      *graph_owned = true;
+      if (cudaMemsetAsync(ptr, 0, kKSplitCounterBytes, stream) == cudaSuccess) {
+        ws = ptr;
+        *graph_owned = true;
+      } else {
+        (void)cudaGetLastError();
+        (void)cudaFreeAsync(ptr, stream);
+      }
     } else {
       (void)cudaGetLastError();
     }
@@ -196,12 +204,14 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
     }
   }
   const cudaStream_t stream = r.args.stream;
-  size_t split_bytes = splitk_workspace_bytes(r.args, prepared.config);
-  const size_t split_offset = (r.pack_bytes + 255) / 256 * 256;
+  size_t split_bytes = ksplit_workspace_bytes(r.args, prepared);
+  const size_t pack_offset = kKSplitCounterBytes;
+  const size_t split_offset = (pack_offset + r.pack_bytes + 255) / 256 * 256;
   void* workspace = nullptr;
   bool graph_workspace = false;  // allocated in the captured graph, freed there after the GEMM
   if (r.pack_bytes + split_bytes > 0) {
-    const size_t min_bytes = split_bytes > 0 ? size_t(prepared.resident_ctas) * 128 * 256 * sizeof(float) : 0;
+    // Room for any k-split of this device at once (2 partial tiles of 128 x 256 per CTA).
+    const size_t min_bytes = split_bytes > 0 ? split_offset + size_t(prepared.resident_ctas) * 2 * 128 * 256 * sizeof(float) : 0;
     workspace = call_workspace(device, stream, split_offset + split_bytes, min_bytes, &graph_workspace);
     if (workspace == nullptr && !r.packs.empty()) {
       // No memory for the operand copies: the fallback kernel reads the operands where they are.
@@ -210,26 +220,27 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
         return launch_error("the fallback GEMM kernel", err);
       return Status::success();
     }
-    if (workspace == nullptr) {  // no memory for split-K: the unsplit kernel of the same tile
+    if (workspace == nullptr) {  // no memory for the k-split: the unsplit kernel of the same tile
       plan::Config unsplit;
       if (Status s = unsplit_config(r, profile, prepared.config, &unsplit); !s.ok()) return s;
       if (Status s = prepare_kernel(unsplit, device, &prepared); !s.ok()) return s;
       split_bytes = 0;
     }
   }
-  Status launched = launch_packs(r, workspace, stream);
+  uint8_t* const ws = static_cast<uint8_t*>(workspace);
+  Status launched = launch_packs(r, ws ? ws + pack_offset : nullptr, stream);
   MatrixRef c_copy;
-  const GemmArgs args = launch_args(r, workspace, &c_copy);
+  const GemmArgs args = launch_args(r, ws ? ws + pack_offset : nullptr, &c_copy);
   if (launched.ok() && options.trace) {
     TraceSpan span(options.trace, "trace buffer");
     launched = options.trace->prepare(args, prepared);
   }
   if (launched.ok()) {
     TraceSpan span(options.trace, "launch");
-    launched = launch_sm90(args, prepared,
-                           split_bytes > 0 ? reinterpret_cast<float*>(static_cast<uint8_t*>(workspace) + split_offset)
-                                           : nullptr,
-                           options.trace ? options.trace->target() : TraceTarget{});
+    const KSplitWorkspace ksplit =
+        split_bytes > 0 ? KSplitWorkspace{reinterpret_cast<float*>(ws + split_offset), reinterpret_cast<uint32_t*>(ws)}
+                        : KSplitWorkspace{};
+    launched = launch_sm90(args, prepared, ksplit, options.trace ? options.trace->target() : TraceTarget{});
   }
   if (options.trace) options.trace->launched = launched.ok();
   if (graph_workspace && cudaFreeAsync(workspace, stream) != cudaSuccess && launched.ok())

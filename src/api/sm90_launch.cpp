@@ -11,7 +11,7 @@
 #include <cuda.h>  // CUtensorMap (type only)
 
 #include "api/route.hpp"
-#include "api/splitk_workspace.hpp"
+#include "api/stream_workspace.hpp"
 #include "core/math.hpp"
 #include "jit/codegen.hpp"
 #include "jit/jit.hpp"
@@ -51,7 +51,7 @@ std::map<std::pair<int, std::string>, Prepared>& prepared_kernels() {
   return *m;
 }
 
-// A helper kernel (split-K reduce, operand repack), compiled once per process.
+// A helper kernel (the operand repack), compiled once per process.
 Status helper_kernel(const jit::GeneratedSource& source, const jit::Kernel** out) {
   static std::map<std::string, const jit::Kernel*> kernels;
   static std::mutex mutex;
@@ -112,31 +112,53 @@ sched::Schedule config_schedule(const plan::Config& c, int m, int n) {
   return sched::Schedule{sched::make_tile_grid(m, n, c.bm, c.bn), c.mapping, axis};
 }
 
-int effective_splits(const plan::Config& c, int64_t k) {
-  const int64_t num_kb = ceil_div(k, c.bk);
-  return static_cast<int>(std::min<int64_t>(c.split_k, num_kb));  // every slice gets >= 1 k-block
+KernelExtents kernel_extents(const GemmArgs& args, const plan::Config& c) {
+  if (c.d_col_major) return KernelExtents{args.d.cols, args.d.rows, args.a.cols};
+  return KernelExtents{args.d.rows, args.d.cols, args.a.cols};
 }
 
-size_t splitk_workspace_bytes(const GemmArgs& args, const plan::Config& c) {
-  if (c.epilogue != sm90::Epilogue::splitk_partials) return 0;
-  const sched::Schedule s = config_schedule(c, static_cast<int>(args.d.rows), static_cast<int>(args.d.cols));
-  return size_t(effective_splits(c, args.a.cols)) * size_t(args.d.rows) * size_t(s.grid.num_n_blocks) * c.bn *
-         sizeof(float);
+sched::KSplit launch_k_split(const GemmArgs& args, const PreparedKernel& prepared) {
+  const KernelExtents e = kernel_extents(args, prepared.config);
+  return sm90::config_k_split(prepared.config, e.m, e.n, e.k, prepared.resident_ctas);
+}
+
+int64_t ksplit_grid(const sched::KSplit& ks, int resident_ctas) {
+  return std::min<int64_t>(resident_ctas, std::max(ks.workers, ks.dp_tiles));
+}
+
+size_t ksplit_partial_bytes(const sched::KSplit& ks, const plan::Config& c) {
+  return size_t(2) * size_t(ks.workers) * size_t(c.bm) * size_t(c.bn) * sizeof(float);
+}
+
+int64_t ksplit_counters(const sched::KSplit& ks, const plan::Config& c) {
+  return ks.workers > 0 ? int64_t(ks.tiles - ks.dp_tiles) * c.consumers() : 0;
+}
+
+size_t ksplit_workspace_bytes(const GemmArgs& args, const PreparedKernel& prepared) {
+  const plan::Config& c = prepared.config;
+  if (!c.stream_k) return 0;
+  return ksplit_partial_bytes(launch_k_split(args, prepared), c);
 }
 
 int64_t launch_grid(const GemmArgs& args, const PreparedKernel& prepared) {
   const plan::Config& c = prepared.config;
-  int64_t units = sched::num_slots(config_schedule(c, int(args.d.rows), int(args.d.cols)));  // whole clusters
-  if (c.epilogue == sm90::Epilogue::splitk_partials) units *= effective_splits(c, args.a.cols);
+  if (c.stream_k) return ksplit_grid(launch_k_split(args, prepared), prepared.resident_ctas);
+  const KernelExtents e = kernel_extents(args, c);
+  const int64_t units = sched::num_slots(config_schedule(c, int(e.m), int(e.n)));  // whole clusters
   return c.persistent ? std::min<int64_t>(units, prepared.resident_ctas) : units;
 }
 
-Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* workspace, TraceTarget trace) {
+Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitWorkspace workspace,
+                   TraceTarget trace) {
   const plan::Config& c = prepared.config;
   sm90::GemmParams params;
-  params.m = static_cast<int32_t>(args.d.rows);  // <= INT32_MAX: part of the sm90 route rule
-  params.n = static_cast<int32_t>(args.d.cols);
-  params.k = static_cast<int32_t>(args.a.cols);
+  // The kernel's problem: D = A·Bᵀ, or with swap-AB Dᵀ = B·Aᵀ into the same D, column-major for it.
+  const KernelExtents e = kernel_extents(args, c);
+  const MatrixRef& kernel_a = c.d_col_major ? args.b : args.a;  // [M, K] for the kernel
+  const MatrixRef& kernel_b = c.d_col_major ? args.a : args.b;  // [N, K]
+  params.m = static_cast<int32_t>(e.m);  // <= INT32_MAX: part of the sm90 route rule
+  params.n = static_cast<int32_t>(e.n);
+  params.k = static_cast<int32_t>(e.k);
   params.alpha = args.alpha;
   params.d = args.d.ptr;
   params.ldd = args.d.ld;
@@ -158,10 +180,12 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* 
     const sm90::Box2d box = mn ? sm90::Box2d{64, uint32_t(c.bk)} : sm90::Box2d{uint32_t(c.bk), uint32_t(load_rows)};
     return encode(m, box, name, out);
   };
-  if (std::string e = operand(args.a, params.m, sm90::a_load_rows(c), "A", &params.tmap_a); !e.empty())
-    return setup_error(e);
-  if (std::string e = operand(args.b, params.n, sm90::b_load_rows(c), "B", &params.tmap_b); !e.empty())
-    return setup_error(e);
+  if (std::string err = operand(kernel_a, params.m, sm90::a_load_rows(c), c.d_col_major ? "B" : "A", &params.tmap_a);
+      !err.empty())
+    return setup_error(err);
+  if (std::string err = operand(kernel_b, params.n, sm90::b_load_rows(c), c.d_col_major ? "A" : "B", &params.tmap_b);
+      !err.empty())
+    return setup_error(err);
   if (c.epilogue == sm90::Epilogue::tma_store) {
     // D [M, N rounded down to whole 16-B chunks] (the store clips only in chunks; the kernel writes
     // the rest itself). With fewer columns than one chunk the map is never used by a store; one
@@ -172,52 +196,31 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* 
     const uint64_t d_cols = params.n >= chunk ? uint64_t(params.n / chunk * chunk) : uint64_t(chunk);
     const sm90::Box2d box{uint32_t(sm90::store_box_cols(c.out_dtype)), uint32_t(sm90::kStoreBoxRows)};
     const sm90::Matrix2d dm{args.d.ptr, uint64_t(params.m), d_cols, uint64_t(args.d.ld), type};
-    if (std::string e = encode(dm, box, "D", &params.tmap_d); !e.empty()) return setup_error(e);
+    if (std::string err = encode(dm, box, "D", &params.tmap_d); !err.empty()) return setup_error(err);
     if (c.with_c) {
       const sm90::Matrix2d cm{args.c->ptr, uint64_t(params.m), uint64_t(params.n), uint64_t(args.c->ld), type};
-      if (std::string e = encode(cm, box, "C", &params.tmap_c); !e.empty()) return setup_error(e);
+      if (std::string err = encode(cm, box, "C", &params.tmap_c); !err.empty()) return setup_error(err);
     }
   }
 
-  const sched::Schedule schedule = config_schedule(c, params.m, params.n);
-  const bool split = c.epilogue == sm90::Epilogue::splitk_partials;
-  if (split) {
-    if (workspace == nullptr) return setup_error("split-K launch without a workspace");
-    params.splits = effective_splits(c, params.k);
-    params.n_pad = schedule.grid.num_n_blocks * c.bn;
-    params.workspace = workspace;
+  if (c.stream_k) {
+    const sched::KSplit ks = launch_k_split(args, prepared);
+    if (ks.workers > 0) {
+      if (workspace.partials == nullptr || workspace.counters == nullptr)
+        return setup_error("a k-split launch without its workspace");
+      if (ksplit_counters(ks, c) > sm90::kKSplitCounters)
+        return setup_error("the k-split shares " + std::to_string(ks.tiles - ks.dp_tiles) +
+                           " tiles, more than the fix-up's " + std::to_string(sm90::kKSplitCounters) + " counters");
+    }
+    params.dp_tiles = ks.dp_tiles;
+    params.workers = ks.workers;
+    params.workspace = workspace.partials;
+    params.counters = workspace.counters;
   }
   params.trace = trace.buffer;
   params.trace_capacity = trace.lane_capacity;
   const int64_t grid = launch_grid(args, prepared);
-  if (Status s = jit::launch(*prepared.kernel, gemm_dims(c, static_cast<int>(grid), args.stream), params); !s.ok())
-    return s;
-  if (!split) return Status::success();
-
-  const jit::Kernel* reduce = nullptr;
-  if (Status s = helper_kernel(jit::splitk_reduce_source(), &reduce); !s.ok()) return s;
-  sm90::ReduceParams rp;
-  rp.workspace = params.workspace;
-  rp.d = params.d;
-  rp.ldd = params.ldd;
-  rp.m = params.m;
-  rp.n = params.n;
-  rp.n_pad = params.n_pad;
-  rp.splits = params.splits;
-  rp.alpha = params.alpha;
-  rp.c = params.c;
-  rp.ldc = params.ldc;
-  rp.beta = params.beta;
-  rp.out_fp32 = args.d.dtype == DType::fp32 ? 1 : 0;
-  // Whole 4-column groups as one store: D 16-B aligned with rows a multiple of 16 B apart.
-  const int d_elem = dtype_bytes(args.d.dtype);
-  rp.vectors = reinterpret_cast<uintptr_t>(args.d.ptr) % 16 == 0 && (args.d.ld * d_elem) % 16 == 0 ? 1 : 0;
-  const int64_t threads = int64_t(params.m) * ((params.n + 3) / 4);
-  jit::LaunchDims dims;
-  dims.grid = dim3(static_cast<unsigned>(ceil_div(threads, sm90::kReduceThreads)), 1, 1);
-  dims.block = dim3(sm90::kReduceThreads, 1, 1);
-  dims.stream = args.stream;
-  return jit::launch(*reduce, dims, rp);
+  return jit::launch(*prepared.kernel, gemm_dims(c, static_cast<int>(grid), args.stream), params);
 }
 
 Status launch_packs(const Route& r, void* workspace, cudaStream_t stream) {

@@ -31,27 +31,48 @@ Status prepare_kernel(const plan::Config& config, int device, PreparedKernel* ou
 
 // The tile grid and order of `config` for an M x N output (what the kernel walks).
 sched::Schedule config_schedule(const plan::Config& config, int m, int n);
-// Split-K slices that run: config.split_k, at most one per k-block.
-int effective_splits(const plan::Config& config, int64_t k);
-// Bytes of fp32 partials a split-K config writes for `args` (0 without split-K).
-size_t splitk_workspace_bytes(const GemmArgs& args, const plan::Config& config);
+// The k-split fix-up's workspace (Config::stream_k, sm90/gemm/fixup.cuh): partial tiles, and
+// counters that are 0 between launches. The counters sit at a fixed place (the start of the call
+// workspace, gemm.cpp), zeroed when that is allocated; every launch leaves them 0 again.
+inline constexpr size_t kKSplitCounterBytes = size_t(sm90::kKSplitCounters) * sizeof(uint32_t);
+struct KSplitWorkspace {
+  float* partials = nullptr;
+  uint32_t* counters = nullptr;
+};
+// The problem a config's kernel computes for `args`: M x N x K of D, or N x M x K with swap-AB
+// (Config::d_col_major: the kernel computes Dᵀ = B·Aᵀ, A and B trade places).
+struct KernelExtents {
+  int64_t m = 0, n = 0, k = 0;
+};
+KernelExtents kernel_extents(const GemmArgs& args, const plan::Config& config);
+// The k-split a prepared config launches with for `args` (sm90::config_k_split).
+sched::KSplit launch_k_split(const GemmArgs& args, const PreparedKernel& prepared);
+// The launch of decomposition `ks` on a device with `resident_ctas` resident CTAs: data-parallel
+// tiles and stream-K workers both walk a persistent grid of at most that many CTAs.
+int64_t ksplit_grid(const sched::KSplit& ks, int resident_ctas);
+// Its partial tiles (2 per worker) in bytes, and its counters (0 when nothing is shared).
+size_t ksplit_partial_bytes(const sched::KSplit& ks, const plan::Config& config);
+int64_t ksplit_counters(const sched::KSplit& ks, const plan::Config& config);
+// The partial bytes a prepared config writes for `args` (0 without stream_k).
+size_t ksplit_workspace_bytes(const GemmArgs& args, const PreparedKernel& prepared);
 
 // Enqueues the copies of r.packs (route.hpp) into `workspace` (r.pack_bytes, 256-B aligned) on
 // `stream`: the operands the kernel then reads (launch_args).
 Status launch_packs(const struct Route& r, void* workspace, cudaStream_t stream);
 
-// CTAs launch_sm90 launches: every work unit (tile, or tile x split-K slice), at most the resident
-// CTAs when persistent.
+// CTAs launch_sm90 launches: one per tile (static), or at most the resident CTAs (persistent; with
+// stream_k: ksplit_grid).
 int64_t launch_grid(const GemmArgs& args, const PreparedKernel& prepared);
 
-// Enqueues D = alpha · A·Bᵀ (+ beta · C) for an sm90-routed call (route.hpp) with a prepared kernel. With
-// split-K, `workspace` (splitk_workspace_bytes of it, splitk_workspace.hpp) receives the fp32
-// partials and the reduce kernel follows on the same stream. A traced config (Config::trace) gets
-// its event buffer as `trace` (trace_capture.hpp).
+// Enqueues D = alpha · A·Bᵀ (+ beta · C) for an sm90-routed call (route.hpp) with a prepared kernel,
+// one kernel launch. With stream_k, `workspace` holds the fix-up's partials
+// (ksplit_workspace_bytes) and counters. A traced config (Config::trace) gets its event buffer as
+// `trace` (trace_capture.hpp).
 struct TraceTarget {
   void* buffer = nullptr;      // trace/event.hpp layout, sized for launch_grid() CTAs
   uint32_t lane_capacity = 0;  // events per lane
 };
-Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, float* workspace, TraceTarget trace = {});
+Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitWorkspace workspace = {},
+                   TraceTarget trace = {});
 
 }  // namespace tilegemm::detail

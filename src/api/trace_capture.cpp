@@ -47,20 +47,29 @@ void TraceCapture::add_span(const char* name, uint64_t start_ns, uint64_t end_ns
   spans.push_back(HostSpanRecord{name, start_ns, end_ns, std::move(detail)});
 }
 
-uint32_t trace_lane_capacity(const GemmArgs& args, const plan::Config& c, int64_t grid) {
-  const sched::Schedule s = config_schedule(c, int(args.d.rows), int(args.d.cols));
-  const int64_t num_kb = ceil_div(args.a.cols, int64_t(c.bk));
-  const bool split = c.epilogue == sm90::Epilogue::splitk_partials;
-  const int64_t splits = split ? effective_splits(c, args.a.cols) : 1;
-  const int64_t units = int64_t(sched::num_slots(s)) * splits;
-  const int64_t units_per_cta = ceil_div(units, std::max<int64_t>(grid, 1));
-  const int64_t kb_per_unit = ceil_div(num_kb, splits);  // the longest slice
-  // Per unit: producer = tile + (WAIT EMPTY + TMA issue) per k-block; consumer = tile + (WAIT FULL,
-  // WGMMA issue, WGMMA wait, release) per k-block + the epilogue and its parts.
+uint32_t trace_lane_capacity(const GemmArgs& args, const plan::Config& c, int resident_ctas) {
+  const KernelExtents e = kernel_extents(args, c);
+  const sched::KSplit ks = sm90::config_k_split(c, e.m, e.n, e.k, resident_ctas);
+  const int64_t num_kb = ks.k_blocks;
+  int64_t units_per_cta = 0, kb_per_cta = 0;  // at most, for any CTA
+  if (ks.workers == 0) {
+    const int64_t grid = c.persistent ? std::min<int64_t>(ks.tiles, std::max(resident_ctas, 1)) : ks.tiles;
+    units_per_cta = ceil_div(int64_t(ks.tiles), std::max<int64_t>(grid, 1));
+    kb_per_cta = units_per_cta * num_kb;
+  } else {
+    const int64_t grid = ksplit_grid(ks, resident_ctas);
+    const int64_t dp = ceil_div(int64_t(ks.dp_tiles), grid), workers = ceil_div(int64_t(ks.workers), grid);
+    const int64_t range = ceil_div(ks.iterations(), int64_t(ks.workers));  // the longest range
+    units_per_cta = dp + workers * (ceil_div(range, num_kb) + 1);  // a range touches at most this many tiles
+    kb_per_cta = dp * num_kb + workers * range;
+  }
+  // Per unit: producer = tile; consumer = tile + the epilogue and its parts + the fix-up's partial or
+  // sum. Per k-block: producer WAIT EMPTY + TMA issue; consumer WAIT FULL, WGMMA issue, WGMMA wait,
+  // release.
   const int64_t boxes = c.bn / sm90::store_box_cols(c.out_dtype), slots = c.stage_cols / sm90::store_box_cols(c.out_dtype);
   const int64_t epilogue_parts = c.epilogue == sm90::Epilogue::tma_store ? (slots < boxes ? 3 * boxes : 3) : 1;
-  const int64_t producer = 1 + 2 * kb_per_unit, consumer = 1 + 4 * kb_per_unit + 1 + epilogue_parts;
-  const int64_t lane = units_per_cta * std::max(producer, consumer) + 1;  // + the final store drain
+  const int64_t per_unit = 1 + 1 + epilogue_parts + 1;
+  const int64_t lane = units_per_cta * per_unit + 4 * kb_per_cta + 1;  // + the final store drain
   return uint32_t(std::min<int64_t>(lane, int64_t(UINT32_MAX) / 2));
 }
 
@@ -73,7 +82,7 @@ Status TraceCapture::prepare(const GemmArgs& args, const PreparedKernel& prepare
   config = prepared.config;
   grid = launch_grid(args, prepared);
   lanes = uint32_t(1 + config.consumers());
-  lane_capacity = requested_capacity_ ? requested_capacity_ : trace_lane_capacity(args, config, grid);
+  lane_capacity = requested_capacity_ ? requested_capacity_ : trace_lane_capacity(args, config, prepared.resident_ctas);
   const trace::BufferHeader header =
       trace::make_buffer_header(uint32_t(grid), lanes, lane_capacity, uint32_t(config.stages));
   bytes_ = size_t(trace::buffer_bytes(header.ctas, header.lanes, header.lane_capacity));

@@ -87,8 +87,8 @@ class TraceSpan {
   std::string detail_;
 };
 
-// Events one lane of `config` can append in a launch of `grid` CTAs over `args` (the producer's
-// and each consumer's per-unit steps times the most units a CTA walks, plus the final drain).
-uint32_t trace_lane_capacity(const GemmArgs& args, const plan::Config& config, int64_t grid);
+// Events one lane of `config` can append in its launch over `args` on a device with `resident_ctas`
+// resident CTAs (the most units and k-blocks one CTA walks, times their steps, plus the final drain).
+uint32_t trace_lane_capacity(const GemmArgs& args, const plan::Config& config, int resident_ctas);
 
 }  // namespace tilegemm::detail

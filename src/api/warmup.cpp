@@ -46,7 +46,6 @@ Status warmup_route(const Route& r, const plan::Config& config, bool load, std::
   if (Status s = fetch(jit::gemm_kernel_source(config), load, out); !s.ok()) return s;
   for (const Pack& pk : r.packs)
     if (Status s = fetch(jit::pack_source(pk.elem_bytes, pk.transposes()), load, out); !s.ok()) return s;
-  if (config.split_k > 1) return fetch(jit::splitk_reduce_source(), load, out);
   return Status::success();
 }
 

@@ -22,8 +22,6 @@ struct GeneratedSource {
 //   extern "C" __global__ void __launch_bounds__(threads, 1) tilegemm_gemm(const __grid_constant__ GemmParams p)
 GeneratedSource gemm_kernel_source(const sm90::Config& c);
 
-// The split-K reduce kernel (sm90/gemm/splitk_reduce.cuh): one per process.
-GeneratedSource splitk_reduce_source();
 
 // The operand repack kernel (sm90/gemm/pack.cuh) for elements of `elem_bytes` (2 or 4), copying
 // lines as they are (transpose = false) or into the other major (true).

@@ -104,9 +104,17 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
       if (!parse_int(value, v) || v < 1 || v > sm90::kMaxSplitK)
         return fail("splitk=" + val + " must be an integer in [1, " + std::to_string(sm90::kMaxSplitK) + "]");
       c.split_k = v;
+      c.stream_k = v > 1;  // split-K runs on the k-split kernel (in-kernel fix-up)
+    } else if (key == "swapab") {
+      if (!value.empty()) return fail("swapab is a flag and takes no value");
+      c.d_col_major = true;
+    } else if (key == "streamk") {
+      if (!value.empty()) return fail("streamk is a flag and takes no value");
+      c.stream_k = true;
+      c.split_k = 1;
     } else {
       return fail("unknown item \"" + std::string(item) +
-                  "\" (known: stages=, cluster=, mapping=, group=, persistent, static, splitk=, bake)");
+                  "\" (known: stages=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, swapab, bake)");
     }
     if (rest.empty()) break;
   }
@@ -140,10 +148,17 @@ std::string describe(const Config& c) {
   const Multicast mc = multicast_of(c);
   if (mc != Multicast::none) s.append(mc == Multicast::a ? "(A)" : "(B)");
   s.append(" ").append(mapping_label(c.mapping)).append(c.persistent ? " persistent" : " static");
+  if (c.d_col_major) s.append(" swapAB");
   if (c.epilogue == Epilogue::direct) s.append(" direct");
   if (c.epilogue == Epilogue::smem_stores) s.append(" smem_stores");
   if (sm90::staged_epilogue(c.epilogue) && c.stage_cols < c.bn) s.append(" stage").append(std::to_string(c.stage_cols));
-  if (c.split_k > 1) s.append(" splitK=").append(std::to_string(c.split_k));
+  if (c.stream_k) {
+    if (c.split_k > 1) {
+      s.append(" splitK=").append(std::to_string(c.split_k));
+    } else {
+      s.append(" streamK");
+    }
+  }
   if (c.out_dtype == DType::fp32) s.append(" fp32");
   if (c.with_c) s.append(" +C");
   if (c.epilogue == Epilogue::direct && !c.cd_pairs) s.append(" scalar");

@@ -10,7 +10,10 @@
 //                                   (default: grouped-n for cluster 1x2, else grouped-m)
 //   group=G                         (1..64; default 8)
 //   persistent | static             (default persistent)
-//   splitk=1..32                    (default 1)
+//   splitk=1..32                    (default 1; > 1: every tile cut into that many k-slices,
+//                                   summed in the kernel in slice order)
+//   streamk                         (the last waves' k-blocks shared evenly by the persistent CTAs)
+//   swapab                          (Dᵀ = B·Aᵀ: BM tiles N, BN tiles M; D stored column-major)
 //   bake                            (N and K of the problem compiled into the kernel as constants)
 // Example: 128x256,stages=4,cluster=1x2,group=16
 #pragma once

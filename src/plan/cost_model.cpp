@@ -65,6 +65,18 @@ HbmAb hbm_ab_bytes(const Config& c, const KernelShape& ks, const DeviceProfile& 
 
 }  // namespace
 
+Problem kernel_problem(const Problem& p, const Config& c) {
+  if (!c.d_col_major) return p;
+  Problem t = p;
+  t.m = p.n;
+  t.n = p.m;
+  t.a_major = p.b_major;
+  t.b_major = p.a_major;
+  t.lda = p.ldb;
+  t.ldb = p.lda;
+  return t;
+}
+
 KernelShape kernel_shape(const Problem& p, const Config& c) {
   KernelShape ks;
   ks.m = p.m;
@@ -92,7 +104,7 @@ SeedTerms seed_terms(const Problem& p, const Config& c, const DeviceProfile& d) 
   s.wave_eff = static_cast<double>(s.num_blocks) / static_cast<double>(s.num_waves * d.sm_count);
   // The problem is the source of truth for the output; split-K partials are FP32 whatever it is.
   s.sizeof_c = c.split_k > 1 ? 4 : dtype_bytes(p.out);
-  const bool acc = p.accumulate && c.split_k == 1;  // split-K reads C once, in the fix-up
+  const bool acc = p.accumulate && c.split_k == 1;  // split-K partials are written without C
   s.bytes_L2_AB = K * (BM / c.cluster_n + BN / c.cluster_m) * kAbBytes;
   s.bytes_local_AB = K * (BM + BN) * kAbBytes;
   s.bytes_TC = K * (std::max<int64_t>(64, BM) + BN) * kAbBytes + BM * BN * s.sizeof_c;
@@ -105,28 +117,64 @@ SeedTerms seed_terms(const Problem& p, const Config& c, const DeviceProfile& d) 
   return s;
 }
 
+KSplitWork ksplit_work(const Problem& p, const Config& c, const DeviceProfile& d) {
+  KSplitWork w;
+  const sched::KSplit split = sm90::config_k_split(c, p.m, p.n, p.k, d.sm_count);
+  w.split = split;
+  const int64_t kb = split.k_blocks, tiles = split.tiles;
+  const int64_t cs = c.cluster_size();
+  const int64_t resident = std::max<int64_t>(cs, d.sm_count - d.sm_count % cs);
+  if (split.workers == 0) {
+    w.grid = c.persistent ? std::min<int64_t>(round_up(tiles, cs), resident) : round_up(tiles, cs);
+    const int64_t per_cta = ceil_div(round_up(tiles, cs), std::min<int64_t>(resident, round_up(tiles, cs)));
+    w.cta_kb = per_cta * kb;
+    w.cta_stores = per_cta;
+  } else {
+    w.grid = std::min<int64_t>(resident, std::max(split.workers, split.dp_tiles));
+    const int64_t dp_per_cta = ceil_div(int64_t(split.dp_tiles), w.grid);
+    const int64_t workers_per_cta = ceil_div(int64_t(split.workers), w.grid);
+    const int64_t range = ceil_div(split.iterations(), int64_t(split.workers));  // the longest range
+    w.cta_kb = dp_per_cta * kb + workers_per_cta * range;
+    w.cta_stores = dp_per_cta + workers_per_cta * (ceil_div(range, kb) + 1);
+    // A worker writes about one partial (the piece of the tile its range starts inside; the piece
+    // it ends inside is usually the tile's piece 0, which arrives last and writes none); the last
+    // piece of a tile reads the others: max_pieces - 1.
+    if (split.tiles - split.dp_tiles <= sm90::kKSplitCounters) {  // else rejected (split_k.tiles)
+      for (int slot = split.dp_tiles; slot < split.tiles; ++slot)
+        w.max_pieces = std::max<int64_t>(w.max_pieces, split.last_worker(slot) - split.first_worker(slot) + 1);
+    } else {
+      w.max_pieces = std::max(2, c.split_k);
+    }
+    w.cta_partials = workers_per_cta + (w.max_pieces - 1);
+  }
+  w.balance = static_cast<double>(tiles * kb) / (static_cast<double>(w.grid) * static_cast<double>(w.cta_kb));
+  return w;
+}
+
 TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, const SeedTerms& s) {
   const KernelShape ks = kernel_shape(p, c);
   TimeTerms t;
   const bool cluster = c.cluster_size() > 1;
+  const KSplitWork work = c.stream_k ? ksplit_work(p, c, d) : KSplitWork{};
 
   // The seed's L2 bytes with multicast counted only where the peer tile exists (kept for explain).
   const double a_eff = c.bm * multicast_factor(c.cluster_n, ks.n_blocks);
   const double b_eff = c.bn * multicast_factor(c.cluster_m, ks.m_blocks);
   t.bytes_L2_AB_eff = static_cast<int64_t>(static_cast<double>(ks.k_split) * (a_eff + b_eff) * kAbBytes);
-  t.local_us = cycles_to_us(s.cycles_local / s.wave_eff, d);
+  // The seed's SM-local bytes (all of them, over the whole GPU), spread as the work is: the
+  // seed's wave_eff without k-splitting, the balance of the k-split otherwise.
+  const double local_cycles = c.stream_k ? static_cast<double>(s.bytes_local_AB + s.bytes_TC + s.bytes_CD) *
+                                               static_cast<double>(ks.tiles) / d.local_bytes_per_cycle
+                                         : s.cycles_local;
+  t.local_us = cycles_to_us(local_cycles / (c.stream_k ? work.balance : s.wave_eff), d);
 
   // HBM: operands (strip model), D once, C once when accumulating.
   const HbmAb ab = hbm_ab_bytes(c, ks, d);
   // Byte counts in double: M, N, K up to 2^31 each (validate_problem) make products past int64.
   const double mn = static_cast<double>(p.m) * static_cast<double>(p.n);
   const int out_bytes = dtype_bytes(p.out);
-  double hbm = ab.bytes + mn * out_bytes + (p.accumulate ? mn * out_bytes : 0);
-  // Split-K: the GEMM writes every slice's fp32 partial tile (rows < M only) instead of D; the
-  // reduce kernel (splitk_us below) reads them back and writes D.
-  const double partial_bytes =
-      c.split_k > 1 ? static_cast<double>(c.split_k) * static_cast<double>(p.m) * ks.n_blocks * c.bn * 4 : 0.0;
-  if (c.split_k > 1) hbm += partial_bytes - mn * out_bytes;
+  // (The k-split's partial tiles are written and read back within the kernel: L2, charged below.)
+  const double hbm = ab.bytes + mn * out_bytes + (p.accumulate ? mn * out_bytes : 0);
   t.hbm_bytes = hbm;
   t.b_reread = ab.stream_reread;
   t.hbm_us = hbm / d.hbm_bytes_per_s * 1e6;
@@ -140,30 +188,33 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
                                                (ks.n_blocks * c.bn - ks.n) * ks.m_blocks) *
                            static_cast<double>(kb_total);
   const double fill_us = (ab.bytes + oob_lines * line) / d.tma_fill_bytes_per_s * 1e6;
-  const double kb_unit = static_cast<double>(ceil_div(ks.k_split, c.bk));
-  const double cta_us = static_cast<double>(s.num_waves) * kb_unit * (c.bm + c.bn) * line / d.tma_bytes_per_s_per_sm * 1e6;
+  // The k-blocks the busiest CTA runs: num_waves units of K_slice (padded to BK) each, or with
+  // stream-K its data-parallel tiles plus its share of the rest (ksplit_work).
+  const double cta_kb = c.stream_k ? static_cast<double>(work.cta_kb)
+                                   : static_cast<double>(s.num_waves) * static_cast<double>(ceil_div(ks.k_split, c.bk));
+  const double cta_us = cta_kb * (c.bm + c.bn) * line / d.tma_bytes_per_s_per_sm * 1e6;
   t.l2_us = std::max(fill_us, cta_us);
 
-  // Tensor cores: each SM runs num_waves units back to back; a unit issues BM x BN x K_slice
-  // (padded to BK) of wgmma work at the config's mainloop efficiency.
-  const double k_padded = static_cast<double>(ceil_div(ks.k_split, c.bk) * c.bk);
-  const double tile_flops = 2.0 * c.bm * c.bn * k_padded;
+  // Tensor cores: the busiest SM's k-blocks, each BM x BN x BK of wgmma work, at the config's
+  // mainloop efficiency.
+  const double kblock_flops = 2.0 * c.bm * c.bn * c.bk;
   t.efficiency = mainloop_efficiency(c);
-  t.tc_us = cycles_to_us(s.num_waves * tile_flops / (d.tc_flops_per_cycle_per_sm() * t.efficiency), d);
+  t.tc_us = cycles_to_us(cta_kb * kblock_flops / (d.tc_flops_per_cycle_per_sm() * t.efficiency), d);
 
   // Epilogue the math warpgroups spend not issuing wgmma, once per unit: registers -> smem at the
   // SM-local rate (TMA store: the global write drains while the next mainloop runs), or straight
   // to global memory at the direct epilogue's measured store rate; a static launch also drains
   // each CTA's TMA store before it exits.
-  const double tile_bytes = static_cast<double>(c.bm) * c.bn * s.sizeof_c;
+  const double tile_bytes = static_cast<double>(c.bm) * c.bn * dtype_bytes(p.out);
   const double epi_cycles = c.epilogue == Epilogue::direct ? tile_bytes / d.direct_store_bytes_per_cycle
                                                            : tile_bytes / (d.local_bytes_per_cycle / d.sm_count);
-  t.epilogue_us = cycles_to_us(epi_cycles * s.num_waves * (c.persistent ? 1 : 2), d);
+  const double stores = c.stream_k ? static_cast<double>(work.cta_stores) : static_cast<double>(s.num_waves);
+  t.epilogue_us = cycles_to_us(epi_cycles * stores * (c.persistent ? 1 : 2), d);
   t.fixed_us = d.fixed_us;
-  // The reduce kernel: its launch, then the partials read and D written at HBM speed.
-  t.splitk_us = c.split_k > 1 ? d.splitk_reduce_us + (partial_bytes + mn * out_bytes) /
-                                                        d.hbm_bytes_per_s * 1e6
-                              : 0.0;
+  // The fix-up of shared tiles: the busiest CTA's partial tiles written and read through L2.
+  t.fixup_us = c.stream_k ? static_cast<double>(work.cta_partials) * static_cast<double>(c.bm) * c.bn * 4.0 /
+                                d.fixup_bytes_per_s_per_sm * 1e6
+                          : 0.0;
 
   struct Term { const char* name; double us; };
   const Term terms[] = {{"l2", t.l2_us}, {"local", t.local_us}, {"hbm", t.hbm_us}, {"tensor", t.tc_us}};
@@ -173,7 +224,7 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   t.bound = worst->name;
   // A 2-CTA cluster runs its two rings in lock-step: measured slower in every regime tried
   // (device_profile.cpp, cluster_factor), so its whole kernel time is divided by the factor.
-  t.predicted_us = (worst->us + t.epilogue_us + t.fixed_us) / (cluster ? d.cluster_factor : 1.0) + t.splitk_us;
+  t.predicted_us = (worst->us + t.epilogue_us + t.fixed_us + t.fixup_us) / (cluster ? d.cluster_factor : 1.0);
   t.tflops = 2.0 * static_cast<double>(p.m) * p.n * p.k / (t.predicted_us * 1e-6) / 1e12;
   return t;
 }

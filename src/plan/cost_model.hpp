@@ -51,24 +51,26 @@ inline constexpr double kOneConsumerFactor = 0.59;
 double mainloop_efficiency(const Config& c);
 
 // Predicted time (microseconds):
-//   predicted = (max(l2, local, hbm, tc) + epilogue + fixed) / cluster_factor + splitk
+//   predicted = (max(l2, local, hbm, tc) + epilogue + fixed + fixup) / cluster_factor
 // (cluster_factor, measured, only for 2-CTA clusters: their two rings run in lock-step).
+// The busiest CTA's k-blocks ("cta_kb"): waves * the k-blocks of a unit without k-splitting; with
+// stream_k its data-parallel tiles plus its workers' ranges (KSplitWork).
 // l2:   the TMA feed: max((HBM bytes of A and B + lines zero-filled past the edges) / tma_fill rate,
-//   waves * every line one unit loads / the per-SM TMA rate), both measured (device_profile.cpp).
-// local: the seed's cycles_local / wave_eff.
+//   cta_kb * the lines of one k-block / the per-SM TMA rate), both measured (device_profile.cpp).
+// local: the seed's cycles_local / wave_eff (with stream_k: / the k-split's balance).
 // hbm:  HBM bytes / achievable HBM bandwidth; A and B with a strip re-read model of the grouped
-//   mapping, D written once, C read once when accumulating, split-K partials written.
-// tc:   waves * (2 * BM * BN * K_slice_padded) / (tensor FLOP per cycle per SM * efficiency), with
-//   the mainloop efficiency of the config (mainloop_efficiency below: what one CTA of this tile
-//   shape sustains, measured on the H200).
-// epilogue: per unit, the part of the epilogue that does not overlap a mainloop: the stmatrix
-//   into the staging smem (TMA store), or the stores from registers at the measured direct-store
-//   rate (direct epilogue); twice for a static launch.
-// splitk: the reduce kernel that sums the slices (a second launch, reading the fp32 partials and
-//   writing D): splitk_reduce_us + its bytes at HBM speed.
+//   mapping, D written once, C read once when accumulating.
+// tc:   cta_kb * (2 * BM * BN * BK) / (tensor FLOP per cycle per SM * efficiency), with the
+//   mainloop efficiency of the config (mainloop_efficiency below: what one CTA of this tile shape
+//   sustains, measured on the H200).
+// epilogue: per stored tile, the part of the epilogue that does not overlap a mainloop: the
+//   stmatrix into the staging smem (TMA store), or the stores from registers at the measured
+//   direct-store rate (direct epilogue); twice for a static launch.
+// fixup: the shared tiles' fp32 partials the busiest CTA writes and reads back (through L2) at
+//   fixup_bytes_per_s_per_sm.
 struct TimeTerms {
   double l2_us = 0, local_us = 0, hbm_us = 0, tc_us = 0;
-  double epilogue_us = 0, fixed_us = 0, splitk_us = 0;
+  double epilogue_us = 0, fixed_us = 0, fixup_us = 0;
   double efficiency = 1;        // mainloop_efficiency(config)
   double predicted_us = 0;
   double tflops = 0;            // 2 * M * N * K / predicted
@@ -78,5 +80,18 @@ struct TimeTerms {
   std::string bound;            // "l2", "local", "hbm" or "tensor": the largest of the four
 };
 TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, const SeedTerms& s);
+
+// The work of the busiest CTA under a config's k-split (sm90::config_k_split on the profile's
+// SM count), for the time model and explain.
+struct KSplitWork {
+  sched::KSplit split;       // dp_tiles, workers (0: every tile whole)
+  int64_t grid = 0;          // CTAs launched
+  int64_t cta_kb = 0;        // k-blocks of the busiest CTA
+  int64_t cta_stores = 0;    // tiles it stores (at most)
+  int64_t cta_partials = 0;  // fp32 partial tiles it writes or reads (at most)
+  int64_t max_pieces = 1;    // the most units sharing one tile
+  double balance = 1;        // all k-blocks / (grid * cta_kb): 1 = no CTA idles
+};
+KSplitWork ksplit_work(const Problem& p, const Config& c, const DeviceProfile& d);
 
 }  // namespace tilegemm::plan

@@ -26,8 +26,9 @@
 //     than its mainloop (4096x24576x1536: 491.8 us vs 128x192's 410.6); 61440 B / 4.1 us at 1.83 GHz.
 //   - cluster_factor = 0.985: 128x256 with a 2x1 cluster ran 1.1-1.4% slower than without at 4096^3
 //     and 8192^3 (1392 vs 1377 us, 181.5 vs 179.0), 1x2 slower still; in M = 1 streaming 6-30%.
-//   - splitk_reduce_us = 2: the split-K reduce kernel, launched right after the GEMM on the same
-//     stream: one more launch and ramp-up (its bytes are counted at HBM speed separately).
+//   - fixup_bytes_per_s_per_sm = 100e9 (assumption): the k-split fix-up's partial tiles, written
+//     and read by one SM's consumer threads with 16-B L2 accesses (sm90/gemm/fixup.cuh); set near
+//     the measured per-SM TMA rate above until the fix-up itself is measured.
 #include "plan/device_profile.hpp"
 
 #include <algorithm>
@@ -58,7 +59,7 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.smem_per_sm = 233472;           // [hopper]
   p.regs_per_sm = 65536;            // [hopper]
   p.fixed_us = 5.0;                 // assumption, see the file comment
-  p.splitk_reduce_us = 2.0;         // assumption
+  p.fixup_bytes_per_s_per_sm = 100e9;  // assumption
   p.tma_fill_bytes_per_s = 5.7e12 * hbm_eff_tbps / 4.3;  // measured on the H200 (above), scaled by HBM
   p.tma_bytes_per_s_per_sm = 78e9;                          // measured on the H200 (above)
   p.direct_store_bytes_per_cycle = 8.4;                     // measured on the H200 (above)

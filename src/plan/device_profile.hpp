@@ -39,7 +39,7 @@ struct DeviceProfile {
   double tma_bytes_per_s_per_sm = 0;       // every line a CTA loads, one SM
   double direct_store_bytes_per_cycle = 0; // the direct epilogue's stores from registers, one SM
   double cluster_factor = 1;               // throughput of a 2-CTA cluster's lock-stepped rings
-  double splitk_reduce_us = 0;  // split-K: the reduce kernel's launch and ramp (its bytes are counted apart)
+  double fixup_bytes_per_s_per_sm = 0;  // k-split fix-up: fp32 partial tiles one SM writes or reads (L2)
 
   double tc_flops_per_cycle_per_sm() const { return tc_peak_flops / (sm_count * clock_ghz * 1e9); }
 };

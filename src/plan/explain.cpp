@@ -32,7 +32,7 @@ ordered_json config_json(const Config& c) {
       {"a_major", to_string(c.a_major)}, {"b_major", to_string(c.b_major)}, {"out_dtype", to_string(c.out_dtype)},
       {"with_c", c.with_c}, {"cd_pairs", c.cd_pairs},
       {"fixed_n", c.fixed_n}, {"fixed_k", c.fixed_k},
-      {"persistent", c.persistent}, {"split_k", c.split_k}};
+      {"persistent", c.persistent}, {"stream_k", c.stream_k}, {"split_k", c.split_k}, {"swap_ab", c.d_col_major}};
 }
 
 ordered_json candidate_json(const Candidate& c) {
@@ -51,7 +51,7 @@ ordered_json candidate_json(const Candidate& c) {
                 {"bytes_TC", s.bytes_TC}, {"bytes_CD", s.bytes_CD}, {"cycles_L2", s.cycles_L2},
                 {"cycles_local", s.cycles_local}, {"score", s.score}}},
       {"time", {{"efficiency", t.efficiency}, {"l2_us", t.l2_us}, {"local_us", t.local_us}, {"hbm_us", t.hbm_us}, {"tc_us", t.tc_us},
-                {"epilogue_us", t.epilogue_us}, {"fixed_us", t.fixed_us}, {"splitk_us", t.splitk_us},
+                {"epilogue_us", t.epilogue_us}, {"fixed_us", t.fixed_us}, {"fixup_us", t.fixup_us},
                 {"predicted_us", t.predicted_us}, {"tflops", t.tflops}, {"bound", t.bound},
                 {"hbm_bytes", t.hbm_bytes}, {"bytes_L2_AB_eff", t.bytes_L2_AB_eff},
                 {"stream_reread", t.b_reread}}},
@@ -66,7 +66,7 @@ ordered_json device_json(const DeviceProfile& d, const std::string& note) {
       {"hbm_bytes_per_s", d.hbm_bytes_per_s}, {"hbm_datasheet_bytes_per_s", d.hbm_datasheet_bytes_per_s},
       {"tc_peak_flops", d.tc_peak_flops}, {"l2_bytes", d.l2_bytes},
       {"smem_per_block_optin", d.smem_per_block_optin}, {"smem_per_sm", d.smem_per_sm},
-      {"regs_per_sm", d.regs_per_sm}, {"fixed_us", d.fixed_us}, {"splitk_reduce_us", d.splitk_reduce_us}};
+      {"regs_per_sm", d.regs_per_sm}, {"fixed_us", d.fixed_us}, {"fixup_bytes_per_s_per_sm", d.fixup_bytes_per_s_per_sm}};
 }
 
 // Rejected candidates grouped by rule id (std::map: alphabetical, deterministic).
@@ -110,7 +110,7 @@ void append_summary(std::string& out, const Candidate& c, const char* indent) {
   fmt::format_to(o, "{}predicted {:.1f} us, {:.0f} TFLOPS, {}-bound: max(l2 {:.2f}, local {:.2f}, hbm {:.2f}, "
                  "tensor {:.2f}) + epilogue {:.2f} + fixed {:.2f}{} us\n",
                  indent, t.predicted_us, t.tflops, t.bound, t.l2_us, t.local_us, t.hbm_us, t.tc_us, t.epilogue_us,
-                 t.fixed_us, t.splitk_us > 0 ? fmt::format(" + split-K reduce {:.2f}", t.splitk_us) : "");
+                 t.fixed_us, t.fixup_us > 0 ? fmt::format(" + k-split fix-up {:.2f}", t.fixup_us) : "");
   fmt::format_to(o, "{}seed: score {:.0f} = max(cycles_local {:.0f}, cycles_L2 {:.0f}) / wave_eff {:.3f} "
                  "({} blocks, {} waves)\n",
                  indent, s.score, s.cycles_local, s.cycles_L2, s.wave_eff, s.num_blocks, s.num_waves);
@@ -294,15 +294,15 @@ std::string explain_text(const Plan& plan, const std::optional<Candidate>& user,
                    i + 1, describe(c.config), lw, s.num_blocks, s.num_waves, s.wave_eff, s.bytes_L2_AB,
                    s.bytes_local_AB, s.bytes_TC, s.bytes_CD, s.cycles_L2, s.cycles_local, s.score);
   }
-  fmt::format_to(w, "\ntop {}: predicted time (us) = max(l2, local, hbm, tensor) + epi + fixed + split\n", n_top);
+  fmt::format_to(w, "\ntop {}: predicted time (us) = max(l2, local, hbm, tensor) + epi + fixed + fixup\n", n_top);
   fmt::format_to(w, "{:>3}  {:<{}} {:>8} {:>8} {:>8} {:>8} {:>5} {:>5} {:>5} {:>9} {:>6} {:>6}\n", "#", "config",
-                 lw, "l2", "local", "hbm", "tensor", "epi", "fixed", "split", "predicted", "TFLOPS", "bound");
+                 lw, "l2", "local", "hbm", "tensor", "epi", "fixed", "fixup", "predicted", "TFLOPS", "bound");
   for (size_t i = 0; i < n_top; ++i) {
     const Candidate& c = plan.ranked[i];
     const TimeTerms& t = c.time;
     fmt::format_to(w, "{:>3}  {:<{}} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>5.2f} {:>5.2f} {:>5.2f} {:>9.2f} {:>6.0f} {:>6}\n",
                    i + 1, describe(c.config), lw, t.l2_us, t.local_us, t.hbm_us, t.tc_us, t.epilogue_us, t.fixed_us,
-                   t.splitk_us, t.predicted_us, t.tflops, t.bound);
+                   t.fixup_us, t.predicted_us, t.tflops, t.bound);
   }
 
   const auto groups = by_rule(plan);

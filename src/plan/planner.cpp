@@ -20,6 +20,8 @@ constexpr int kGroups[] = {8, 16};  // seed: G from 8 / 16
 // Split-K factors tried when the tiles leave SMs idle, besides floor(SMs / tiles) (one full wave).
 constexpr int kSplitKFactors[] = {2, 3, 4, 6, 8, 12, 16, 24, 32};
 constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
+// Swap-AB is enumerated for M up to this (the transposed tile's BN covers M in at most 64).
+constexpr int64_t kSwapAbMaxM = 64;
 
 
 // The staging width of a TMA-store epilogue: the whole tile, unless that leaves fewer than
@@ -53,16 +55,17 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
   c.b_major = p.b_major;
   c.out_dtype = p.out;
   c.with_c = p.accumulate;
-  c.cd_pairs = p.cd_pairs;
+  c.cd_pairs = p.cd_pairs || c.d_col_major;  // (column-major D: element by element anyway)
   // The staged epilogues take whole 128-B boxes (64 bf16 / 32 fp32 columns): TMA stores D (and
   // loads C) when TMA can describe them, the threads otherwise (smem_stores); other widths are
   // stored from registers (direct).
   const bool whole_boxes = c.bn % sm90::store_box_cols(p.out) == 0;
   const bool tma_ok = p.d_tma && (!p.accumulate || p.c_tma);
-  c.epilogue = c.split_k > 1  ? Epilogue::splitk_partials
-               : !whole_boxes ? Epilogue::direct
-               : tma_ok       ? Epilogue::tma_store
-                              : Epilogue::smem_stores;  // staged, then written (and C read) by the threads
+  // Swap-AB (a column-major D for the kernel) stores from the registers.
+  c.epilogue = !whole_boxes || c.d_col_major ? Epilogue::direct
+               : tma_ok                      ? Epilogue::tma_store
+                                             : Epilogue::smem_stores;  // staged, then written (and C read) by the threads
+  if (c.split_k > 1) c.stream_k = true;  // split-K is a k-split (the in-kernel fix-up)
   c.producer_regs = c.consumers() >= 2 ? kProducerRegs : 0;
   c.consumer_regs = c.consumers() >= 2 ? kConsumerRegs : 0;
   c.stage_cols = sm90::staged_epilogue(c.epilogue) ? choose_stage_cols(c, d.smem_per_block_optin) : 0;
@@ -107,12 +110,23 @@ Rule check_rules(const Problem& p, const DeviceProfile& d, const Config& c, bool
              "pair must be complete (the seed's bytes_L2_AB would still halve " + (along_m ? "B" : "A") + ")";
     });
   }
-  if (c.split_k > 1 && ceil_div(p.k, c.bk) < int64_t{kMinKBlocksPerSplit} * c.split_k)
+  if (c.stream_k && c.split_k > 1 && ceil_div(p.k, c.bk) < int64_t{kMinKBlocksPerSplit} * c.split_k)
     return fail(Rule::split_k_depth, [&] {
       return "split_k=" + std::to_string(c.split_k) + " gives slices of " +
              std::to_string(ceil_div(ceil_div(p.k, c.bk), c.split_k)) + " k-blocks (K=" + std::to_string(p.k) +
              ", BK=" + std::to_string(c.bk) + "); each slice needs >= " + std::to_string(kMinKBlocksPerSplit);
     });
+  if (c.stream_k) {
+    const sched::KSplit split = sm90::config_k_split(c, p.m, p.n, p.k, d.sm_count);
+    const int64_t counters = split.workers > 0 ? int64_t(split.tiles - split.dp_tiles) * c.consumers() : 0;
+    if (counters > sm90::kKSplitCounters)
+      return fail(Rule::split_k_tiles, [&] {
+        return std::string(c.split_k > 1 ? "split-K" : "stream-K") + " shares " +
+               std::to_string(split.tiles - split.dp_tiles) + " tiles of " + tile_str(c) + " (" +
+               std::to_string(counters) + " fix-up counters, one per tile and consumer); the workspace has " +
+               std::to_string(sm90::kKSplitCounters);
+      });
+  }
   if (stages_given && (c.stages < sm90::kMinStages || c.stages > sm90::kMaxStages))
     return fail(Rule::stages_range, [&] {
       return "stages=" + std::to_string(c.stages) + " is outside [" + std::to_string(sm90::kMinStages) + ", " +
@@ -130,7 +144,7 @@ Rule check_rules(const Problem& p, const DeviceProfile& d, const Config& c, bool
   return Rule::none;
 }
 
-void add_flags(const Problem& p, Candidate& cand) {
+void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
   const Config& c = cand.config;
   auto& f = cand.flags;
   if (c.bm > p.m || c.bn > p.n)
@@ -144,7 +158,12 @@ void add_flags(const Problem& p, Candidate& cand) {
   if (c.mapping.kind == MappingKind::morton || c.mapping.kind == MappingKind::hilbert ||
       c.mapping.kind == MappingKind::box)
     f.push_back("HBM re-reads for this mapping are approximated as grouped_m");
-  if (c.epilogue == Epilogue::direct) {
+  if (c.d_col_major)
+    f.push_back("swap-AB: the kernel computes Dᵀ = B·Aᵀ (" + std::to_string(p.m) + " x " + std::to_string(p.n) +
+                "): the batch's " + std::to_string(p.n) + " rows are wgmma's N (BN = " + std::to_string(c.bn) +
+                ") and the weights' rows fill BM = " + std::to_string(c.bm) +
+                "; D is stored column-major, element by element, from the registers");
+  if (c.epilogue == Epilogue::direct && !c.d_col_major) {
     f.push_back(std::string("direct epilogue: BN is not a whole number of 128-B store boxes, so the tile is stored "
                             "from registers (no staging smem, no overlap with the next mainloop)") +
                 (p.accumulate ? "; C's tile rows are prefetched into L2 during the mainloop" : ""));
@@ -156,31 +175,44 @@ void add_flags(const Problem& p, Candidate& cand) {
   if (sm90::staged_epilogue(c.epilogue) && c.stage_cols < c.bn)
     f.push_back("the epilogue stages " + std::to_string(c.stage_cols) + " of " + std::to_string(c.bn) +
                 " columns at a time, which makes room for " + std::to_string(c.stages) + " stages");
-  if (c.split_k > 1)
-    f.push_back("split-K: " + std::to_string(c.split_k) +
-                " slices write fp32 partials; a second kernel sums them in slice order (deterministic)");
+  if (c.stream_k) {
+    const KSplitWork w = ksplit_work(p, c, d);
+    const std::string how =
+        c.split_k > 1 ? "split-K: every tile in " + std::to_string(c.split_k) + " k-slices"
+                      : "stream-K: " + std::to_string(w.split.dp_tiles) + " tiles whole, the k-blocks of the other " +
+                            std::to_string(w.split.tiles - w.split.dp_tiles) + " shared evenly by " +
+                            std::to_string(w.split.workers) + " CTAs";
+    f.push_back(how + (w.split.workers > 0
+                           ? "; a shared tile (up to " + std::to_string(w.max_pieces) +
+                                 " pieces) is summed in the kernel by the piece that arrives last, in piece order "
+                                 "(deterministic)"
+                           : "; the tiles fill whole waves, so nothing is shared"));
+  }
 }
 
-Candidate finish(const Problem& p, const DeviceProfile& d, Config c, bool stages_given, bool with_text) {
+// Everything about a candidate is judged on the problem its kernel computes (kernel_problem: the
+// transposed one with swap-AB).
+Candidate finish(const Problem& problem, const DeviceProfile& d, Config c, bool stages_given, bool with_text) {
+  const Problem p = kernel_problem(problem, c);
   complete_config(p, d, c, stages_given);
   Candidate cand;
   cand.rule = check_rules(p, d, c, stages_given, with_text ? &cand.reason : nullptr);
   cand.config = c;
-  cand.grid = launch_grid(kernel_shape(p, c), c, d);
+  cand.grid = c.stream_k ? static_cast<int>(ksplit_work(p, c, d).grid) : launch_grid(kernel_shape(p, c), c, d);
   cand.smem_bytes = sm90::config_smem_layout(c).total_bytes;
   cand.seed = seed_terms(p, c, d);
   cand.time = time_terms(p, c, d, cand.seed);
-  if (with_text) add_flags(p, cand);
+  if (with_text) add_flags(p, d, cand);
   return cand;
 }
 
-// Stated tie-break among configs: smaller split-K, cluster 1x1 < 2x1 < 1x2, larger BM, larger BN,
+// Stated tie-break among configs: not swapped before swap-AB, no k-split before a k-split, smaller split-K, cluster 1x1 < 2x1 < 1x2, larger BM, larger BN,
 // smaller G (G = 8 measured 0.5-0.8% faster than 16 for 128x256 at 4096^3 and 8192^3 on the H200,
 // where the HBM model, not binding there, favours 16), persistent before static, more stages,
 // mapping kind.
 auto config_key(const Config& c) {
   const int cluster_order = c.cluster_size() == 1 ? 0 : c.cluster_m == 2 ? 1 : 2;
-  return std::make_tuple(c.split_k, cluster_order, -c.bm, -c.bn, c.mapping.group, !c.persistent, -c.stages,
+  return std::make_tuple(c.d_col_major, c.stream_k, c.split_k, cluster_order, -c.bm, -c.bn, c.mapping.group, !c.persistent, -c.stages,
                          static_cast<int>(c.mapping.kind));
 }
 
@@ -190,7 +222,8 @@ auto config_key(const Config& c) {
 // with more than 8 blocks along the grouped axis (else it is G = 8 again); mapping grouped_n for
 // 1x2 clusters (A multicast pairs are N-neighbours), grouped_m otherwise. Split-K (cluster 1x1,
 // persistent, grouped_m G=8) only when the tiles leave SMs idle: S from kSplitKFactors and
-// floor(SMs / tiles), at most sm90::kMaxSplitK.
+// floor(SMs / tiles), at most sm90::kMaxSplitK. Stream-K (cluster 1x1, persistent, grouped_m G=8)
+// whenever the tiles are not a whole number of waves.
 template <typename Visit>
 void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, Visit&& visit) {
   std::vector<int> bms = {64};
@@ -225,7 +258,16 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
         }
       }
       const int64_t tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn);
-      if (!o.allow_split_k || tiles >= d.sm_count) continue;
+      if (!o.allow_split_k) continue;
+      // Stream-K when the tiles do not fill whole waves (schedule/stream_k.hpp).
+      if (tiles % d.sm_count != 0 && tiles <= (int64_t{1} << 30) && ceil_div(p.k, int64_t{sm90::kBlockK}) >= 2) {
+        Config c;
+        c.bm = bm;
+        c.bn = bn;
+        c.stream_k = true;
+        visit(c);
+      }
+      if (tiles >= d.sm_count) continue;
       std::vector<int> splits(std::begin(kSplitKFactors), std::end(kSplitKFactors));
       splits.push_back(static_cast<int>(std::min<int64_t>(d.sm_count / tiles, sm90::kMaxSplitK)));
       std::sort(splits.begin(), splits.end());
@@ -236,7 +278,34 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
         c.bm = bm;
         c.bn = bn;
         c.split_k = s;
+        c.stream_k = true;
         visit(c);
+      }
+    }
+  }
+  // Swap-AB for a small M (decode): the transposed problem's BM over N, its BN over M (the
+  // narrowest wgmma N that covers M, up to 64), persistent 1x1, unsplit, stream-K and split-K.
+  if (p.m > kSwapAbMaxM || p.n < 2 * p.m) return;
+  const int64_t m_tiles_max = std::min<int64_t>(64, round_up(p.m, 16));
+  for (int bm : {64, 128}) {
+    if (bm > 64 && p.n <= 64) continue;
+    for (int bn = 16; bn <= m_tiles_max; bn += 16) {
+      const int64_t tiles = ceil_div(p.n, bm) * ceil_div(p.m, bn);
+      std::vector<int> splits = {1};
+      if (o.allow_split_k && tiles < d.sm_count)
+        for (int s : kSplitKFactors) splits.push_back(s);
+      for (int s : splits) {
+        for (bool stream_k : {false, true}) {
+          if (stream_k && (!o.allow_split_k || (s == 1 && tiles % d.sm_count == 0))) continue;
+          if (!stream_k && s > 1) continue;
+          Config c;
+          c.bm = bm;
+          c.bn = bn;
+          c.d_col_major = true;
+          c.stream_k = stream_k;
+          c.split_k = s;
+          visit(c);
+        }
       }
     }
   }
@@ -251,6 +320,7 @@ const char* rule_id(Rule r) {
     case Rule::cluster_sm_count: return "cluster.sm_count";
     case Rule::cluster_pairs: return "cluster.pairs";
     case Rule::split_k_depth: return "split_k.depth";
+    case Rule::split_k_tiles: return "split_k.tiles";
     case Rule::stages_range: return "stages.range";
     case Rule::smem_fit: return "smem.fit";
   }

@@ -26,6 +26,11 @@ struct Problem {
   bool c_tma = true;  // with accumulate: C can be read by TMA (ldc a multiple of 16 B, base 16-B aligned)
 };
 
+// The problem the kernel of `c` computes: `p` itself, or with swap-AB (c.d_col_major) the
+// transposed one, Dᵀ[N, M] = B·Aᵀ (M and N, the operands' majors and leading dimensions trade
+// places; D is the same storage, column-major for the kernel).
+Problem kernel_problem(const Problem& p, const Config& c);
+
 // The GEMM the kernel sees for a config: its tile grid and work units.
 struct KernelShape {
   int64_t m = 0, n = 0, k = 0;

@@ -197,6 +197,46 @@ __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
+// The same barrier, reduced: true in every thread when `pred` is true in any of them
+// (bar.red.or.pred, PTX ISA §9.7.13.1).
+__device__ __forceinline__ bool named_barrier_any(uint32_t id, uint32_t threads, bool pred) {
+  uint32_t any;
+  asm volatile(
+      "{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nbar.red.or.pred q, %2, %3, p;\nselp.u32 %0, 1, 0, q;\n}\n"
+      : "=r"(any)
+      : "r"(uint32_t(pred)), "r"(id), "r"(threads)
+      : "memory");
+  return any != 0;
+}
+
+// ---- global memory between CTAs: the k-split fix-up (PTX ISA §8 memory consistency model,
+// §9.7.9.8 ld, §9.7.9.10 st, §9.7.13.4 membar/fence, §9.7.13.5 atom) ----------------------------
+// Orders this thread's earlier global writes before its later ones at GPU scope (and its later
+// reads after what it has observed).
+__device__ __forceinline__ void fence_acq_rel_gpu() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+// A counter another CTA releases: load with acquire semantics at GPU scope.
+__device__ __forceinline__ uint32_t load_acquire_gpu(const uint32_t* p) {
+  uint32_t v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+// Atomic add with acquire-release semantics at GPU scope; returns the old value.
+__device__ __forceinline__ uint32_t atomic_add_acq_rel_gpu(uint32_t* p, uint32_t v) {
+  uint32_t old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+}
+__device__ __forceinline__ void store_relaxed_gpu(uint32_t* p, uint32_t v) {
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+// 16-B global accesses cached in L2 only (.cg: no stale L1 line of another CTA's data). 16-B aligned.
+__device__ __forceinline__ void store_global_cg_f4(float* dst, float a, float b, float c, float d) {
+  asm volatile("st.global.cg.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
+}
+__device__ __forceinline__ void load_global_cg_f4(const float* src, float& a, float& b, float& c, float& d) {
+  asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(a), "=f"(b), "=f"(c), "=f"(d) : "l"(src) : "memory");
+}
+
 // ---- clusters (PTX ISA §9.7.13.3, §10) ---------------------------------------------------------
 __device__ __forceinline__ uint32_t cluster_ctarank() {
   uint32_t rank;

@@ -37,19 +37,20 @@ inline constexpr uint8_t kUnwrittenByte = 0xA5;  // the host's fill of every eve
 
 // What one event says happened. Spans unless noted; the k-block events carry stage and k_block.
 enum class EventKind : uint8_t {
-  tile = 0,         // one work unit (tile, or tile x k-slice with split-K) on this lane, start to end
+  tile = 0,         // one work unit (tile, or a piece of its k-blocks with split-K/stream-K) on this lane, start to end
   wait_empty,       // producer: mbarrier wait until every consumer warp released the stage
   tma_issue,        // producer: arrive.expect_tx + the TMA loads of the stage's A and B tiles
   wait_full,        // consumer: mbarrier wait until the stage's TMA bytes have landed
   wgmma_issue,      // consumer: wgmma.fence, 4 x wgmma.mma_async over the stage, commit
   wgmma_wait,       // consumer: wgmma.wait_group that retired k-block `k_block`
   stage_release,    // consumer: arrive on empty[stage] (warp 0's; every warp arrives)
-  epilogue,         // consumer: accumulators -> D (or the split-K workspace), the whole step
+  epilogue,         // consumer: accumulators -> D (or the k-split workspace), the whole step
   stmatrix,         // consumer, TMA-store epilogue: alpha·acc -> bf16 -> stmatrix into a staging box
   tma_store_issue,  // consumer, TMA-store epilogue: the TMA stores of the staged boxes + commit
   tma_store_wait,   // consumer, TMA-store epilogue: wait until earlier stores have read the staging smem
   direct_store,     // consumer, direct epilogue: bounds-checked stores from registers
-  splitk_partial,   // consumer, split-K: the fp32 partial tile written to the workspace
+  splitk_partial,   // consumer, split-K/stream-K: the fp32 partial tile written to the workspace and counted
+  splitk_fixup,     // consumer, split-K/stream-K: the last piece of a shared tile sums the partials in piece order
   count
 };
 inline constexpr int kEventKinds = static_cast<int>(EventKind::count);
@@ -70,6 +71,7 @@ TG_HD constexpr const char* event_kind_id(EventKind k) {
     case EventKind::tma_store_wait: return "tma_store_wait";
     case EventKind::direct_store: return "direct_store";
     case EventKind::splitk_partial: return "splitk_partial";
+    case EventKind::splitk_fixup: return "splitk_fixup";
     case EventKind::count: break;
   }
   return "unknown";
@@ -89,6 +91,7 @@ TG_HD constexpr const char* event_kind_label(EventKind k) {
     case EventKind::tma_store_wait: return "TMA store wait";
     case EventKind::direct_store: return "direct store";
     case EventKind::splitk_partial: return "split-K partial";
+    case EventKind::splitk_fixup: return "split-K fix-up";
     case EventKind::count: break;
   }
   return "unknown";

@@ -62,7 +62,7 @@ std::vector<Unit> parse_lane(const LaneTrace& l, uint32_t stages, Checker& c) {
       if (unit_first < 0) unit_first = i;
       if (epi_first < 0 && (k == EventKind::stmatrix || k == EventKind::tma_store_issue ||
                             (k == EventKind::tma_store_wait && !(e.flags & kFlagDrain)) ||
-                            k == EventKind::direct_store || k == EventKind::splitk_partial))
+                            k == EventKind::direct_store || k == EventKind::splitk_partial || k == EventKind::splitk_fixup))
         epi_first = i;
     }
     switch (k) {

@@ -314,6 +314,49 @@ TEST(CoverageGpu, SplitKWithCAndFp32AndOddD) {
   }
 }
 
+TEST(CoverageGpu, SwapAbWithCAndFp32AndOddD) {
+  // Swap-AB's column-major stores with C read element by element (in place too), fp32 output,
+  // odd leading dimensions, a column-major D (route: the transposed problem, then swapped back).
+  for (const auto& s : {std::array<int64_t, 3>{1, 576, 7168}, {7, 1000, 520}, {48, 2112, 777}}) {
+    for (DType out : {DType::bf16, DType::fp32}) {
+      for (const char* tile : {"64x16,swapab", "128x48,swapab,streamk"}) {
+        Case cs{s[0], s[1], s[2]};
+        cs.out = out;
+        cs.with_c = true;
+        cs.beta = -0.5f;
+        cs.config = tile;
+        run_case(cs, 85);
+        cs.ldd_pad = 1;
+        cs.in_place = true;
+        run_case(cs, 86);
+        cs.in_place = false;
+        cs.d_major = col_major;
+        run_case(cs, 87);
+      }
+    }
+  }
+}
+
+TEST(CoverageGpu, StreamKWithCAndFp32AndOddD) {
+  // The last piece of a shared tile runs the Config's epilogue on the sum: C TMA-loaded into the
+  // staging (or read by the threads: odd ldd/ldc), fp32 output, in place.
+  for (const auto& s : {std::array<int64_t, 3>{300, 1000, 2000}, {2000, 2100, 777}}) {
+    for (DType out : {DType::bf16, DType::fp32}) {
+      for (const char* tile : {"128x256,streamk", "128x128,streamk", "64x48,streamk"}) {
+        Case cs{s[0], s[1], s[2]};
+        cs.out = out;
+        cs.with_c = true;
+        cs.beta = 0.5f;
+        cs.config = tile;
+        run_case(cs, 83);
+        cs.ldd_pad = 1;
+        cs.in_place = true;
+        run_case(cs, 84);
+      }
+    }
+  }
+}
+
 TEST(CoverageGpu, ForcedTilesEveryEpilogueVariant) {
   // The direct epilogue's widths (whole and partial 64-column chunks of C), one and two
   // consumers, clusters, with C and fp32 output, pairs and element-wise.

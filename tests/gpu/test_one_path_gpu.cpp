@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "api/route.hpp"
+#include "forced_config.hpp"
 #include "jit/codegen.hpp"
 #include "plan/config_spec.hpp"
 #include "plan/device_profile.hpp"
@@ -117,11 +118,16 @@ TEST(OnePathGpu, ASecondStreamAndRepeatedCallsWork) {
 namespace tilegemm {
 namespace {
 
-// A split-K call captured into a CUDA graph on a stream that never ran one before: the graph gets
-// its own workspace (allocation and free nodes), keeps the split, and replays correctly, more
-// than once (a graph whose allocation were not freed in it could not be relaunched).
+// A k-split call (split-K and stream-K) captured into a CUDA graph on a stream that never ran one
+// before: the graph gets its own workspace (allocation, counters zeroed, free), keeps the split,
+// and replays correctly, more than once (a graph whose allocation were not freed in it could not
+// be relaunched; counters not back at 0 after a replay would break the next one).
 TEST(OnePathGpu, SplitKInsideACudaGraphCaptureKeepsTheSplit) {
-  const int64_t m = 1, n = 576, k = 7168;  // the planner splits K here
+  for (const char* spec : {"64x48,splitk=8", "64x48,streamk"}) {
+  SCOPED_TRACE(spec);
+  detail::GemmOptions options;
+  ASSERT_TRUE(test::forced_config(spec, &options));
+  const int64_t m = 1, n = 576, k = 7168;
   Buffers buf, ref;
   ASSERT_EQ(cudaMalloc(&buf.a, size_t(m * k) * 2), cudaSuccess);
   ASSERT_EQ(cudaMalloc(&buf.b, size_t(n * k) * 2), cudaSuccess);
@@ -133,11 +139,12 @@ TEST(OnePathGpu, SplitKInsideACudaGraphCaptureKeepsTheSplit) {
   args.a = MatrixRef{buf.a, m, k, k, DType::bf16, Major::k_major};
   args.b = MatrixRef{buf.b, n, k, k, DType::bf16, Major::k_major};
   args.d = MutMatrixRef{ref.d, m, n, n, DType::bf16, row_major};
-  ASSERT_TRUE(gemm(args).ok());  // eager, default stream: the reference bits (and the kernel compiled)
+  // Eager, default stream: the reference bits (and the kernel compiled).
+  ASSERT_TRUE(detail::gemm_with_options(args, options).ok());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const std::optional<plan::Config> eager = detail::last_sm90_config();
   ASSERT_TRUE(eager.has_value());
-  ASSERT_GT(eager->split_k, 1) << plan::describe(*eager);
+  ASSERT_TRUE(eager->stream_k) << plan::describe(*eager);
 
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
@@ -145,12 +152,12 @@ TEST(OnePathGpu, SplitKInsideACudaGraphCaptureKeepsTheSplit) {
   args.stream = stream;
   cudaGraph_t graph = nullptr;
   ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
-  const Status st = gemm(args);
+  const Status st = detail::gemm_with_options(args, options);
   ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
   ASSERT_TRUE(st.ok()) << st.message;
   const std::optional<plan::Config> captured = detail::last_sm90_config();
   ASSERT_TRUE(captured.has_value());
-  EXPECT_EQ(captured->split_k, eager->split_k) << "the capture fell back to the unsplit kernel";
+  EXPECT_TRUE(captured->stream_k && captured->split_k == eager->split_k) << "the capture fell back to the unsplit kernel";
   cudaGraphExec_t exec = nullptr;
   ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
   std::vector<uint16_t> want(size_t(m * n)), got(size_t(m * n));
@@ -165,6 +172,7 @@ TEST(OnePathGpu, SplitKInsideACudaGraphCaptureKeepsTheSplit) {
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
+  }
 }
 
 }  // namespace

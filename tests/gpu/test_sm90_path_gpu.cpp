@@ -328,12 +328,67 @@ TEST(Sm90PathGpu, SplitKIsDeterministic) {
   }
 }
 
-// ---- MN-major operands (NN, TN, TT) ----
-
 FastCase with_layout(FastCase cs, const char* layout) {
   parse_layout(layout, &cs.a_major, &cs.b_major);
   return cs;
 }
+
+// ---- stream-K (the k-blocks of the last waves shared, summed in the kernel) ----
+
+TEST(Sm90PathGpu, StreamKForcedTwoSeeds) {
+  // Tile counts below one wave (every tile shared), just over one wave, and between waves (whole
+  // tiles first, then the last two waves' worth shared), both consumer counts, TMA-store and
+  // direct epilogues, ragged M, N and K, padded leading dimensions.
+  const FastCase shapes[] = {{1, 576, 7168}, {7, 1001, 520}, {300, 1000, 2000}, {1000, 3000, 1000},
+                             {2000, 5000, 777}, {4096, 2112, 1024, 8, 0, 24}};
+  for (uint64_t seed : {121u, 122u})
+    for (const FastCase& s : shapes)
+      for (const char* tile : {"128x256", "128x128", "64x48", "128x64"}) {
+        FastCase cs = s;
+        cs.config = std::string(tile) + ",streamk";
+        cs.alpha = 0.75f;
+        run_fast_case(cs, seed);
+      }
+}
+
+TEST(Sm90PathGpu, StreamKIsDeterministicAndLeavesItsCountersZero) {
+  // Same inputs twice -> the same bits, whichever piece of a shared tile arrives last; and a
+  // different k-split in between on the same stream (the counters it used must be back at 0, or
+  // the next launch would sum too early or never).
+  const FastCase shapes[] = {FastCase{2000, 5000, 777}, FastCase{300, 1000, 7168}};
+  for (FastCase cs : shapes) {
+    cs.config = "128x256,streamk";
+    std::vector<__nv_bfloat16> first, second;
+    run_fast_case(cs, 131, &first);
+    FastCase other{128, 2112, 7168};
+    other.config = "64x128,splitk=8";
+    run_fast_case(other, 132);
+    run_fast_case(cs, 131, &second);
+    ASSERT_EQ(first.size(), second.size());
+    EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * 2), 0) << cs.name() << ": results differ";
+  }
+}
+
+// ---- swap-AB (Dᵀ = B·Aᵀ, D stored column-major by the kernel) ----
+
+TEST(Sm90PathGpu, SwapAbForcedEveryLayout) {
+  // Decode batches, one and two consumers, the narrow BN over M (covering it or not: M = 33 with
+  // BN = 16 has three column tiles), unsplit, stream-K and split-K, padded leading dimensions, in
+  // every layout (an MN-major A becomes the kernel's MN-major B: BN = 64 only).
+  const FastCase shapes[] = {{1, 576, 7168}, {7, 1001, 520}, {33, 2112, 1000, 8, 16, 24}, {64, 640, 4096}};
+  for (const char* layout : {"nt", "nn", "tn", "tt"})
+    for (const FastCase& s : shapes)
+      for (const char* spec : {"64x16,swapab", "128x32,swapab,streamk", "64x64,swapab,splitk=4", "128x64,swapab"}) {
+        FastCase cs = with_layout(s, layout);
+        if (cs.a_major == Major::mn_major && std::string(spec).find("x64,") == std::string::npos) continue;
+        cs.config = spec;
+        cs.alpha = -1.25f;
+        run_fast_case(cs, 141);
+      }
+}
+
+// ---- MN-major operands (NN, TN, TT) ----
+
 
 TEST(Sm90PathGpu, EveryLayoutOddShapesPlannedAndForcedTwoSeeds) {
   // Ragged M, N and K in all four layouts (with both operands MN-major, K needs no 8-multiple),

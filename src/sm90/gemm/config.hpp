@@ -16,6 +16,8 @@
 
 #include "core/host_device.hpp"
 #include "schedule/mapping.hpp"
+#include "schedule/stream_k.hpp"
+#include "schedule/tile_mapping.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm::sm90 {
@@ -30,9 +32,6 @@ enum class Epilogue : int {
   // staging smem, so more stages fit). Any BLOCK_N; the choice for widths that are not whole
   // boxes and for a D (or C) that TMA cannot describe (odd leading dimension, unaligned base).
   direct = 1,
-  // Split-K: the work unit is (tile, k-slice); each writes its fp32 partial tile to a workspace and
-  // a second kernel (splitk_reduce.cuh) sums the slices in slice order -> deterministic.
-  splitk_partials = 2,
   // Staged like tma_store, for a D (or C) that TMA cannot describe (odd leading dimension,
   // unaligned base): the consumer's threads write each staged box to D row by row, coalesced (and
   // read C's box into the slot the same way).
@@ -51,14 +50,15 @@ TG_HD constexpr const char* epilogue_id(Epilogue e) {
   switch (e) {
     case Epilogue::tma_store: return "tma_store";
     case Epilogue::direct: return "direct";
-    case Epilogue::splitk_partials: return "splitk_partials";
     case Epilogue::smem_stores: return "smem_stores";
   }
   return "unknown";
 }
 
 inline constexpr int kBlockK = 64;        // one 128-B swizzled line of bf16 per operand row
-inline constexpr int kMaxSplitK = 32;     // split-K slices the workspace is sized for
+inline constexpr int kMaxSplitK = 32;     // split-K slices a config may ask for
+inline constexpr int kStreamKMinKBlocks = 4;  // a stream-K range keeps the pipeline busy this long
+inline constexpr int kKSplitCounters = 4096;  // fix-up counters of one launch: (shared tile, consumer) pairs
 
 struct Config {
   // ---- CTA tile (the code) ---------------------------------------------------------------------
@@ -87,14 +87,23 @@ struct Config {
   // 4-B (bf16) or 8-B (fp32) access (pointers aligned to two elements, even leading dimensions);
   // false: element by element (any pointer aligned to its element, any leading dimension).
   bool cd_pairs = true;
+  // Swap-AB: the kernel's D (and C) are column-major, element (row, col) at d[col·ldd + row]. The
+  // host computes Dᵀ = B·Aᵀ with it (A and B trade places), so that a small M becomes the narrow
+  // wgmma N and the weights fill BM (the direct epilogue only).
+  bool d_col_major = false;
   // ---- problem sizes baked into the code (0 = read from the launch parameters) ----------------
   int fixed_n = 0;
   int fixed_k = 0;
   // ---- the traced variant: per-warp-role events into GemmParams::trace (docs/TRACE.md) ---------
   bool trace = false;
+  // ---- k-splitting: work units are (tile, k-blocks) pieces, a tile shared by several units is
+  // summed in the kernel in piece order (sm90/gemm/fixup.cuh, schedule/stream_k.hpp) ----------
+  bool stream_k = false;
   // ---- launch only: these do not change the code (the JIT zeroes them, jit/codegen.cpp) -------
   bool persistent = true;  // grid = resident CTAs walking the tiles; false: one CTA per tile
-  int split_k = 1;         // slices of K; > 1 exactly when epilogue == splitk_partials
+  // With stream_k: 1 = stream-K (the last waves' k-blocks shared evenly by the persistent CTAs),
+  // S >= 2 = split-K (every tile cut into S slices). Without stream_k: 1.
+  int split_k = 1;
 
   TG_HD constexpr int consumers() const { return bm / 64; }
   TG_HD constexpr int threads() const { return 128 * (1 + consumers()); }
@@ -111,15 +120,16 @@ enum class ConfigRule : int {
   tile_k,           // bk is 64
   stages,           // 3 <= stages <= 16
   cluster,          // cluster is 1x1, 2x1 or 1x2
-  cluster_split,    // split-K runs without clusters
+  cluster_split,    // split-K / stream-K run without clusters, persistent
   multicast_rows,   // a multicast half of a tile is a whole number of 8-row swizzle atoms
   registers,        // setmaxnreg counts: both 0, or multiples of 8 in [24, 256] within the SM's file
   epilogue_boxes,   // staged: bn and stage_cols whole 128-B boxes (64 bf16 / 32 fp32 columns), stage_cols | bn
-  epilogue_split,   // split_k > 1 exactly when epilogue == splitk_partials
+  epilogue_split,   // split_k > 1 only with stream_k, at most kMaxSplitK
   operand_major,    // an MN-major operand's tile (and its multicast half) is whole 64-element chunks
   output_dtype,     // bf16 or fp32 output
   mapping,          // a valid mapping (group, box >= 1); clusters pair tiles, so any order works
   fixed_sizes,      // fixed_n, fixed_k >= 0
+  col_major_d,      // a column-major D (swap-AB) is stored by the direct epilogue
 };
 
 TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
@@ -131,7 +141,7 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
   const bool c21 = c.cluster_m == 2 && c.cluster_n == 1;
   const bool c12 = c.cluster_m == 1 && c.cluster_n == 2;
   if (!c11 && !c21 && !c12) return ConfigRule::cluster;
-  if (c.epilogue == Epilogue::splitk_partials && !c11) return ConfigRule::cluster_split;
+  if (c.stream_k && (!c11 || !c.persistent)) return ConfigRule::cluster_split;
   if ((c21 && (c.bn / 2) % 8 != 0) || (c12 && (c.bm / 2) % 8 != 0)) return ConfigRule::multicast_rows;
   if (c.producer_regs != 0 || c.consumer_regs != 0) {
     const bool in_range = c.producer_regs >= 24 && c.producer_regs <= 256 && c.consumer_regs >= 24 &&
@@ -143,8 +153,7 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
       (c.bn % box_cols != 0 || c.stage_cols < box_cols || c.stage_cols > c.bn || c.stage_cols % box_cols != 0 ||
        c.bn % c.stage_cols != 0))
     return ConfigRule::epilogue_boxes;
-  if ((c.split_k > 1) != (c.epilogue == Epilogue::splitk_partials) || c.split_k < 1 || c.split_k > kMaxSplitK)
-    return ConfigRule::epilogue_split;
+  if ((c.split_k > 1 && !c.stream_k) || c.split_k < 1 || c.split_k > kMaxSplitK) return ConfigRule::epilogue_split;
   // MN-major operands load in chunks of 64 MN elements x 64 K (one 128-B swizzle row each): the
   // tile, and the half a CTA of a multicasting pair loads, must be whole chunks.
   if ((c.a_major == Major::mn_major && (c.bm % 64 != 0 || (c12 && (c.bm / 2) % 64 != 0))) ||
@@ -156,6 +165,7 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
                               : c.mapping.kind != sched::MappingKind::box || (c.mapping.box_m >= 1 && c.mapping.box_n >= 1);
   if (!mapping_ok) return ConfigRule::mapping;
   if (c.fixed_n < 0 || c.fixed_k < 0) return ConfigRule::fixed_sizes;
+  if (c.d_col_major && c.epilogue != Epilogue::direct) return ConfigRule::col_major_d;
   return ConfigRule::ok;
 }
 
@@ -167,19 +177,20 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::tile_k: return "bk must be 64 (one 128-B swizzle line of bf16)";
     case ConfigRule::stages: return "stages must be in [3, 16]";
     case ConfigRule::cluster: return "cluster must be 1x1, 2x1 or 1x2";
-    case ConfigRule::cluster_split: return "split-K runs without clusters";
+    case ConfigRule::cluster_split: return "split-K and stream-K run without clusters, on a persistent grid";
     case ConfigRule::multicast_rows: return "a multicast half tile must be a multiple of 8 rows (swizzle atom)";
     case ConfigRule::registers:
       return "setmaxnreg counts must both be 0 or multiples of 8 in [24, 256] that fit 64K registers";
     case ConfigRule::epilogue_boxes:
       return "the staged epilogues need bn and stage_cols in whole 128-B store boxes (64 bf16 or 32 fp32 "
              "columns), stage_cols dividing bn";
-    case ConfigRule::epilogue_split: return "split_k > 1 (at most 32) exactly when the epilogue is splitk_partials";
+    case ConfigRule::epilogue_split: return "split_k > 1 (at most 32) only with stream_k (the in-kernel fix-up)";
     case ConfigRule::operand_major:
       return "an MN-major operand's tile (and a multicast half of it) must be a multiple of 64 elements along MN";
     case ConfigRule::output_dtype: return "the output must be bf16 or fp32";
     case ConfigRule::mapping: return "the mapping needs group >= 1 (grouped) or box sides >= 1 (box)";
     case ConfigRule::fixed_sizes: return "fixed_n and fixed_k must be >= 0";
+    case ConfigRule::col_major_d: return "a column-major D (swap-AB) needs the direct epilogue";
   }
   return "unknown rule";
 }
@@ -189,16 +200,30 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
 TG_HD constexpr int a_load_rows(const Config& c) { return c.cluster_n == 2 ? c.bm / 2 : c.bm; }
 TG_HD constexpr int b_load_rows(const Config& c) { return c.cluster_m == 2 ? c.bn / 2 : c.bn; }
 
+// The k-split a config runs with for an M x N x K problem on a persistent grid of `ctas` CTAs
+// (schedule/stream_k.hpp): none (every tile whole) without stream_k; split-K with split_k > 1;
+// stream-K otherwise. The host passes dp_tiles and workers to the kernel (GemmParams).
+TG_HD constexpr sched::KSplit config_k_split(const Config& c, int64_t m, int64_t n, int64_t k, int ctas) {
+  const sched::TileGrid grid = sched::make_tile_grid(int(m), int(n), c.bm, c.bn);
+  const int k_blocks = int((k + c.bk - 1) / c.bk);
+  if (!c.stream_k) {
+    const sched::ClusterAxis axis = c.cluster_m == 2   ? sched::ClusterAxis::along_m
+                                    : c.cluster_n == 2 ? sched::ClusterAxis::along_n
+                                                       : sched::ClusterAxis::none;
+    const int slots = sched::num_slots(sched::Schedule{grid, c.mapping, axis});
+    return sched::KSplit{slots, k_blocks, slots, 0};
+  }
+  if (c.split_k > 1) return sched::split_k_decomposition(grid.num_tiles(), k_blocks, c.split_k);
+  return sched::stream_k_decomposition(grid.num_tiles(), k_blocks, ctas, kStreamKMinKBlocks);
+}
+
 // The code-relevant part of a Config: launch-only fields reset, so that two configs that differ
 // only in how they are launched share one compiled kernel.
 TG_HD constexpr Config kernel_code_config(Config c) {
   c.persistent = true;
-  // Only the direct epilogue reads C or steps through D element pairs; split-K partials are fp32
-  // whatever D is (the reduce kernel converts and adds C).
-  if (c.epilogue != Epilogue::direct) c.cd_pairs = true;
-  if (c.epilogue == Epilogue::splitk_partials) c.with_c = false;
-  if (c.epilogue == Epilogue::splitk_partials) c.out_dtype = DType::bf16;
-  c.split_k = c.epilogue == Epilogue::splitk_partials ? 2 : 1;
+  // Only the direct epilogue steps through D element pairs; split-K and stream-K are the same code.
+  if (c.epilogue != Epilogue::direct || c.d_col_major) c.cd_pairs = true;
+  c.split_k = 1;
   if (c.mapping.kind != sched::MappingKind::grouped_m && c.mapping.kind != sched::MappingKind::grouped_n)
     c.mapping.group = 8;
   if (c.mapping.kind != sched::MappingKind::box) c.mapping.box_m = c.mapping.box_n = 2;

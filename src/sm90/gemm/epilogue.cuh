@@ -4,8 +4,8 @@
 //                                        boxes -> fence.proxy.async -> TMA store, drained while the
 //                                        next tile's mainloop runs;
 //   store_tile_direct  (direct)          alpha·acc (+ beta·C) -> bf16 or fp32 -> bounds-checked
-//                                        stores from registers (epilogue_direct.cuh);
-//   store_partial      (splitk_partials) fp32 acc -> the split-K workspace (reduced later).
+//                                        stores from registers (epilogue_direct.cuh).
+// A tile shared between k-split units reaches these only as its sum (fixup.cuh).
 // Accumulator fragment of wgmma m64nNk16 (PTX ISA §9.7.15.5.1.1.1, sm90/swizzle.hpp
 // acc_fragment_coord): thread t holds rows 16·(t/32) + (t%32)/4 (+8) and columns 8j + 2·(t%4) (+1).
 #pragma once
@@ -340,27 +340,6 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
           load_c_box<kBoxCols>(sc, slot, s, next, o);
         }
       }
-    }
-  }
-}
-
-// Split-K epilogue: one consumer's fp32 accumulators (rows [row0, row0 + 64) of the tile at column
-// n0) -> the workspace rows < M, as float2 (the two adjacent columns a thread holds). Columns need
-// no check: the workspace rows are n_pad = whole tiles long.
-template <int BN>
-__device__ __forceinline__ void store_partial(const float (&acc)[BN / 2], float* ws_split, int n_pad, int m_total,
-                                              int row0, int n0, int thread_in_wg) {
-  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
-  const int r = row0 + 16 * warp + lane / 4;
-  const int c = n0 + 2 * (lane % 4);
-#pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    const int row = r + 8 * i;
-    if (row < m_total) {
-      float* dst = ws_split + int64_t(row) * n_pad + c;
-#pragma unroll
-      for (int j = 0; j < BN / 8; ++j)
-        *reinterpret_cast<float2*>(dst + 8 * j) = make_float2(acc[4 * j + 2 * i], acc[4 * j + 2 * i + 1]);
     }
   }
 }

@@ -14,7 +14,8 @@
 namespace tilegemm::sm90 {
 
 // Where one consumer's tile lands: rows [row0, row0 + 64) x columns [n0, n0 + BN) of D [M, N]
-// (row-major, stride ldd elements, the Config's out_dtype), and C likewise (D's dtype).
+// (row-major, stride ldd elements, the Config's out_dtype; column-major with swap-AB), and C
+// likewise (D's dtype).
 struct TileOut {
   int m_total, n_total;  // M, N
   int row0, n0;
@@ -90,6 +91,42 @@ __device__ __forceinline__ void store_pair(uint8_t* row, int col, bool both, flo
   }
 }
 
+// The column-major store (swap-AB: D is Dᵀ of the caller's problem, so its columns are the few rows
+// of a decode batch): alpha · acc (+ beta · C) element by element, C read just before the element
+// it feeds is written (in place works). A warp's store covers 8 consecutive rows of 4 columns:
+// 16-B (bf16) or 32-B (fp32) pieces of 4 lines.
+template <int BN, DType kOut, bool kWithC>
+__device__ __forceinline__ void store_tile_direct_col_major(const float (&acc)[BN / 2], float alpha, float beta,
+                                                            int thread_in_wg, const TileOut& o) {
+  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
+  const int r = o.row0 + 16 * warp + lane / 4;
+  const int c = o.n0 + 2 * (lane % 4);
+#pragma unroll
+  for (int j = 0; j < BN / 8; ++j) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {  // column c + 8j + h
+      const int col = c + 8 * j + h;
+      if (col >= o.n_total) continue;
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {  // row r + 8i
+        const int row = r + 8 * i;
+        if (row >= o.m_total) continue;
+        float v = alpha * acc[4 * j + 2 * i + h];
+        if constexpr (kOut == DType::fp32) {
+          float* dst = static_cast<float*>(o.d) + int64_t(col) * o.ldd + row;
+          if constexpr (kWithC) v += beta * static_cast<const float*>(o.c)[int64_t(col) * o.ldc + row];
+          *dst = v;
+        } else {
+          uint16_t* dst = static_cast<uint16_t*>(o.d) + int64_t(col) * o.ldd + row;
+          if constexpr (kWithC)
+            v += beta * bf16_bits_to_float(static_cast<const uint16_t*>(o.c)[int64_t(col) * o.ldc + row]);
+          *dst = to_bf16_bits(v);
+        }
+      }
+    }
+  }
+}
+
 // alpha · acc (+ beta · C) -> D. Nothing at rows >= M or columns >= N is read or written (the ld
 // gaps are kept). With C, each thread reads the C elements of exactly the D elements it writes,
 // each before writing it, so C may be D itself (in place).
@@ -98,9 +135,15 @@ __device__ __forceinline__ void store_pair(uint8_t* row, int col, bool both, flo
 // usually hit L2, where the producer prefetched the tile's C rows when the tile began
 // (prefetch_c_tile). Without the chunking each load would wait behind the stores before it (C
 // may alias D, so the compiler cannot hoist the loads).
-template <int BN, DType kOut, bool kWithC, bool kPairs>
+// Column-major D and C (swap-AB, kColMajor): element (row, col) at [col·ld + row], so a thread's
+// two columns are ld apart and go one by one (the row's "line" below is the element at col 0).
+template <int BN, DType kOut, bool kWithC, bool kPairs, bool kColMajor = false>
 __device__ __forceinline__ void store_tile_direct(const float (&acc)[BN / 2], float alpha, float beta,
                                                   int thread_in_wg, const TileOut& o) {
+  if constexpr (kColMajor) {
+    store_tile_direct_col_major<BN, kOut, kWithC>(acc, alpha, beta, thread_in_wg, o);
+    return;
+  }
   constexpr int kElem = out_elem_bytes(kOut);
   constexpr int kGroups = BN / 8;  // 8-column groups j of the fragment
   constexpr int kChunk = 8;        // groups per C chunk: 64 columns

@@ -20,6 +20,7 @@
 #pragma once
 
 #include "sm90/gemm/epilogue.cuh"
+#include "sm90/gemm/fixup.cuh"
 #include "sm90/gemm/mainloop.cuh"
 #include "sm90/gemm/params.hpp"
 #include "sm90/gemm/scheduler.cuh"
@@ -45,14 +46,14 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
   const int n_total = C.fixed_n > 0 ? C.fixed_n : p.n;  // baked-in sizes are compile-time constants
   const int k_total = C.fixed_k > 0 ? C.fixed_k : p.k;
   const uint32_t rank = T::kClusterSize == 2 ? cluster_ctarank() : 0u;
-  UnitScheduler<T::kSplitK> scheduler;
+  UnitScheduler<C.stream_k> scheduler;
   // The mapping member by member: each is a constant expression (copying C.mapping whole would read
   // the template parameter object from global memory).
   constexpr sched::Mapping kMapping{C.mapping.kind, C.mapping.group, C.mapping.box_m, C.mapping.box_n};
   scheduler.schedule = sched::Schedule{sched::make_tile_grid(m_total, n_total, C.bm, C.bn), kMapping, T::kClusterAxis};
   scheduler.num_kb = sched::ceil_div(k_total, C.bk);  // the last k-block may be ragged (zero-filled)
-  scheduler.splits = T::kSplitK ? p.splits : 1;
-  const int num_iters = scheduler.iterations(blockIdx.x, gridDim.x);
+  if constexpr (C.stream_k)
+    scheduler.split = sched::KSplit{sched::num_slots(scheduler.schedule), scheduler.num_kb, p.dp_tiles, p.workers};
 
   if (threadIdx.x == 0) {
     prefetch_tensor_map(&p.tmap_a);
@@ -79,8 +80,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     if (warp == 0 && elect_one_sync()) {
       TraceLane<C.trace> rec(p, /*lane=*/0, 1 + T::kConsumers, /*writer=*/true);
       RingState<C.stages> ring;
-      for (int it = 0; it < num_iters; ++it) {
-        const UnitWork unit = scheduler.unit(blockIdx.x, it, gridDim.x);
+      scheduler.begin(blockIdx.x);
+      for (UnitWork unit; scheduler.next(unit, gridDim.x);) {
         if (!unit.work.has_tile) continue;
         const TraceMark t = rec.unit_begin(unit);
         producer_load_unit<C>(smem, full, empty, ring, p, unit, rank, rec);
@@ -99,23 +100,39 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     RingState<C.stages> ring;
     StagedC staged_c{&p.tmap_c, reinterpret_cast<uint64_t*>(smem + L.extra_barrier(consumer * T::kSlotsPerConsumer)),
                      0u};
-    for (int it = 0; it < num_iters; ++it) {
-      const UnitWork unit = scheduler.unit(blockIdx.x, it, gridDim.x);
+    scheduler.begin(blockIdx.x);
+    for (UnitWork unit; scheduler.next(unit, gridDim.x);) {
       if (!unit.work.has_tile) continue;
       const TraceMark t = rec.unit_begin(unit);
       const int row0 = unit.work.tile.m_block * C.bm + consumer * 64, n0 = unit.work.tile.n_block * C.bn;
       const TileOut out{m_total, n_total, row0, n0, p.d, p.ldd, p.c, p.ldc};
-      if constexpr (T::kStagedC)  // C's first boxes land in the staging slots while the tile is computed
-        prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype>(staged_c, slots, consumer, thread_in_wg, out);
+      // C's first boxes land in the staging slots while the tile is computed (a shared tile: only
+      // once its piece knows it stores the tile, below).
+      if constexpr (T::kStagedC)
+        if (unit.pieces == 1)
+          prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype>(staged_c, slots, consumer, thread_in_wg, out);
       consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, consumer, lane, rec);
-      const TraceMark te = rec.now();
-      if constexpr (C.epilogue == Epilogue::splitk_partials) {
-        store_partial<C.bn>(acc, p.workspace + int64_t(unit.split) * m_total * p.n_pad, p.n_pad, m_total, row0, n0,
-                            thread_in_wg);
-        rec.record(te, trace::EventKind::splitk_partial, 0, unit.kb0);
-      } else if constexpr (C.epilogue == Epilogue::direct) {
-        store_tile_direct<C.bn, C.out_dtype, C.with_c, C.cd_pairs>(acc, p.alpha, p.beta, thread_in_wg, out);
-        rec.record(te, trace::EventKind::direct_store, 0, -1);
+      const TraceMark te = rec.now();  // the epilogue (container): the fix-up, then the store
+      TraceMark ts = te;               // the store's own step
+      if constexpr (C.stream_k) {
+        if (unit.pieces > 1) {  // a tile shared between units: the last piece to arrive stores it
+          const bool store = fixup_piece<C.bn>(acc, p.workspace, p.counters, scheduler.split, unit, T::kConsumers,
+                                               consumer, thread_in_wg);
+          rec.record(te, store ? trace::EventKind::splitk_fixup : trace::EventKind::splitk_partial, 0, unit.kb0);
+          if (!store) {
+            rec.record(te, trace::EventKind::epilogue, 0, -1);
+            rec.unit_end(t, unit);
+            continue;
+          }
+          if constexpr (T::kStagedC)
+            prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype>(staged_c, slots, consumer, thread_in_wg, out);
+          ts = rec.now();
+        }
+      }
+      if constexpr (C.epilogue == Epilogue::direct) {
+        store_tile_direct<C.bn, C.out_dtype, C.with_c, C.cd_pairs, C.d_col_major>(acc, p.alpha, p.beta, thread_in_wg,
+                                                                                   out);
+        rec.record(ts, trace::EventKind::direct_store, 0, -1);
       } else if constexpr (C.epilogue == Epilogue::smem_stores) {
         store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, true>(
             acc, p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out);
@@ -127,6 +144,7 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       }
       rec.record(te, trace::EventKind::epilogue, 0, -1);
       rec.unit_end(t, unit);
+      (void)ts;
     }
     if constexpr (C.epilogue == Epilogue::tma_store) {
       const TraceMark t = rec.now();

@@ -84,8 +84,11 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
   // NOTES: with C, the tile's C rows are prefetched into L2 a few rows per k-block while the
   // mainloop runs, so the epilogue's loads of C hit L2 (epilogue_direct.cuh); spread out, the
   // prefetches never hold up the stage loads.
-  constexpr bool kPrefetchC = C.with_c && C.epilogue != Epilogue::splitk_partials;
-  const int c_rows_per_kb = kPrefetchC ? (C.bm + (unit.kb1 - unit.kb0) - 1) / (unit.kb1 - unit.kb0) : 0;
+  // A tile shared between units (stream-K) is stored by whichever piece arrives last: no prefetch;
+  // nor for a column-major C (swap-AB: a few short columns).
+  constexpr bool kPrefetchC = C.with_c && !C.d_col_major;
+  const bool prefetch_c = kPrefetchC && unit.pieces == 1;
+  const int c_rows_per_kb = prefetch_c ? (C.bm + (unit.kb1 - unit.kb0) - 1) / (unit.kb1 - unit.kb0) : 0;
   for (int kb = unit.kb0; kb < unit.kb1; ++kb) {
     const int s = ring.stage;
     TraceMark t = rec.now();
@@ -95,7 +98,7 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
     producer_load_stage<C>(smem, s, &full[s], p, kb, m0, n0, rank);
     rec.record(t, trace::EventKind::tma_issue, s, kb);
     ring.advance();
-    if constexpr (kPrefetchC) {
+    if (prefetch_c) {
       const int r0 = (kb - unit.kb0) * c_rows_per_kb;
       prefetch_c_rows<C>(p, m0, n0, r0, r0 + c_rows_per_kb);
     }

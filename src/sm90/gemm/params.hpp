@@ -30,29 +30,17 @@ struct GemmParams {
   const void* c = nullptr;  // C [M, N] row-major, D's dtype (Config::with_c); may be D itself
   int64_t ldc = 0;
   float beta = 0.0f;
-  float* workspace = nullptr;  // split-K: [splits][M][n_pad] fp32 partial tiles
-  int32_t splits = 1;          // split-K slices S >= 1, <= the number of k-blocks
-  int32_t n_pad = 0;           // split-K: n-blocks · bn, the workspace row length
+  // Config::stream_k: the decomposition (schedule/stream_k.hpp; tiles and k-blocks follow from
+  // M, N, K) and the fix-up's fp32 partial tiles and counters (sm90/gemm/fixup.cuh).
+  float* workspace = nullptr;  // 2 x workers partial tiles of bm x bn floats
+  int32_t dp_tiles = 0;        // slots computed whole
+  int32_t workers = 0;         // stream-K ranges over the k-blocks of the other slots
+  uint32_t* counters = nullptr;  // one per (stream-K slot, consumer), 0 between launches
   void* trace = nullptr;       // traced kernels (Config::trace): the event buffer (trace/event.hpp),
   uint32_t trace_capacity = 0;  // sized by the host for the grid: this many events per lane
 };
 static_assert(sizeof(TmaDescriptor) == 128 && alignof(TmaDescriptor) == 128, "CUtensorMap layout");
 static_assert(sizeof(GemmParams) == 640, "GemmParams layout is shared by g++ and NVRTC");
-
-// The split-K reduction's parameters and block size (splitk_reduce.cuh).
-inline constexpr int kReduceThreads = 256;
-struct ReduceParams {
-  const float* workspace = nullptr;  // [splits][M][n_pad]
-  void* d = nullptr;                 // D [M, N] row-major, stride ldd, bf16 (out_fp32 = 0) or fp32
-  int64_t ldd = 0;
-  const void* c = nullptr;           // C [M, N] row-major, D's dtype, stride ldc; nullptr: none
-  int64_t ldc = 0;
-  int32_t m = 0, n = 0, n_pad = 0, splits = 1;
-  float alpha = 1.0f, beta = 0.0f;
-  int32_t out_fp32 = 0;
-  int32_t vectors = 1;  // 1: a full 4-column group of D is one aligned 8-B / 16-B store; 0: element by element
-};
-static_assert(sizeof(ReduceParams) == 72, "ReduceParams layout is shared by g++ and NVRTC");
 
 // The operand repack (pack.cuh): rows x cols elements, (r, c) at src[r * src_row + c * src_col],
 // into dst (256-B aligned) with lines of ld_dst elements (a multiple of 8), the rest zero.

@@ -1,52 +1,88 @@
-// The production kernel's scheduler hook: which work unit CTA `cta` takes at step `iter`, over the
-// tile mapping and the persistent/static assignment of schedule/tile_mapping.hpp.
-//   without split-K: unit = output tile, CTA p takes slots p, p + P, ... (all k-blocks);
-//   with split-K (S slices): unit u = (slot u / S, slice u % S), covering k-blocks
-//   [slice·KB/S, (slice+1)·KB/S); CTA p takes units p, p + P, ...
-// A static launch is the same walk with P = the number of units (one each).
+// The production kernel's scheduler hook: the work units CTA `cta` of `num_ctas` walks, in order,
+// over the tile mapping and the persistent/static assignment of schedule/tile_mapping.hpp.
+//   without k-splitting (kKSplit = false): unit = output tile, CTA p takes slots p, p + P, ...
+//     (all k-blocks); a static launch is the same walk with P = the number of slots (one each);
+//   with k-splitting (Config::stream_k): the data-parallel slots p, p + P, ... whole, then the
+//     stream-K workers p, p + P, ..., each range cut at tile boundaries into (tile, k-blocks)
+//     units (schedule/stream_k.hpp). A unit knows how many pieces its tile has and which one it
+//     is, so the consumer knows whether to store the tile or take part in its fix-up.
+// The producer and every consumer walk their own copy of the same sequence, so they stay in step.
+// Plain integer code (TG_HD): the CPU tests walk it for every CTA (tests/cpu/schedule/test_stream_k.cpp).
 #pragma once
 
+#include "schedule/stream_k.hpp"
 #include "schedule/tile_mapping.hpp"
 
 namespace tilegemm::sm90 {
 
-// One work unit: the tile, and the k-blocks [kb0, kb1) of it (slice `split` of S).
+// One work unit: the tile, and the k-blocks [kb0, kb1) of it.
 struct UnitWork {
   sched::TileWork work;
-  int kb0 = 0, kb1 = 0, split = 0;
+  int slot = 0;          // the tile's index in mapping order
+  int kb0 = 0, kb1 = 0;
+  int pieces = 1;        // units (workers) sharing this tile: 1 = the whole tile is here
+  int piece = 0;         // this unit's index among them, 0 = the tile's lowest k-blocks
+  int first_worker = 0;  // the worker of piece 0 (pieces > 1)
 };
 
-template <bool kSplitK>
+template <bool kKSplit>
 struct UnitScheduler {
   sched::Schedule schedule;
-  int num_kb = 0;  // k-blocks of the whole K
-  int splits = 1;  // S (1 without split-K)
+  int num_kb = 0;        // k-blocks of the whole K
+  sched::KSplit split;   // kKSplit only: the decomposition the host chose
+  // Walk state.
+  int next_slot = 0;     // the next data-parallel slot (or plain slot) of this CTA
+  int next_worker = 0;   // the next stream-K worker of this CTA
+  int worker = 0;        // the worker whose range is being cut into units
+  int64_t it = 0, it_end = 0;  // the rest of that range, in iterations
 
-  // Units this CTA walks (the loop bound of both roles, so they stay in step).
-  __device__ __forceinline__ int iterations(int cta, int num_ctas) const {
-    if constexpr (kSplitK) {
-      const int units = sched::num_slots(schedule) * splits;
-      return cta < units ? sched::ceil_div(units - cta, num_ctas) : 0;
-    } else {
-      return sched::persistent_iterations(schedule, cta, num_ctas);
-    }
+  TG_HD void begin(int cta) {
+    next_slot = cta;
+    next_worker = cta;
+    it = it_end = 0;
   }
 
-  __device__ __forceinline__ UnitWork unit(int cta, int iter, int num_ctas) const {
-    UnitWork u;
-    if constexpr (kSplitK) {
-      const int index = cta + iter * num_ctas;
-      const int slot = index / splits;
-      u.split = index - slot * splits;
-      u.work = sched::slot_work(schedule, slot);
-      u.kb0 = int(int64_t(u.split) * num_kb / splits);
-      u.kb1 = int(int64_t(u.split + 1) * num_kb / splits);
-    } else {
-      u.work = sched::persistent_work(schedule, cta, iter, num_ctas);
+  // The next unit of this CTA into `u`; false when there is none. Without clusters every unit has
+  // a tile; with clusters a unit may be the missing half of an edge pair (u.work.has_tile false).
+  TG_HD bool next(UnitWork& u, int num_ctas) {
+    if constexpr (!kKSplit) {
+      if (next_slot >= sched::num_slots(schedule)) return false;
+      u.work = sched::slot_work(schedule, next_slot);
+      u.slot = next_slot;
       u.kb0 = 0;
       u.kb1 = num_kb;
+      next_slot += num_ctas;
+      return true;
+    } else {
+      if (next_slot < split.dp_tiles) {
+        u.work = sched::slot_work(schedule, next_slot);
+        u.slot = next_slot;
+        u.kb0 = 0;
+        u.kb1 = num_kb;
+        u.pieces = 1;
+        u.piece = 0;
+        next_slot += num_ctas;
+        return true;
+      }
+      if (it >= it_end) {  // this worker's range is done: the CTA's next worker
+        if (next_worker >= split.workers) return false;
+        worker = next_worker;
+        next_worker += num_ctas;
+        it = split.begin(worker);
+        it_end = split.begin(worker + 1);
+      }
+      const int local = int(it / num_kb);  // the tile among the stream-K slots
+      const int64_t tile_begin = int64_t(local) * num_kb;
+      u.slot = split.dp_tiles + local;
+      u.work = sched::slot_work(schedule, u.slot);
+      u.kb0 = int(it - tile_begin);
+      u.kb1 = it_end - tile_begin < num_kb ? int(it_end - tile_begin) : num_kb;
+      u.first_worker = split.owner(tile_begin);
+      u.pieces = split.owner(tile_begin + num_kb - 1) - u.first_worker + 1;
+      u.piece = worker - u.first_worker;
+      it = tile_begin + u.kb1;
+      return true;
     }
-    return u;
   }
 };
 

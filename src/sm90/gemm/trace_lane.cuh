@@ -92,14 +92,14 @@ struct TraceLane<true> {
   }
 
   // A work unit: its tile becomes the context of the events until unit_end records the unit's
-  // span (stage = the split-K slice, k_block = its first k-block), timed by both clocks.
+  // span (stage = its piece of a shared tile, k_block = its first k-block), timed by both clocks.
   __device__ __forceinline__ TraceMark unit_begin(const UnitWork& unit) {
     tile_m = unit.work.tile.m_block;
     tile_n = unit.work.tile.n_block;
     return TraceMark{global_timer_ns(), uint32_t(sm_clock64())};
   }
   __device__ __forceinline__ void unit_end(const TraceMark& start, const UnitWork& unit) {
-    append(start, global_timer_ns(), trace::EventKind::tile, unit.split, unit.kb0, 0);
+    append(start, global_timer_ns(), trace::EventKind::tile, unit.piece, unit.kb0, 0);
     ++units;
   }
 

@@ -196,12 +196,11 @@ TEST(CubinAudit, EpilogueVariantsOfThePlannersPicks) {
   audit.summary("epilogue variants");
 }
 
-// The helper kernels (split-K reduce, the operand repacks) compile to sm_90a cubins without local
-// memory.
+// The helper kernels (the operand repacks) compile to sm_90a cubins without local memory.
 TEST(CubinAudit, HelperKernels) {
   test::TempDir dir;
   test::TestRuntime rt(dir.path.string());
-  std::vector<GeneratedSource> sources = {splitk_reduce_source()};
+  std::vector<GeneratedSource> sources;
   for (int elem : {2, 4})
     for (bool transpose : {false, true}) sources.push_back(pack_source(elem, transpose));
   for (const GeneratedSource& g : sources) {

@@ -27,17 +27,17 @@ const char* const kCandidateKeys[] = {"label", "feasible", "rule", "reason", "co
                                       "time", "flags"};
 const char* const kConfigKeys[] = {"bm", "bn", "bk", "stages", "cluster_m", "cluster_n", "multicast", "consumers",
                                    "threads", "registers", "mapping", "epilogue", "stage_cols", "a_major", "b_major",
-                                   "out_dtype", "fixed_n", "fixed_k", "persistent", "split_k"};
+                                   "out_dtype", "fixed_n", "fixed_k", "persistent", "stream_k", "split_k", "swap_ab"};
 const char* const kSeedKeys[] = {"num_blocks", "num_waves", "wave_eff", "sizeof_c", "bytes_L2_AB",
                                  "bytes_local_AB", "bytes_TC", "bytes_CD", "cycles_L2", "cycles_local", "score"};
 const char* const kTimeKeys[] = {"efficiency", "l2_us", "local_us", "hbm_us", "tc_us", "epilogue_us", "fixed_us",
-                                 "splitk_us", "predicted_us", "tflops", "bound", "hbm_bytes",
+                                 "fixup_us", "predicted_us", "tflops", "bound", "hbm_bytes",
                                  "bytes_L2_AB_eff", "stream_reread"};
 const char* const kDeviceKeys[] = {"name", "description", "source", "note", "sm_count", "clock_ghz",
                                    "l2_bytes_per_cycle", "local_bytes_per_cycle", "hbm_bytes_per_s",
                                    "hbm_datasheet_bytes_per_s", "tc_peak_flops", "l2_bytes",
                                    "smem_per_block_optin", "smem_per_sm", "regs_per_sm", "fixed_us",
-                                   "splitk_reduce_us"};
+                                   "fixup_bytes_per_s_per_sm"};
 
 void expect_candidate(const json& c) {
   for (const char* k : kCandidateKeys) ASSERT_TRUE(c.contains(k)) << "candidate key " << k;
@@ -101,9 +101,11 @@ TEST(Explain, ThePlannerNeverOffersWhatTheTemplateCannotRun) {
                 ASSERT_EQ(c.config.bn % (out == DType::fp32 ? 32 : 64), 0) << describe(c.config);
               ASSERT_EQ(c.config.out_dtype, out);
               ASSERT_EQ(c.config.with_c, with_c);
-              if (b == Major::mn_major) ASSERT_EQ(c.config.bn % 64, 0) << describe(c.config);
-              ASSERT_EQ(c.config.a_major, a);
-              ASSERT_EQ(c.config.b_major, b);
+              // The kernel's operands: A and B, or B and A with swap-AB (it computes Dᵀ = B·Aᵀ).
+              const Major ka = c.config.d_col_major ? b : a, kb = c.config.d_col_major ? a : b;
+              if (kb == Major::mn_major) ASSERT_EQ(c.config.bn % 64, 0) << describe(c.config);
+              ASSERT_EQ(c.config.a_major, ka);
+              ASSERT_EQ(c.config.b_major, kb);
             }
             const json j = json::parse(explain_json(pl, std::nullopt, {}));
             EXPECT_EQ(j["problem"]["layout"], layout_name(a, b));

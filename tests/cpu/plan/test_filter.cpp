@@ -35,11 +35,12 @@ TEST(Filter, EveryRankedConfigIsAKernelTemplateConfigThatFits) {
         Config deeper = k;
         ++deeper.stages;
         if (k.stages < sm90::kMaxStages) ASSERT_FALSE(sm90::config_smem_layout(deeper).fits(d.smem_per_block_optin));
-        // The epilogue follows from the tile: split-K partials, TMA store for whole 64-column
-        // boxes, direct stores otherwise; the staging narrows only below kComfortStages.
-        if (k.split_k > 1) {
-          ASSERT_EQ(k.epilogue, Epilogue::splitk_partials);
-        } else if (k.bn % 64 == 0) {
+        // The epilogue follows from the tile: TMA store for whole 64-column boxes, direct stores
+        // otherwise (with or without a k-split); the staging narrows only below kComfortStages.
+        // Split-K is a k-split (stream_k); a k-split runs 1x1 and persistent.
+        if (k.split_k > 1) ASSERT_TRUE(k.stream_k);
+        if (k.stream_k) ASSERT_TRUE(k.cluster_size() == 1 && k.persistent);
+        if (k.bn % 64 == 0) {
           ASSERT_EQ(k.epilogue, Epilogue::tma_store);
           if (k.stage_cols < k.bn) {
             Config full = k;

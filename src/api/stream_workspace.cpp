@@ -1,5 +1,5 @@
-// splitk_workspace (splitk_workspace.hpp).
-#include "api/splitk_workspace.hpp"
+// stream_workspace (stream_workspace.hpp).
+#include "api/stream_workspace.hpp"
 
 #include <map>
 #include <mutex>
@@ -21,10 +21,10 @@ std::map<std::pair<int, cudaStream_t>, Workspace>& workspaces() {
 
 }  // namespace
 
-float* splitk_workspace(int device, cudaStream_t stream, size_t bytes, size_t min_bytes) {
+void* stream_workspace(int device, cudaStream_t stream, size_t bytes, size_t min_bytes, size_t zeroed_bytes) {
   std::lock_guard<std::mutex> lock(g_mutex);
   Workspace& w = workspaces()[{device, stream}];
-  if (w.bytes >= bytes) return static_cast<float*>(w.ptr);
+  if (w.bytes >= bytes) return w.ptr;
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   if (cudaStreamIsCapturing(stream, &capture) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -45,8 +45,13 @@ float* splitk_workspace(int device, cudaStream_t stream, size_t bytes, size_t mi
     (void)cudaGetLastError();  // out of memory is not sticky: clear it and run unsplit
     return nullptr;
   }
+  if (zeroed_bytes > 0 && cudaMemsetAsync(ptr, 0, zeroed_bytes < want ? zeroed_bytes : want, stream) != cudaSuccess) {
+    (void)cudaGetLastError();
+    (void)cudaFree(ptr);
+    return nullptr;
+  }
   w = {ptr, want};
-  return static_cast<float*>(ptr);
+  return ptr;
 }
 
 }  // namespace tilegemm::detail

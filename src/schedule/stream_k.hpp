@@ -1,0 +1,83 @@
+// Stream-K and split-K over the tile order: which k-blocks of which tiles each CTA computes, and
+// which CTAs share a tile (host and device; the kernel's scheduler hook, the planner and the CPU
+// tests all use these functions).
+//
+// The tiles are numbered in mapping order (slots, tile_mapping.hpp), each K / BK k-blocks deep.
+//   slots [0, dp_tiles)        data-parallel: whole tiles, CTA p takes slots p, p + P, ...
+//   slots [dp_tiles, tiles)    their k-blocks laid end to end, I = (tiles - dp_tiles) · KB
+//                              "iterations", cut into `workers` contiguous ranges
+//                              [floor(w·I/W), floor((w+1)·I/W)); CTA p takes workers p, p + P, ...
+// A worker's range may start and end inside tiles, so a tile is shared by the consecutive workers
+// first(t) .. last(t) (its "pieces", piece 0 holding the tile's lowest k-blocks). Every piece but
+// one writes its fp32 partial tile to the workspace; the piece that arrives last sums all of them
+// in piece order (fixed, so the result is the same bits on every run) and stores the tile.
+//   split-K (S slices per tile): dp_tiles = 0, workers = tiles · S — worker t·S + s is slice s of
+//   tile t, k-blocks [floor(s·KB/S), floor((s+1)·KB/S)).
+//   stream-K (P CTAs): whole waves stay data-parallel and the last one or two waves' worth of tiles
+//   (P + tiles % P of them, or all when tiles < P) is shared evenly by the P CTAs, so no CTA idles
+//   through a partial last wave (Osama et al., "Stream-K: Work-centric Parallel Decomposition for
+//   Dense Matrix-Matrix Multiplication on the GPU", PPoPP 2023, the "DP + SK" hybrid).
+// Rule: workers <= I, so that every worker has at least one k-block (a worker with none would be
+// counted as a piece of some tile and never arrive).
+#pragma once
+
+#include "core/host_device.hpp"
+#include "core/int_types.hpp"
+
+namespace tilegemm::sched {
+
+struct KSplit {
+  int tiles = 0;     // T: slots in mapping order
+  int k_blocks = 0;  // KB: k-blocks of one tile
+  int dp_tiles = 0;  // D: slots [0, D) are computed whole
+  int workers = 0;   // W: ranges of the iterations of slots [D, T); 0 = none (everything whole)
+
+  TG_HD constexpr int64_t iterations() const { return int64_t(tiles - dp_tiles) * k_blocks; }
+  // First iteration of worker w (w = W gives the end of the last range).
+  TG_HD constexpr int64_t begin(int w) const { return int64_t(w) * iterations() / workers; }
+  // The worker whose range holds iteration i: the largest w with begin(w) <= i, that is
+  // w·I < (i + 1)·W.
+  TG_HD constexpr int owner(int64_t i) const {
+    return int(((i + 1) * workers + iterations() - 1) / iterations()) - 1;
+  }
+  // The workers sharing stream-K slot `slot` (>= dp_tiles): first .. last.
+  TG_HD constexpr int first_worker(int slot) const { return owner(int64_t(slot - dp_tiles) * k_blocks); }
+  TG_HD constexpr int last_worker(int slot) const { return owner(int64_t(slot - dp_tiles + 1) * k_blocks - 1); }
+  // The slot worker w starts in.
+  TG_HD constexpr int first_slot(int w) const { return dp_tiles + int(begin(w) / k_blocks); }
+  // Where worker w's partial of slot `slot` goes: 2 per worker (its first slot, and its last one).
+  TG_HD constexpr int partial_index(int w, int slot) const { return 2 * w + (slot == first_slot(w) ? 0 : 1); }
+  TG_HD constexpr bool valid() const {
+    return tiles >= 0 && k_blocks >= 1 && dp_tiles >= 0 && dp_tiles <= tiles && workers >= 0 &&
+           (workers == 0 || (dp_tiles < tiles && int64_t(workers) <= iterations()));
+  }
+};
+
+// Split-K: every tile cut into `splits` slices (at most one per k-block).
+TG_HD constexpr KSplit split_k_decomposition(int tiles, int k_blocks, int splits) {
+  const int s = splits < k_blocks ? splits : k_blocks;
+  return KSplit{tiles, k_blocks, 0, s > 1 ? tiles * s : 0};
+}
+
+// Stream-K for a persistent grid of `ctas`: tiles in whole waves stay data-parallel except the last
+// whole wave, which joins the partial one (so each CTA's share is between one and two tiles' worth
+// of k-blocks and no tile is cut into many pieces); with fewer tiles than CTAs all of them are
+// shared. Workers: one per CTA, fewer when that would leave a worker under `min_iters` k-blocks.
+// A tile count that is a multiple of the grid needs no sharing (workers = 0).
+TG_HD constexpr KSplit stream_k_decomposition(int tiles, int k_blocks, int ctas, int min_iters) {
+  KSplit s{tiles, k_blocks, tiles, 0};
+  if (ctas < 1 || tiles % ctas == 0) return s;
+  const int full = tiles / ctas;
+  s.dp_tiles = full >= 1 ? (full - 1) * ctas : 0;
+  const int64_t iters = s.iterations();
+  const int64_t cap = iters / (min_iters > 1 ? min_iters : 1);
+  const int64_t w = cap < ctas ? cap : ctas;
+  if (w <= 1) {  // too little to share: every tile whole
+    s.dp_tiles = tiles;
+    return s;
+  }
+  s.workers = int(w);
+  return s;
+}
+
+}  // namespace tilegemm::sched

@@ -1,0 +1,131 @@
+// The k-split decompositions (schedule/stream_k.hpp) and the kernel's unit walk over them
+// (sm90/gemm/scheduler.cuh, plain integer code): every k-block of every tile is computed exactly
+// once, the pieces of a shared tile are numbered in k order, and their partial slots never collide.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+#include <vector>
+
+#include "schedule/stream_k.hpp"
+#include "sm90/gemm/scheduler.cuh"
+
+namespace tilegemm {
+namespace {
+
+using sched::KSplit;
+
+struct Walked {
+  int cta;
+  sm90::UnitWork u;
+};
+
+// Every unit every CTA of a `ctas`-CTA grid walks, for a grid of m x n tiles (grouped_m G=8).
+std::vector<Walked> walk(const KSplit& split, int m_blocks, int n_blocks, int ctas) {
+  sm90::UnitScheduler<true> s;
+  s.schedule = sched::Schedule{sched::TileGrid{m_blocks, n_blocks}, sched::Mapping{sched::MappingKind::grouped_m, 8, 2, 2},
+                               sched::ClusterAxis::none};
+  s.num_kb = split.k_blocks;
+  s.split = split;
+  std::vector<Walked> all;
+  for (int cta = 0; cta < ctas; ++cta) {
+    sm90::UnitScheduler<true> mine = s;
+    mine.begin(cta);
+    for (sm90::UnitWork u; mine.next(u, ctas);) all.push_back({cta, u});
+  }
+  return all;
+}
+
+void check_cover(const KSplit& split, int m_blocks, int n_blocks, int ctas) {
+  SCOPED_TRACE(testing::Message() << "tiles " << split.tiles << " kb " << split.k_blocks << " dp " << split.dp_tiles
+                                  << " workers " << split.workers << " ctas " << ctas);
+  ASSERT_TRUE(split.valid());
+  const std::vector<Walked> units = walk(split, m_blocks, n_blocks, ctas);
+  std::vector<int> covered(size_t(split.tiles) * split.k_blocks, 0);
+  std::map<int, std::vector<sm90::UnitWork>> by_slot;
+  std::set<std::pair<int, int>> tiles_seen;
+  for (const Walked& w : units) {
+    const sm90::UnitWork& u = w.u;
+    ASSERT_TRUE(u.work.has_tile);
+    ASSERT_LT(u.kb0, u.kb1);
+    ASSERT_LE(u.kb1, split.k_blocks);
+    for (int kb = u.kb0; kb < u.kb1; ++kb) ++covered[size_t(u.slot) * split.k_blocks + kb];
+    by_slot[u.slot].push_back(u);
+    tiles_seen.insert({u.work.tile.m_block, u.work.tile.n_block});
+  }
+  for (int c : covered) ASSERT_EQ(c, 1) << "a k-block computed other than once";
+  EXPECT_EQ(int(tiles_seen.size()), split.tiles);
+  std::set<int> partials;
+  for (auto& [slot, pieces] : by_slot) {
+    std::sort(pieces.begin(), pieces.end(), [](const auto& a, const auto& b) { return a.kb0 < b.kb0; });
+    ASSERT_EQ(int(pieces.size()), pieces.front().pieces) << "slot " << slot;
+    if (slot < split.dp_tiles) ASSERT_EQ(pieces.size(), 1u);
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      ASSERT_EQ(pieces[i].piece, int(i));  // pieces in k order
+      ASSERT_EQ(pieces[i].pieces, int(pieces.size()));
+      if (pieces.size() > 1) {
+        ASSERT_EQ(pieces[i].first_worker, pieces[0].first_worker);
+        // The fix-up reads piece i at partial_index(first_worker + i, slot): one place per piece.
+        EXPECT_TRUE(partials.insert(split.partial_index(pieces[i].first_worker + int(i), slot)).second);
+        EXPECT_LT(split.partial_index(pieces[i].first_worker + int(i), slot), 2 * split.workers);
+      }
+    }
+  }
+}
+
+TEST(StreamK, SplitKIsTheSlicesOfEachTile) {
+  // Worker t*S + s is slice s of tile t: k-blocks [floor(s KB / S), floor((s+1) KB / S)).
+  for (int tiles : {1, 7, 36})
+    for (int kb : {3, 9, 112})
+      for (int s : {2, 3, 8}) {
+        const KSplit split = sched::split_k_decomposition(tiles, kb, s);
+        const int slices = std::min(s, kb);
+        ASSERT_EQ(split.workers, tiles * slices);
+        for (int t = 0; t < tiles; ++t)
+          for (int i = 0; i < slices; ++i) {
+            EXPECT_EQ(split.begin(t * slices + i), int64_t(t) * kb + int64_t(i) * kb / slices);
+            EXPECT_EQ(split.first_worker(t), t * slices);
+            EXPECT_EQ(split.last_worker(t), t * slices + slices - 1);
+          }
+      }
+}
+
+TEST(StreamK, EveryKBlockOnceAndPiecesInOrder) {
+  const std::tuple<int, int> grids[] = {{1, 4}, {1, 36}, {1, 75}, {3, 40}, {16, 22}, {32, 16}, {32, 11}, {9, 17}};
+  for (const auto& [mb, nb] : grids)
+    for (int kb : {1, 2, 5, 32, 112})
+      for (int ctas : {1, 7, 132}) {
+        const int tiles = mb * nb;
+        check_cover(sched::stream_k_decomposition(tiles, kb, ctas, 4), mb, nb, ctas);
+        check_cover(sched::stream_k_decomposition(tiles, kb, ctas, 1), mb, nb, ctas);
+        for (int s : {2, 3, 8}) {
+          const KSplit split = sched::split_k_decomposition(tiles, kb, s);
+          if (split.workers > 0) check_cover(split, mb, nb, ctas);
+        }
+      }
+}
+
+TEST(StreamK, WholeWavesStayDataParallelAndTheRestIsEven) {
+  // 352 tiles on 132 CTAs: 2 whole waves and 88 over. The first wave stays whole; the last whole
+  // wave joins the 88 (220 tiles shared by 132 workers, 1.67 tiles' worth each).
+  const KSplit s = sched::stream_k_decomposition(352, 112, 132, 4);
+  EXPECT_EQ(s.dp_tiles, 132);
+  EXPECT_EQ(s.workers, 132);
+  EXPECT_EQ(s.iterations(), int64_t(220) * 112);
+  int64_t shortest = s.iterations(), longest = 0;
+  for (int w = 0; w < s.workers; ++w) {
+    shortest = std::min(shortest, s.begin(w + 1) - s.begin(w));
+    longest = std::max(longest, s.begin(w + 1) - s.begin(w));
+  }
+  EXPECT_LE(longest - shortest, 1);
+  // A whole number of waves shares nothing; too little work for min_iters per worker uses fewer.
+  EXPECT_EQ(sched::stream_k_decomposition(264, 64, 132, 4).workers, 0);
+  EXPECT_EQ(sched::stream_k_decomposition(264, 64, 132, 4).dp_tiles, 264);
+  EXPECT_EQ(sched::stream_k_decomposition(4, 16, 132, 4).workers, 16);
+  EXPECT_EQ(sched::stream_k_decomposition(1, 4, 132, 4).workers, 0);  // one worker: nothing to share
+}
+
+}  // namespace
+}  // namespace tilegemm
