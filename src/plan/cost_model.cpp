@@ -174,7 +174,15 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   const double mn = static_cast<double>(p.m) * static_cast<double>(p.n);
   const int out_bytes = dtype_bytes(p.out);
   // (The k-split's partial tiles are written and read back within the kernel: L2, charged below.)
-  const double hbm = ab.bytes + mn * out_bytes + (p.accumulate ? mn * out_bytes : 0);
+  double hbm = ab.bytes + mn * out_bytes + (p.accumulate ? mn * out_bytes : 0);
+  // NOTES: stream-K's workers start their ranges at different k, so in the shared phase the CTAs
+  // no longer read the same k-slice of a band at the same time and L2 stops serving the bands'
+  // re-reads: measured on the H200 (build afc9ae8) the shared phase of 4096x7168x16384 (128x256)
+  // ran about 2.3x slower than its tensor time, 512x8192x28672 took 557 us where the unsplit
+  // 128 tiles take 302. Unless A and B fit in the L2 share, its every k-block comes from HBM.
+  if (c.stream_k && c.split_k == 1 && work.split.workers > 0 &&
+      static_cast<double>(p.m + p.n) * static_cast<double>(p.k) * kAbBytes > static_cast<double>(d.l2_bytes) / 2.0)
+    hbm += static_cast<double>(work.split.iterations()) * (c.bm + c.bn) * c.bk * kAbBytes;
   t.hbm_bytes = hbm;
   t.b_reread = ab.stream_reread;
   t.hbm_us = hbm / d.hbm_bytes_per_s * 1e6;

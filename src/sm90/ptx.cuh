@@ -229,12 +229,9 @@ __device__ __forceinline__ uint32_t atomic_add_acq_rel_gpu(uint32_t* p, uint32_t
 __device__ __forceinline__ void store_relaxed_gpu(uint32_t* p, uint32_t v) {
   asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
-// 16-B global accesses cached in L2 only (.cg: no stale L1 line of another CTA's data). 16-B aligned.
+// 16-B global store cached in L2 only (.cg), for data another CTA reads. dst 16-B aligned.
 __device__ __forceinline__ void store_global_cg_f4(float* dst, float a, float b, float c, float d) {
   asm volatile("st.global.cg.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
-}
-__device__ __forceinline__ void load_global_cg_f4(const float* src, float& a, float& b, float& c, float& d) {
-  asm volatile("ld.global.cg.v4.f32 {%0, %1, %2, %3}, [%4];" : "=f"(a), "=f"(b), "=f"(c), "=f"(d) : "l"(src) : "memory");
 }
 
 // ---- clusters (PTX ISA §9.7.13.3, §10) ---------------------------------------------------------
