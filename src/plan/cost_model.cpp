@@ -180,9 +180,14 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // re-reads: measured on the H200 (build afc9ae8) the shared phase of 4096x7168x16384 (128x256)
   // ran about 2.3x slower than its tensor time, 512x8192x28672 took 557 us where the unsplit
   // 128 tiles take 302. Unless A and B fit in the L2 share, its every k-block comes from HBM.
-  if (c.stream_k && c.split_k == 1 && work.split.workers > 0 &&
-      static_cast<double>(p.m + p.n) * static_cast<double>(p.k) * kAbBytes > static_cast<double>(d.l2_bytes) / 2.0)
-    hbm += static_cast<double>(work.split.iterations()) * (c.bm + c.bn) * c.bk * kAbBytes;
+  // That phase comes after the data-parallel one, so its HBM time is charged on its own (below:
+  // what it takes beyond its tensor time).
+  const bool sk_from_hbm =
+      c.stream_k && c.split_k == 1 && work.split.workers > 0 &&
+      static_cast<double>(p.m + p.n) * static_cast<double>(p.k) * kAbBytes > static_cast<double>(d.l2_bytes) / 2.0;
+  const double sk_hbm_us = sk_from_hbm ? static_cast<double>(work.split.iterations()) * (c.bm + c.bn) * c.bk *
+                                             kAbBytes / d.hbm_bytes_per_s * 1e6
+                                       : 0.0;
   t.hbm_bytes = hbm;
   t.b_reread = ab.stream_reread;
   t.hbm_us = hbm / d.hbm_bytes_per_s * 1e6;
@@ -223,6 +228,12 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   t.fixup_us = c.stream_k ? static_cast<double>(work.cta_partials) * static_cast<double>(c.bm) * c.bn * 4.0 /
                                 d.fixup_bytes_per_s_per_sm * 1e6
                           : 0.0;
+  // Stream-K's shared phase read from HBM (sk_hbm_us above): the part of it its tensor work cannot hide.
+  if (sk_hbm_us > 0) {
+    const double range_kb = static_cast<double>(ceil_div(work.split.iterations(), int64_t(work.split.workers)));
+    const double sk_tc_us = cycles_to_us(range_kb * kblock_flops / (d.tc_flops_per_cycle_per_sm() * t.efficiency), d);
+    t.fixup_us += std::max(0.0, sk_hbm_us - sk_tc_us);
+  }
 
   struct Term { const char* name; double us; };
   const Term terms[] = {{"l2", t.l2_us}, {"local", t.local_us}, {"hbm", t.hbm_us}, {"tensor", t.tc_us}};
