@@ -142,9 +142,19 @@ KSplitWork ksplit_work(const Problem& p, const Config& c, const DeviceProfile& d
     if (split.tiles - split.dp_tiles <= sm90::kKSplitCounters) {  // else rejected (split_k.tiles)
       for (int slot = split.dp_tiles; slot < split.tiles; ++slot)
         w.max_pieces = std::max<int64_t>(w.max_pieces, split.last_worker(slot) - split.first_worker(slot) + 1);
+      // Units of a worker that share their tile: the tile its range starts in and the one it ends
+      // in (one when they are the same), each shared unless a single worker holds it whole.
+      auto shared = [&](int slot) { return split.last_worker(slot) > split.first_worker(slot); };
+      for (int v = 0; v < split.workers; ++v) {
+        const int first = split.first_slot(v), last = split.dp_tiles + int((split.begin(v + 1) - 1) / kb);
+        w.shared_units =
+            std::max<int64_t>(w.shared_units, int64_t(shared(first)) + int64_t(last != first && shared(last)));
+      }
     } else {
       w.max_pieces = std::max(2, c.split_k);
+      w.shared_units = 1;
     }
+    w.shared_units *= workers_per_cta;
     w.cta_partials = workers_per_cta + (w.max_pieces - 1);
   }
   w.balance = static_cast<double>(tiles * kb) / (static_cast<double>(w.grid) * static_cast<double>(w.cta_kb));
@@ -225,8 +235,9 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   t.epilogue_us = cycles_to_us(epi_cycles * stores * (c.persistent ? 1 : 2), d);
   t.fixed_us = d.fixed_us;
   // The fix-up of shared tiles: the busiest CTA's partial tiles written and read through L2.
-  t.fixup_us = c.stream_k ? static_cast<double>(work.cta_partials) * static_cast<double>(c.bm) * c.bn * 4.0 /
-                                d.fixup_bytes_per_s_per_sm * 1e6
+  t.fixup_us = c.stream_k ? static_cast<double>(work.shared_units) * d.fixup_latency_us +
+                                static_cast<double>(work.cta_partials) * static_cast<double>(c.bm) * c.bn * 4.0 /
+                                    d.fixup_bytes_per_s_per_sm * 1e6
                           : 0.0;
   // Stream-K's shared phase read from HBM (sk_hbm_us above): the part of it its tensor work cannot hide.
   if (sk_hbm_us > 0) {

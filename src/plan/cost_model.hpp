@@ -66,7 +66,8 @@ double mainloop_efficiency(const Config& c);
 // epilogue: per stored tile, the part of the epilogue that does not overlap a mainloop: the
 //   stmatrix into the staging smem (TMA store), or the stores from registers at the measured
 //   direct-store rate (direct epilogue); twice for a static launch.
-// fixup: the shared tiles' fp32 partials the busiest CTA writes and reads back (through L2) at
+// fixup: per unit of the busiest CTA whose tile is shared, the fix-up's latency (the counter and
+//   fence round trips, measured), plus the fp32 partials it writes and reads back (through L2) at
 //   fixup_bytes_per_s_per_sm.
 struct TimeTerms {
   double l2_us = 0, local_us = 0, hbm_us = 0, tc_us = 0;
@@ -90,6 +91,7 @@ struct KSplitWork {
   int64_t cta_stores = 0;    // tiles it stores (at most)
   int64_t cta_partials = 0;  // fp32 partial tiles it writes or reads (at most)
   int64_t max_pieces = 1;    // the most units sharing one tile
+  int64_t shared_units = 0;  // units of the busiest CTA whose tile is shared (each pays the fix-up's latency)
   double balance = 1;        // all k-blocks / (grid * cta_kb): 1 = no CTA idles
 };
 KSplitWork ksplit_work(const Problem& p, const Config& c, const DeviceProfile& d);

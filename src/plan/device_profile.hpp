@@ -40,6 +40,7 @@ struct DeviceProfile {
   double direct_store_bytes_per_cycle = 0; // the direct epilogue's stores from registers, one SM
   double cluster_factor = 1;               // throughput of a 2-CTA cluster's lock-stepped rings
   double fixup_bytes_per_s_per_sm = 0;  // k-split fix-up: fp32 partial tiles one SM writes or reads (L2)
+  double fixup_latency_us = 0;          // k-split fix-up: per shared unit, on its CTA's critical path
 
   double tc_flops_per_cycle_per_sm() const { return tc_peak_flops / (sm_count * clock_ghz * 1e9); }
 };
