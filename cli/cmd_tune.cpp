@@ -149,8 +149,20 @@ bench::Launcher forced_launcher(const TuneProblem& t, const plan::Candidate& c, 
   return [options](const GemmArgs& args) { return detail::gemm_with_options(args, options); };
 }
 
+// The progress bar on stderr (a terminal), over every configuration of the run.
+struct Progress {
+  bool bar = false;
+  size_t done = 0, total = 0;
+  void show(const std::string& what) const {
+    constexpr int kWidth = 30;
+    const int filled = total ? static_cast<int>(kWidth * done / total) : kWidth;
+    std::fprintf(stderr, "\r\033[K  tune [%s%s] %zu/%zu configs  %s", std::string(filled, '#').c_str(),
+                 std::string(kWidth - filled, '.').c_str(), done, total, what.c_str());
+  }
+};
+
 void measure(TuneProblem& t, size_t index, size_t total, const bench::RunOptions& run,
-             const plan::DeviceProfile& profile, bool progress) {
+             const plan::DeviceProfile& profile, Progress& progress) {
   std::vector<bench::Launcher> launchers;
   std::vector<std::string> spec_errors(t.candidates.size());
   for (size_t i = 0; i < t.candidates.size(); ++i)
@@ -162,13 +174,15 @@ void measure(TuneProblem& t, size_t index, size_t total, const bench::RunOptions
     std::string& err = spec_errors[i];
     if (err.empty() && (!ran || plan::describe(*ran) != plan::describe(t.candidates[i].config)))
       err = "ran " + (ran ? plan::describe(*ran) : std::string("the fallback")) + ", not the candidate";
-    if (progress)
-      std::fprintf(stderr, "\r\033[K  tune %s: config %zu/%zu", what.c_str(), i + 1, t.candidates.size());
+    ++progress.done;
+    if (progress.bar) progress.show(what);
   };
+  if (progress.bar) progress.show(what);
   t.setup = bench::run_candidates(t.c, launchers, run, done, &t.sides, &t.checked_rows);
   t.errors = spec_errors;
-  if (progress) std::fprintf(stderr, "\r\033[K");
-  if (!progress) std::fprintf(stderr, "tune %s: %zu config(s) measured\n", what.c_str(), t.sides.size());
+  progress.done += t.candidates.size() - t.sides.size();  // a setup failure runs none of them
+  if (progress.bar) std::fprintf(stderr, "\r\033[K");
+  if (!progress.bar) std::fprintf(stderr, "tune %s: %zu config(s) measured\n", what.c_str(), t.sides.size());
 }
 
 int run_tune(const TuneArgs& a) {
@@ -192,12 +206,15 @@ int run_tune(const TuneArgs& a) {
   }
   std::vector<std::string> warnings;
   plan::TuningCache cache = plan::TuningCache::load(file, &warnings);
-  for (const std::string& w : warnings) std::fprintf(stderr, "tilegemm tune: %s (its entries are rewritten)\n", w.c_str());
+  for (const std::string& w : warnings)
+    std::fprintf(stderr, "tilegemm tune: %s (the file is rewritten without it)\n", w.c_str());
 
   TuneHeader header{dev.name, dev.sm_count, suite_name, a, file, key, timer->description};
   for (TuneProblem& t : problems) plan_problem(t, *profile, a.top);
-  const bool progress = isatty(fileno(stderr)) != 0;
-  precompile(problems, a.jobs, progress);
+  Progress progress;
+  progress.bar = isatty(fileno(stderr)) != 0;
+  for (const TuneProblem& t : problems) progress.total += t.candidates.size();
+  precompile(problems, a.jobs, progress.bar);
   if (!a.json) print_header(header, problems.size());
 
   bench::RunOptions run;
