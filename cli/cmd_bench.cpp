@@ -18,6 +18,7 @@
 #include "bench/suite.hpp"
 #include "commands.hpp"
 #include "api/route.hpp"
+#include "api/tuning.hpp"
 #include "plan/config_spec.hpp"
 #include "plan/planner.hpp"
 #include "reference/cublaslt.hpp"
@@ -37,6 +38,7 @@ struct BenchOptions {
   int iters = 30, warmup = 5;
   uint64_t seed = 20261129;
   bool no_flush = false, no_cublas = false, json = false;
+  bool no_tuning = false;  // gemm() without the tuning cache: the model's picks
   std::string json_out;
   std::string mapping;  // --mapping NAME: tile order of the sm90 kernel (empty: the planner's)
   std::string config;   // --config SPEC: the sm90 kernel configuration (empty: the planner's)
@@ -182,6 +184,12 @@ int run_bench(const BenchOptions& o, const std::string& title) {
   }
   const std::string mapping_label =
       gemm_options.mapping ? sched::mapping_name(*gemm_options.mapping) : std::string("the planner's");
+  // Whether gemm() may run tuned configs (api/tuning.hpp): model-only and tuned runs say which they are.
+  gemm_options.use_tuning_cache = !o.no_tuning;
+  const std::shared_ptr<const detail::TuningState> tuning = detail::process_tuning();
+  const std::string tuning_label = o.no_tuning || tuning->off()
+                                       ? "off (" + (o.no_tuning ? std::string("--no-tuning") : tuning->why_off()) + ")"
+                                       : tuning->path();
   // Usage errors first (they need no GPU), then the device.
   const bench::DeviceInfo dev = bench::probe_device();
   if (!dev.is_sm90()) {
@@ -210,9 +218,9 @@ int run_bench(const BenchOptions& o, const std::string& title) {
 
   if (!o.json) {
     fmt::print("{}: {} ({} SMs), suite {} ({} shapes), layout {}, {} out, {}, mapping {}, {} timed runs (median){}, "
-               "timer: {}\n",
+               "timer: {}, tuning cache: {}\n",
                title, dev.name, dev.sm_count, suite_name, shapes->size(), o.layout, o.out, call_label, mapping_label, o.iters,
-               o.no_flush ? ", L2 NOT flushed" : ", L2 flushed before each", timer->description);
+               o.no_flush ? ", L2 NOT flushed" : ", L2 flushed before each", timer->description, tuning_label);
     fmt::print("{:>6} {:>6} {:>6} {:>12} {:>8} {:>12} {:>8} {:>7} {:>10}  {:<8} {}\n", "M", "N", "K", "tilegemm us",
                "TFLOPS", "cuBLAS us", "TFLOPS", "ratio", "calc_diff", "check", "kernel");
     std::fflush(stdout);
@@ -278,6 +286,7 @@ int run_bench(const BenchOptions& o, const std::string& title) {
         {"c_dtype", proto.with_c ? nlohmann::json(to_string(proto.c_type())) : nlohmann::json(nullptr)},
         {"in_place", proto.in_place}, {"mapping", mapping_label},
         {"config", o.config.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.config)},
+        {"tuning_cache", tuning_label},
         {"iters", o.iters}, {"warmup", o.warmup},
         {"flush_l2", !o.no_flush}, {"seed", o.seed}, {"timer", bench::timing_method_name(timer->method)},
         {"timer_fallback", timer->fallback_reason.empty() ? nlohmann::json(nullptr)
@@ -367,6 +376,8 @@ void add_bench_command(CLI::App& app) {
                   "profiler's number; default when CUPTI loads), events = CUDA events around the call")
       ->check(CLI::IsMember({"events", "cupti"}));
   cmd->add_flag("--no-cublas", o->no_cublas, "Do not run the cuBLASLt baseline");
+  cmd->add_flag("--no-tuning", o->no_tuning,
+                "Run the model's picks: gemm() does not read the tuning cache (tilegemm tune; default: it does)");
   cmd->add_flag("--json", o->json, "JSON on stdout instead of the table");
   cmd->add_option("--json-out", o->json_out, "Also write the JSON to this file");
   cmd->callback([o] {

@@ -3,8 +3,9 @@
 // offsets: api/explain_call.hpp); explain routes exactly that call (src/api/route.hpp: sm90 kernel
 // or fallback, and the rule that decides) and, on the sm90 path, shows the planner's choice
 // (src/plan/, docs/PLANNER.md) -- the same select_config gemm() calls, so explain prints the Config
-// gemm() runs. Runs without a GPU: the device is --device, else the live GPU if there is a Hopper
-// one, else h200.
+// gemm() runs; on the live GPU the tuning cache's entry for the call, when there is one, as gemm()
+// reads it (api/tuning.hpp). Runs without a GPU: the device is --device, else the live GPU if there
+// is a Hopper one, else h200.
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "api/explain_call.hpp"
+#include "api/tuning.hpp"
 #include "commands.hpp"
 #include "plan/config_spec.hpp"
 #include "plan/device_profile.hpp"
@@ -139,6 +141,8 @@ void run_explain(const ExplainArgs& a) {
     if (auto live = query_live_profile(0, &why)) {
       rq.device = *live;
       rq.explain.device_note = "live GPU 0 (no --device given)";
+      // What gemm() reads on this GPU: the process's tuning cache under the device's key.
+      if (detail::tuning_device(0, &rq.tuning_device).ok()) rq.tuning = detail::process_tuning();
     } else {
       rq.device = *find_builtin_profile("h200");
       rq.explain.device_note = "no --device given and no usable GPU (" + why + "), so h200";

@@ -2,6 +2,7 @@
 #include "api/explain_call.hpp"
 
 #include "api/route.hpp"
+#include "api/tuning.hpp"
 
 namespace tilegemm::detail {
 namespace {
@@ -92,6 +93,15 @@ Status explain_call(const ExplainRequest& rq, std::string* out) {
   if (rq.user) {
     user = plan::evaluate_config(r.problem, rq.device, rq.user->config, rq.user->stages_given);
     eo.user_spec = rq.user_spec;
+  }
+  // What gemm() reads from the tuning cache for this problem: the same lookup and the same choice
+  // (model_or_tuned) as gemm.cpp's resolve_config.
+  if (rq.tuning) {
+    plan::ExplainOptions::Tuning t;
+    t.file = rq.tuning->path();
+    t.why_off = rq.tuning->why_off();
+    t.lookup = rq.tuning->lookup(rq.tuning_device, r.problem, rq.device);
+    eo.tuning = std::move(t);
   }
   // The plan of the problem the kernel computes (route(): transposed, repacked), as gemm() plans it.
   const plan::Plan pl = plan::make_plan(r.problem, rq.device, rq.options);

@@ -3,15 +3,19 @@
 // uses, so the chosen configuration is the one gemm() runs on that device profile.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "plan/config_spec.hpp"
 #include "plan/explain.hpp"
 #include "plan/planner.hpp"
+#include "plan/tuning_cache.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm::detail {
+
+class TuningState;
 
 // What a call's arguments say beyond plan::Problem: D's major, C, alpha and beta, C's leading
 // dimension and the pointer offsets. route() reads all of it (pointer alignment, D's major, C), so
@@ -44,11 +48,16 @@ struct ExplainRequest {
   std::optional<plan::ConfigSpec> user;  // a --config to score beside the plan
   std::string user_spec;                 // its text
   bool json = false;
+  // The tuning cache gemm() reads on this device (api/tuning.hpp: process_tuning()) and the
+  // device's key; null: not consulted (a built-in --device profile is no device gemm() runs on).
+  std::shared_ptr<const TuningState> tuning;
+  plan::TuningDevice tuning_device;
 };
 
 // The text or JSON for `request`. invalid_argument when the problem breaks a rule (the message
 // names it); a plan whose every candidate is rejected is still rendered ("chosen": null). The path
-// and reason are route(explain_args(...))'s; the plan is made for route's problem, as gemm() does.
+// and reason are route(explain_args(...))'s; the plan is made for route's problem, as gemm() does,
+// and "chosen" is model_or_tuned()'s config for it (tuning.hpp), the one gemm() runs.
 Status explain_call(const ExplainRequest& request, std::string* out);
 
 }  // namespace tilegemm::detail

@@ -15,6 +15,7 @@
 #include "api/sm90_launch.hpp"
 #include "api/stream_workspace.hpp"
 #include "api/trace_capture.hpp"
+#include "api/tuning.hpp"
 #include "jit/jit.hpp"
 #include "plan/config_spec.hpp"
 #include "plan/device_profile.hpp"
@@ -68,17 +69,19 @@ Status current_device(int* device, const plan::DeviceProfile** profile) {
 
 // ---- plans: the planner's view of an sm90-routed call -> its prepared kernel ---------------------
 // Everything the planner looks at is in the key: the device, the shape, the operand majors, the
-// output dtype, C, and whether D takes TMA stores and aligned element pairs.
+// output dtype, C, and whether D takes TMA stores and aligned element pairs (the tuning cache keys
+// its entries on the same fields: plan::tuning_problem_key); and whether the tuning cache may decide.
 struct PlanKey {
   int device;
   int64_t m, n, k;
   Major a_major, b_major;
   DType out;
-  bool accumulate, d_tma, cd_pairs, c_tma;
+  bool accumulate, d_tma, cd_pairs, c_tma, tuning;
   bool operator==(const PlanKey&) const = default;
 };
-PlanKey plan_key(int device, const plan::Problem& p) {
-  return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate, p.d_tma, p.cd_pairs, p.c_tma};
+PlanKey plan_key(int device, const plan::Problem& p, bool tuning) {
+  return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate, p.d_tma, p.cd_pairs, p.c_tma,
+                 tuning};
 }
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
@@ -89,8 +92,9 @@ struct PlanKeyHash {
     h = h * 1000003u ^ std::hash<int>{}(static_cast<int>(k.out));
     size_t bits = static_cast<size_t>(k.a_major) | static_cast<size_t>(k.b_major) << 1 |
                   static_cast<size_t>(k.accumulate) << 2 | static_cast<size_t>(k.d_tma) << 3 |
-                  static_cast<size_t>(k.cd_pairs) << 4 | static_cast<size_t>(k.c_tma) << 5;
-    return h * 64u + bits;
+                  static_cast<size_t>(k.cd_pairs) << 4 | static_cast<size_t>(k.c_tma) << 5 |
+                  static_cast<size_t>(k.tuning) << 6;
+    return h * 128u + bits;
   }
 };
 std::shared_mutex g_plan_mutex;
@@ -110,8 +114,8 @@ std::string jit_origin(const jit::CacheCounters& before, const jit::CacheCounter
 }
 
 // The Config gemm() runs for an sm90-routed call: options.config completed and checked, or the
-// planner's choice (with options.mapping applied).
-Status resolve_config(const Route& r, const plan::DeviceProfile& profile, const GemmOptions& options,
+// tuning cache's entry, or the planner's choice (model_or_tuned; options.mapping applied to either).
+Status resolve_config(const Route& r, int device, const plan::DeviceProfile& profile, const GemmOptions& options,
                       plan::Config* out) {
   if (options.config) {
     const plan::Candidate c = plan::evaluate_config(r.problem, profile, *options.config, options.config_stages_given);
@@ -122,11 +126,13 @@ Status resolve_config(const Route& r, const plan::DeviceProfile& profile, const 
                         ": " + c.reason};
     *out = c.config;
   } else {
-    const plan::Selection sel = plan::select_config(r.problem, profile);
-    if (!sel.found)
+    const plan::TunedLookup tuned =
+        options.use_tuning_cache ? process_lookup(device, r.problem, profile) : plan::TunedLookup{};
+    const ConfigChoice choice = model_or_tuned(r.problem, profile, tuned);
+    if (!choice.found)
       return Status{ErrorCode::unsupported, "device",
                     "no kernel configuration fits device profile " + profile.name + " (" + profile.source + ")"};
-    *out = sel.config;
+    *out = choice.config;
   }
   if (options.mapping) out->mapping = *options.mapping;
   return Status::success();
@@ -177,7 +183,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
                 const GemmArgs& original) {
   PreparedKernel prepared;
   const bool planned = !options.config && !options.mapping && !options.trace;
-  const PlanKey key = plan_key(device, r.problem);
+  const PlanKey key = plan_key(device, r.problem, options.use_tuning_cache);
   bool found = false;
   if (planned) {
     std::shared_lock lock(g_plan_mutex);
@@ -191,7 +197,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
     plan::Config config;
     {
       TraceSpan span(options.trace, "plan");
-      if (Status s = resolve_config(r, profile, options, &config); !s.ok()) return s;
+      if (Status s = resolve_config(r, device, profile, options, &config); !s.ok()) return s;
       config.trace = options.trace != nullptr;  // the same config, traced
     }
     TraceSpan span(options.trace, "JIT kernel");
@@ -300,10 +306,15 @@ Status choose_launch(const GemmArgs& args, const GemmOptions& options, LaunchCho
   int device = 0;
   const plan::DeviceProfile* profile = nullptr;
   if (Status s = current_device(&device, &profile); !s.ok()) return s;
-  return resolve_config(out->route, *profile, options, &out->config);
+  return resolve_config(out->route, device, *profile, options, &out->config);
 }
 
 std::optional<plan::Config> last_sm90_config() { return t_last_config; }
+
+void forget_plans() {
+  std::unique_lock lock(g_plan_mutex);
+  plans().clear();
+}
 
 }  // namespace tilegemm::detail
 

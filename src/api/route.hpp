@@ -122,12 +122,14 @@ struct GemmOptions {
   std::optional<sched::Mapping> mapping;
   // Trace this call (trace_capture.hpp): the traced kernel of the chosen Config, host spans.
   TraceCapture* trace = nullptr;
+  // Let the tuning cache choose the Config when none is forced (api/tuning.hpp); false: the model.
+  bool use_tuning_cache = true;
 };
 
 Status gemm_with_options(const GemmArgs& args, const GemmOptions& options);
 
 // What gemm() would launch for `args` on the current device: the route and, on the sm90 path, the
-// Config (the planner's choice, or options.config completed). No launch, no compile; needs the
+// Config (the tuning cache's or the planner's choice, or options.config completed). No launch, no compile; needs the
 // device only to read its profile (SMs, smem) when the path is sm90.
 struct LaunchChoice {
   Route route;

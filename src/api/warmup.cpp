@@ -2,9 +2,12 @@
 #include "api/warmup.hpp"
 
 #include "api/route.hpp"
+#include "api/tuning.hpp"
 #include "jit/codegen.hpp"
 #include "plan/config_spec.hpp"
 #include "plan/planner.hpp"
+
+#include <cuda_runtime_api.h>
 
 namespace tilegemm::detail {
 
@@ -35,11 +38,15 @@ Status warmup_problem(const plan::Problem& problem, const plan::DeviceProfile& p
   out->route_reason = r.reason;
   out->kernels.clear();
   if (r.path != Path::sm90) return Status::success();
-  const plan::Selection sel = plan::select_config(r.problem, profile);
-  if (!sel.found)
+  // On the GPU, what gemm() will run there: the tuning cache's config or the model's pick.
+  int device = 0;
+  const plan::TunedLookup tuned =
+      load && cudaGetDevice(&device) == cudaSuccess ? process_lookup(device, r.problem, profile) : plan::TunedLookup{};
+  const ConfigChoice choice = model_or_tuned(r.problem, profile, tuned);
+  if (!choice.found)
     return Status{ErrorCode::unsupported, "device", "no kernel configuration fits device profile " + profile.name};
-  out->config = sel.config;
-  return warmup_route(r, sel.config, load, &out->kernels);
+  out->config = choice.config;
+  return warmup_route(r, choice.config, load, &out->kernels);
 }
 
 Status warmup_route(const Route& r, const plan::Config& config, bool load, std::vector<WarmedKernel>* out) {

@@ -1,6 +1,7 @@
 // Precompiling what gemm() will run (`tilegemm warmup`, the CI cubin audit): for a problem and a
-// device profile, the route and the planner's choice, exactly as gemm() decides them, and its
-// kernels fetched from the JIT cache or compiled (and, with a GPU, loaded).
+// device profile, the route and the configuration, exactly as gemm() decides them (with `load`, on
+// the current GPU: the tuning cache's entry when it has one, api/tuning.hpp; else the planner's
+// choice), and its kernels fetched from the JIT cache or compiled (and, with a GPU, loaded).
 #pragma once
 
 #include <string>
@@ -21,7 +22,7 @@ struct WarmedKernel {
 struct WarmupResult {
   std::string path;          // "sm90" or "fallback"
   std::string route_reason;  // fallback: why
-  plan::Config config;       // sm90: the planner's choice
+  plan::Config config;       // sm90: what gemm() runs (the tuned config or the planner's choice)
   std::vector<WarmedKernel> kernels;  // sm90: the GEMM kernel, and the split-K reduce when it splits
 };
 

@@ -177,6 +177,69 @@ Status validate_case(const Case& c) {
   return Status::success();
 }
 
+// The case set up once: operands allocated and filled, the reference of the checked rows computed,
+// the GemmArgs every side runs with.
+struct PreparedCase {
+  Storage a, b, c, d;
+  DeviceBuffer a_buf, b_buf, c_buf, d_buf;
+  Seeds seeds{};
+  std::vector<int64_t> rows;
+  std::vector<float> reference;
+  MatrixRef d_as_c;  // C = D: the same matrix
+  GemmArgs args;
+};
+
+Status prepare_case(const Case& cs, const RunOptions& opt, PreparedCase& pc) {
+  if (Status s = validate_case(cs); !s.ok()) return s;
+  const cudaStream_t stream = opt.stream;
+  pc.seeds = derive_seeds(opt.seed);
+
+  // Operands. A [M, K], B [N, K], C/D [M, N]; ld = contiguous extent + ld_pad.
+  pc.a = layout(cs.m, cs.k, cs.a_major, DType::bf16, cs.ld_pad);
+  pc.b = layout(cs.n, cs.k, cs.b_major, DType::bf16, cs.ld_pad);
+  pc.c = layout(cs.m, cs.n, cs.d_major, cs.c_type(), cs.ld_pad);
+  pc.d = layout(cs.m, cs.n, cs.d_major, cs.out, cs.ld_pad);
+  const std::pair<DeviceBuffer*, size_t> allocations[] = {
+      {&pc.a_buf, pc.a.elements * 2}, {&pc.b_buf, pc.b.elements * 2}, {&pc.d_buf, pc.d.elements * dtype_bytes(cs.out)},
+      {&pc.c_buf, cs.with_c && !cs.in_place ? pc.c.elements * dtype_bytes(cs.c_type()) : 0}};
+  for (const auto& [buf, bytes] : allocations)
+    if (cudaError_t e = buf->allocate(bytes); e != cudaSuccess) return cuda_status("cudaMalloc of the operands", e);
+  pc.a.ref.ptr = pc.a_buf.get();
+  pc.b.ref.ptr = pc.b_buf.get();
+  pc.c.ref.ptr = pc.c_buf.get();
+  pc.d.ref.ptr = pc.d_buf.get();
+
+  const Seeds& seeds = pc.seeds;
+  cudaError_t e = ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(pc.a_buf.get()), pc.a.elements, seeds.a, 1.0f, stream);
+  if (e == cudaSuccess)
+    e = ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(pc.b_buf.get()), pc.b.elements, seeds.b, 1.0f, stream);
+  if (e == cudaSuccess && cs.with_c && !cs.in_place)
+    e = cs.c_type() == DType::bf16
+            ? ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(pc.c_buf.get()), pc.c.elements, seeds.c, 1.0f, stream)
+            : ref::fill_normal_f32(static_cast<float*>(pc.c_buf.get()), pc.c.elements, seeds.c, 1.0f, stream);
+  if (e != cudaSuccess) return cuda_status("filling the inputs", e);
+
+  // The reference, on the host while the GPU fills.
+  const double macs = static_cast<double>(cs.m) * static_cast<double>(cs.n) * static_cast<double>(cs.k);
+  pc.rows = macs <= opt.full_check_max_macs ? sample_rows(cs.m, static_cast<int>(std::min<int64_t>(cs.m, INT32_MAX)))
+                                            : sample_rows(cs.m, opt.sample_rows);
+  host_reference(cs, pc.a, pc.b, cs.with_c ? &pc.c : nullptr, seeds, pc.rows, &pc.reference);
+  if (e = cudaStreamSynchronize(stream); e != cudaSuccess)
+    return cuda_status("filling the inputs (cudaStreamSynchronize)", e);
+
+  GemmArgs& args = pc.args;
+  args.a = pc.a.ref;
+  args.b = pc.b.ref;
+  args.d = MutMatrixRef{pc.d_buf.get(), pc.d.ref.rows, pc.d.ref.cols, pc.d.ref.ld, pc.d.ref.dtype, pc.d.ref.major};
+  // C = D: the same matrix (D's layout is C's, so the reference reads the same seeded values).
+  pc.d_as_c = args.d;
+  args.c = !cs.with_c ? nullptr : cs.in_place ? &pc.d_as_c : &pc.c.ref;
+  args.alpha = cs.alpha;
+  args.beta = cs.with_c ? cs.beta : 0.0f;
+  args.stream = stream;
+  return Status::success();
+}
+
 }  // namespace
 
 std::string describe(const Case& c) {
@@ -236,67 +299,13 @@ double min_bytes(const Case& c) {
 CaseResult run_case(const Case& cs, const Launcher& candidate, const RunOptions& opt) {
   CaseResult result;
   result.problem = cs;
-  if (result.setup = validate_case(cs); !result.setup.ok()) return result;
-  const cudaStream_t stream = opt.stream;
-  const Seeds seeds = derive_seeds(opt.seed);
-
-  // Operands. A [M, K], B [N, K], C/D [M, N]; ld = contiguous extent + ld_pad.
-  Storage a = layout(cs.m, cs.k, cs.a_major, DType::bf16, cs.ld_pad);
-  Storage b = layout(cs.n, cs.k, cs.b_major, DType::bf16, cs.ld_pad);
-  Storage c = layout(cs.m, cs.n, cs.d_major, cs.c_type(), cs.ld_pad);
-  Storage d = layout(cs.m, cs.n, cs.d_major, cs.out, cs.ld_pad);
-  DeviceBuffer a_buf, b_buf, c_buf, d_buf;
-  const std::pair<DeviceBuffer*, size_t> allocations[] = {
-      {&a_buf, a.elements * 2}, {&b_buf, b.elements * 2}, {&d_buf, d.elements * dtype_bytes(cs.out)},
-      {&c_buf, cs.with_c && !cs.in_place ? c.elements * dtype_bytes(cs.c_type()) : 0}};
-  for (const auto& [buf, bytes] : allocations)
-    if (cudaError_t e = buf->allocate(bytes); e != cudaSuccess) {
-      result.setup = cuda_status("cudaMalloc of the operands", e);
-      return result;
-    }
-  a.ref.ptr = a_buf.get();
-  b.ref.ptr = b_buf.get();
-  c.ref.ptr = c_buf.get();
-  d.ref.ptr = d_buf.get();
-
-  cudaError_t e = ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(a_buf.get()), a.elements, seeds.a, 1.0f, stream);
-  if (e == cudaSuccess)
-    e = ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(b_buf.get()), b.elements, seeds.b, 1.0f, stream);
-  if (e == cudaSuccess && cs.with_c && !cs.in_place)
-    e = cs.c_type() == DType::bf16
-            ? ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(c_buf.get()), c.elements, seeds.c, 1.0f, stream)
-            : ref::fill_normal_f32(static_cast<float*>(c_buf.get()), c.elements, seeds.c, 1.0f, stream);
-  if (e != cudaSuccess) {
-    result.setup = cuda_status("filling the inputs", e);
-    return result;
-  }
-
-  // The reference, on the host while the GPU fills.
-  const double macs = static_cast<double>(cs.m) * static_cast<double>(cs.n) * static_cast<double>(cs.k);
-  const std::vector<int64_t> rows =
-      macs <= opt.full_check_max_macs ? sample_rows(cs.m, static_cast<int>(std::min<int64_t>(cs.m, INT32_MAX)))
-                                       : sample_rows(cs.m, opt.sample_rows);
-  result.checked_rows = static_cast<int64_t>(rows.size());
+  PreparedCase pc;
+  result.setup = prepare_case(cs, opt, pc);
+  result.checked_rows = static_cast<int64_t>(pc.rows.size());
   result.sampled = result.checked_rows < cs.m;
-  std::vector<float> reference;
-  host_reference(cs, a, b, cs.with_c ? &c : nullptr, seeds, rows, &reference);
-  if (e = cudaStreamSynchronize(stream); e != cudaSuccess) {
-    result.setup = cuda_status("filling the inputs (cudaStreamSynchronize)", e);
-    return result;
-  }
+  if (!result.setup.ok()) return result;
 
-  GemmArgs args;
-  args.a = a.ref;
-  args.b = b.ref;
-  args.d = MutMatrixRef{d_buf.get(), d.ref.rows, d.ref.cols, d.ref.ld, d.ref.dtype, d.ref.major};
-  // C = D: the same matrix (D's layout is C's, so the reference reads the same seeded values).
-  const MatrixRef d_as_c = args.d;
-  args.c = !cs.with_c ? nullptr : cs.in_place ? &d_as_c : &c.ref;
-  args.alpha = cs.alpha;
-  args.beta = cs.with_c ? cs.beta : 0.0f;
-  args.stream = stream;
-
-  result.candidate = run_side(cs, candidate, args, d.elements, seeds.c, rows, reference, opt);
+  result.candidate = run_side(cs, candidate, pc.args, pc.d.elements, pc.seeds.c, pc.rows, pc.reference, opt);
   if (opt.with_cublas) {
     std::unique_ptr<ref::CublasLt> own;
     ref::CublasLt* handle = opt.cublas;
@@ -305,11 +314,26 @@ CaseResult run_case(const Case& cs, const Launcher& candidate, const RunOptions&
       handle = own.get();
     }
     const Launcher baseline = [handle](const GemmArgs& x) { return ref::cublaslt_gemm(*handle, x); };
-    result.cublas = run_side(cs, baseline, args, d.elements, seeds.c, rows, reference, opt);
+    result.cublas = run_side(cs, baseline, pc.args, pc.d.elements, pc.seeds.c, pc.rows, pc.reference, opt);
   }
   if (result.candidate.timed && result.cublas.timed && result.candidate.timing.median_us > 0)
     result.ratio = result.cublas.timing.median_us / result.candidate.timing.median_us;
   return result;
+}
+
+Status run_candidates(const Case& cs, const std::vector<Launcher>& candidates, const RunOptions& opt,
+                      const std::function<void(size_t, const SideResult&)>& done, std::vector<SideResult>* out,
+                      int64_t* checked_rows) {
+  out->clear();
+  PreparedCase pc;
+  const Status setup = prepare_case(cs, opt, pc);
+  if (checked_rows) *checked_rows = static_cast<int64_t>(pc.rows.size());
+  if (!setup.ok()) return setup;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    out->push_back(run_side(cs, candidates[i], pc.args, pc.d.elements, pc.seeds.c, pc.rows, pc.reference, opt));
+    if (done) done(i, out->back());
+  }
+  return Status::success();
 }
 
 }  // namespace tilegemm::bench

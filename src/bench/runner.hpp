@@ -106,4 +106,13 @@ double min_bytes(const Case& c);
 
 CaseResult run_case(const Case& c, const Launcher& candidate, const RunOptions& options);
 
+// The same case for several candidates (tilegemm tune): the operands, inputs and reference made once,
+// then each candidate in turn checked and, only if it passed, timed, exactly as run_case does for one
+// (options.with_cublas is not read). `done(i, result)` after each. *out gets one SideResult per
+// candidate; *checked_rows the rows compared. A setup failure (allocation, fill) is returned and
+// nothing runs.
+Status run_candidates(const Case& c, const std::vector<Launcher>& candidates, const RunOptions& options,
+                      const std::function<void(size_t, const SideResult&)>& done, std::vector<SideResult>* out,
+                      int64_t* checked_rows = nullptr);
+
 }  // namespace tilegemm::bench

@@ -123,6 +123,24 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
   return r;
 }
 
+std::string config_spec_text(const Config& c) {
+  // append() rather than operator+ chains: GCC 12 warns falsely (-Wrestrict) on the latter.
+  std::string s = std::to_string(c.bm);
+  s.append("x").append(std::to_string(c.bn)).append(",stages=").append(std::to_string(c.stages));
+  s.append(",cluster=").append(std::to_string(c.cluster_m)).append("x").append(std::to_string(c.cluster_n));
+  s.append(",mapping=").append(sched::mapping_name(c.mapping)).append(c.persistent ? ",persistent" : ",static");
+  if (c.d_col_major) s.append(",swapab");
+  if (c.stream_k) {
+    if (c.split_k > 1) {
+      s.append(",splitk=").append(std::to_string(c.split_k));
+    } else {
+      s.append(",streamk");
+    }
+  }
+  if (c.fixed_n != 0 || c.fixed_k != 0) s.append(",bake");  // N and K of the problem, completed again
+  return s;
+}
+
 const char* multicast_name(Multicast m) {
   return m == Multicast::a ? "a" : m == Multicast::b ? "b" : "none";
 }

@@ -41,6 +41,14 @@ struct ParsedConfigSpec {
 };
 ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view option = "--config");
 
+// The spec text of a complete Config, every item written out: "128x256,stages=4,cluster=1x1,
+// mapping=grouped-m:8,persistent" (+ ",splitk=S", + ",bake"). What the planner derives (epilogue,
+// staging width, registers, operands, output, C) is left to evaluate_config, so for a Config the
+// planner completed for problem p: evaluate_config(p, d, parse_config_spec(text).spec.config,
+// /*stages_given=*/true).config == c (tests/cpu/plan/test_config_spec.cpp holds this for every
+// ranked candidate of the suite). The tuning cache stores configs in this form.
+std::string config_spec_text(const Config& c);
+
 // Layout names ("nt", ...): core/layout_names.hpp.
 using ::tilegemm::layout_name;
 using ::tilegemm::parse_layout;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "plan/config_spec.hpp"
+#include "plan/tuning_candidates.hpp"
 
 namespace tilegemm::plan {
 
@@ -92,7 +93,35 @@ std::vector<const Candidate*> examples(const std::vector<const Candidate*>& list
   return picked;
 }
 
+// The tuning cache's word on the call: null when none was consulted (a built-in --device profile).
+ordered_json tuning_json(const ExplainOptions& o) {
+  if (!o.tuning) return nullptr;
+  const ExplainOptions::Tuning& t = *o.tuning;
+  if (t.file.empty()) return {{"file", nullptr}, {"state", "off"}, {"reason", t.why_off}, {"entry", nullptr}};
+  ordered_json entry = nullptr;
+  if (const auto& e = t.lookup.entry) {
+    const auto times = [](const TunedTime& x) {
+      return ordered_json{{"config", x.config}, {"measured_us", x.measured_us}, {"predicted_us", x.predicted_us}};
+    };
+    entry = {{"device", e->device.label()}, {"label", e->label}, {"best", times(e->best)},
+             {"model", times(e->model)}, {"date", e->date}};
+  }
+  return {{"file", t.file}, {"state", tuned_kind_name(t.lookup.kind)}, {"reason", t.lookup.reason}, {"entry", entry}};
+}
+
 // ------------------------------------------------------------------------------------------ text
+
+// "tuning cache FILE: ..." -- what the cache said and what gemm() does about it; "" when none was read.
+std::string tuning_text(const ExplainOptions& o) {
+  if (!o.tuning) return "";
+  const ExplainOptions::Tuning& t = *o.tuning;
+  if (t.file.empty()) return "tuning cache: off (" + t.why_off + "): gemm() runs the model's pick\n";
+  switch (t.lookup.kind) {
+    case TunedLookup::Kind::hit: return "tuning cache " + t.file + ": entry for " + t.lookup.entry->device.label() + "\n";
+    case TunedLookup::Kind::none: return "tuning cache " + t.file + ": no entry for this call: gemm() runs the model's pick\n";
+    default: return "tuning cache " + t.file + ": entry ignored (" + t.lookup.reason + "): gemm() runs the model's pick\n";
+  }
+}
 
 std::string si_bytes(double b) {
   if (b >= 1e9) return fmt::format("{:.2f} GB", b / 1e9);
@@ -189,11 +218,17 @@ std::string explain_json(const Plan& plan, const std::optional<Candidate>& user,
   for (const auto& [rule, list] : groups) rules[rule] = list.size();
   j["counts"] = {{"considered", plan.num_considered}, {"feasible", plan.ranked.size()},
                  {"rejected", plan.rejected.size()}, {"rejected_by_rule", rules}};
+  // "chosen" is what gemm() runs: the tuning cache's config on a hit, else the model's pick.
+  const TunedLookup* hit = o.tuning && o.tuning->lookup.hit() ? &o.tuning->lookup : nullptr;
   if (plan.ranked.empty()) {
     j["chosen"] = nullptr;
+    j["chosen_by"] = nullptr;
+    j["model_choice"] = nullptr;
     j["seed_choice"] = nullptr;
   } else {
-    j["chosen"] = candidate_json(plan.chosen());
+    j["chosen"] = candidate_json(hit ? hit->candidate : plan.chosen());
+    j["chosen_by"] = hit ? "tuning_cache" : "model";
+    j["model_choice"] = candidate_json(plan.chosen());
     j["seed_choice"] = {{"rank", plan.seed_choice + 1}, {"same_as_chosen", plan.seed_choice == 0},
                         {"candidate", candidate_json(plan.ranked[plan.seed_choice])}};
   }
@@ -221,6 +256,7 @@ std::string explain_json(const Plan& plan, const std::optional<Candidate>& user,
   }
   j["rejected"] = std::move(rejected);
   j["rejected_all_listed"] = all_listed;
+  j["tuning"] = tuning_json(o);
   j["notes"] = all_notes(plan.notes, o);
   return j.dump(2);
 }
@@ -250,8 +286,20 @@ std::string explain_text(const Plan& plan, const std::optional<Candidate>& user,
     return out;
   }
   const bool by_time = plan.options.ranking == Ranking::time;
-  fmt::format_to(w, "chosen (lowest {}):\n", by_time ? "predicted time" : "seed score");
-  append_summary(out, plan.chosen(), "  ");
+  if (o.tuning && o.tuning->lookup.hit()) {
+    const TunedLookup& t = o.tuning->lookup;
+    const TuningEntry& e = *t.entry;
+    fmt::format_to(w, "chosen (tuning cache: measured fastest by tilegemm tune on {}; gemm() runs it):\n", e.date);
+    append_summary(out, t.candidate, "  ");
+    fmt::format_to(w, "  measured {:.1f} us; predicted {:.1f} us (model error {:.0f}%)\n", e.best.measured_us,
+                   t.candidate.time.predicted_us, 100 * model_error(t.candidate.time.predicted_us, e.best.measured_us));
+    fmt::format_to(w, "the model alone picks {}: predicted {:.1f} us, measured {:.1f} us in the same tuning run\n",
+                   describe(plan.chosen().config), plan.chosen().time.predicted_us, e.model.measured_us);
+  } else {
+    fmt::format_to(w, "chosen (lowest {}):\n", by_time ? "predicted time" : "seed score");
+    append_summary(out, plan.chosen(), "  ");
+  }
+  out += tuning_text(o);
   const Candidate& seed_pick = plan.ranked[plan.seed_choice];
   if (plan.seed_choice == 0) {
     fmt::format_to(w, "the seed's score alone picks the same configuration.\n");

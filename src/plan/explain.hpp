@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "plan/planner.hpp"
+#include "plan/tuning_cache.hpp"
 
 namespace tilegemm::plan {
 
@@ -38,6 +39,14 @@ struct ExplainOptions {
   std::vector<std::string> route_steps;
   std::vector<std::string> notes;  // extra lines for the notes section
   CallDescription call;         // text: a "call:" line; JSON: "call"
+  // The tuning cache gemm() consults for this call (api/tuning.hpp), when one was: on a hit the
+  // stored config is what gemm() runs, and explain presents it as chosen beside the model's pick.
+  struct Tuning {
+    std::string file;         // the cache file, or "" when tuning is off
+    std::string why_off;      // when off
+    TunedLookup lookup;       // what it says for this call's problem
+  };
+  std::optional<Tuning> tuning;
 };
 
 // `user`: the evaluate_config() result for --config, if any.

@@ -1,11 +1,15 @@
 // Entry point of test_gpu. Without a compute-capability-9.0 GPU the whole binary is skipped
-// (exit 77, which ctest reports as "Skipped"), never silently passed.
+// (exit 77, which ctest reports as "Skipped"), never silently passed. The tests run the model's
+// choices: a tuning cache the machine's user made (tilegemm tune) is not read (TILEGEMM_TUNING=off);
+// test_tuning_gpu.cpp loads its own.
 #include <cstdio>
+#include <cstdlib>
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 int main(int argc, char** argv) {
+  setenv("TILEGEMM_TUNING", "off", /*overwrite=*/1);
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   cudaDeviceProp prop{};

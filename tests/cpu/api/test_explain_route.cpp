@@ -3,10 +3,13 @@
 // explain_call reports -- and `tilegemm explain --json` with the same options -- are exactly what
 // route(), the function gemm() uses, decides for GemmArgs built here by hand, the way a caller builds
 // them. On the sm90 path explain's chosen configuration is select_config's for route's problem (what
-// gemm() runs), and on that path its steps (transposed, repacked, plain stores) are route()'s. The
-// expectations come from route() itself, so the test keeps holding as route() changes; it checks
-// that routes with and without steps both occur, so it cannot pass vacuously.
+// gemm() runs), and on that path its steps (transposed, repacked, plain stores) are route()'s. With a
+// tuning cache holding an entry for each call's routed problem, explain's chosen configuration is
+// model_or_tuned()'s -- the function gemm() calls -- and that is the cached one. The expectations
+// come from route() itself, so the test keeps holding as route() changes; it checks that routes with
+// and without steps both occur, so it cannot pass vacuously.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -18,10 +21,12 @@
 
 #include "api/explain_call.hpp"
 #include "api/route.hpp"
+#include "api/tuning.hpp"
 #include "core/layout_names.hpp"
 #include "plan/config_spec.hpp"
 #include "plan/device_profile.hpp"
 #include "plan/planner.hpp"
+#include "plan/tuning_cache.hpp"
 
 namespace tilegemm {
 namespace {
@@ -172,6 +177,56 @@ TEST(ExplainRoute, ExplainReportsExactlyRoutesPathAndReason) {
   EXPECT_GT(sm90_as_given, 0);
   EXPECT_GT(sm90_with_steps, 0);
   EXPECT_EQ(sm90_as_given + sm90_with_steps + fallback, static_cast<int>(all.size()));
+}
+
+// A tuning cache with an entry for every sm90 call's routed problem (the plan's second-ranked
+// config as the measured best): explain presents the config gemm()'s choice function gives, and it
+// is the cached one, not the model's pick.
+TEST(ExplainRoute, WithATuningCacheExplainShowsWhatGemmRuns) {
+  const plan::DeviceProfile h200 = *plan::find_builtin_profile("h200");
+  const plan::TuningDevice device{"NVIDIA H200", 132, 13000, detail::tuning_library_version()};
+  plan::TuningCache cache;
+  for (const Combo& x : combos()) {
+    MatrixRef c;
+    const detail::Route r = detail::route(caller_args(x, &c));
+    if (r.path != detail::Path::sm90) continue;
+    const plan::Plan pl = plan::make_plan(r.problem, h200);
+    ASSERT_GE(pl.ranked.size(), 2u);
+    plan::TuningEntry e;
+    e.device = device;
+    e.problem = r.problem;
+    e.best = {plan::config_spec_text(pl.ranked[1].config), 10.0, pl.ranked[1].time.predicted_us};
+    e.model = {plan::config_spec_text(pl.chosen().config), 11.0, pl.chosen().time.predicted_us};
+    cache.put(e);
+  }
+  const std::string file =
+      (std::filesystem::temp_directory_path() / ("tilegemm-explain-route-" + std::to_string(::getpid()) + ".json"))
+          .string();
+  ASSERT_TRUE(cache.save(file).ok());
+  const auto state = std::make_shared<const detail::TuningState>(
+      file, "", [](const std::string& w) { ADD_FAILURE() << "unexpected warning: " << w; });
+  std::filesystem::remove(file);
+  int tuned = 0;
+  for (const Combo& x : combos()) {
+    SCOPED_TRACE(x.name());
+    MatrixRef c;
+    const detail::Route r = detail::route(caller_args(x, &c));
+    if (r.path != detail::Path::sm90) continue;
+    detail::ExplainRequest rq = request_of(x, true);
+    rq.tuning = state;
+    rq.tuning_device = device;
+    std::string json_text;
+    ASSERT_TRUE(detail::explain_call(rq, &json_text).ok());
+    const nlohmann::json j = nlohmann::json::parse(json_text);
+    const detail::ConfigChoice gemm_runs =
+        detail::model_or_tuned(r.problem, h200, state->lookup(device, r.problem, h200));
+    ASSERT_TRUE(gemm_runs.tuned);
+    EXPECT_EQ(j["chosen"]["label"], plan::describe(gemm_runs.config));
+    EXPECT_EQ(j["chosen_by"], "tuning_cache");
+    EXPECT_NE(j["chosen"]["label"], plan::describe(plan::select_config(r.problem, h200).config));
+    ++tuned;
+  }
+  EXPECT_GT(tuned, 300);
 }
 
 TEST(ExplainRoute, TheCliReportsExactlyRoutesPathAndReason) {

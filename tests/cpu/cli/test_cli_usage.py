@@ -1,6 +1,7 @@
 """The tilegemm CLI's answers to bad input, run as a user would type them (ctest cli_usage, label
 cpu; any machine: every case here is decided before a GPU is looked for, or needs none).
-Usage errors exit 2 with one line naming the option or argument, the value and the rule. The fuzz
+Usage errors exit 2 with one line naming the option or argument, the value and the rule (tune's
+too, and its missing cache directory). The fuzz
 command's problem list is deterministic, and the explain command it prints for each problem reports
 the same route as the list.
 
@@ -131,6 +132,53 @@ class Fuzz(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("call: D col-major ldd 64", r.stdout)
         self.assertIn("path: ", r.stdout)
+
+
+class Tune(unittest.TestCase):
+    def usage(self, args, *texts):
+        return UsageErrors.usage(self, args, *texts)
+
+    def test_usage_errors(self):
+        self.usage(["tune", "--top", "0"], "--top", "0", "1 to 64")
+        self.usage(["tune", "--top", "65"], "--top", "65")
+        self.usage(["tune", "--layout", "xy"], "--layout", "xy")
+        self.usage(["tune", "--out", "fp8"], "--out", "fp8")
+        self.usage(["tune", "--iters", "0"], "--iters")
+        self.usage(["tune", "--beta", "abc"], "--beta")
+        self.usage(["tune", "--shape", "64x64"], "64x64")
+        self.usage(["tune", "--suite", "no-such-suite"], "no-such-suite")
+        self.usage(["tune", "--suite", "llm", "--shape", "64x64x64"], "--shape")
+        self.usage(["tune", "--jobs", "-1"], "--jobs")
+        self.usage(["tune", "--cache", ""], "empty")
+        self.usage(["tune", "--bogus"], "--bogus")
+
+    def test_no_cache_file_is_a_usage_error(self):
+        # No --cache and nowhere to put the default file: said before any GPU is looked for.
+        import os
+        env = {k: v for k, v in os.environ.items() if k not in ("HOME", "XDG_CACHE_HOME", "TILEGEMM_TUNING")}
+        env["TILEGEMM_CACHE_DIR"] = "off"
+        r = subprocess.run([TILEGEMM, "tune", "--shape", "64x64x64"], capture_output=True, text=True, timeout=120,
+                           env=env)
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("--cache", r.stderr)
+        self.assertIn("TILEGEMM_CACHE_DIR=off", r.stderr)
+
+    def test_help(self):
+        r = run("tune", "--help")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for option in ("--suite", "--shape", "--top", "--layout", "--out", "--beta", "--iters", "--cache", "--json"):
+            self.assertIn(option, r.stdout)
+
+    def test_without_a_gpu_it_says_so(self):
+        import tempfile, os
+        with tempfile.TemporaryDirectory() as d:
+            cache = os.path.join(d, "tuning.json")
+            r = run("tune", "--shape", "64x64x64", "--layout", "all", "--cache", cache)
+            if r.returncode in (0, 1):
+                self.skipTest("a Hopper GPU is here: the tuner ran")
+            self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+            self.assertIn("no Hopper (sm_90) GPU found", r.stderr)
+            self.assertFalse(os.path.exists(cache), "nothing measured, nothing written")
 
 
 class Numbers(unittest.TestCase):

@@ -20,9 +20,9 @@ using test::nt_problem;
 using test::Shape;
 
 // Keys docs/PLANNER.md promises (schema tilegemm.plan/2).
-const char* const kTopKeys[] = {"schema", "problem", "path", "route_reason", "device", "ranking", "counts", "chosen", "seed_choice",
-                                "seed_unfiltered_choice", "user_config", "top", "rejected",
-                                "rejected_all_listed", "notes"};
+const char* const kTopKeys[] = {"schema", "problem", "path", "route_reason", "device", "ranking", "counts", "chosen", "chosen_by",
+                                "model_choice", "seed_choice", "seed_unfiltered_choice", "user_config", "top",
+                                "rejected", "rejected_all_listed", "tuning", "notes"};
 const char* const kCandidateKeys[] = {"label", "feasible", "rule", "reason", "config", "grid", "smem_bytes", "seed",
                                       "time", "flags"};
 const char* const kConfigKeys[] = {"bm", "bn", "bk", "stages", "cluster_m", "cluster_n", "multicast", "consumers",
@@ -63,6 +63,9 @@ TEST(Explain, RunsForEverySuiteShapeOnEveryProfile) {
       EXPECT_EQ(j["schema"], kPlanJsonSchema);
       for (const char* k : kDeviceKeys) ASSERT_TRUE(j["device"].contains(k)) << "device key " << k;
       expect_candidate(j["chosen"]);
+      EXPECT_EQ(j["chosen_by"], "model");  // no tuning cache consulted: the model's pick
+      EXPECT_EQ(j["model_choice"], j["chosen"]);
+      EXPECT_TRUE(j["tuning"].is_null());
       expect_candidate(j["seed_choice"]["candidate"]);
       ASSERT_FALSE(j["top"].empty());
       for (const auto& c : j["top"]) expect_candidate(c);

@@ -1,0 +1,147 @@
+// The process's tuning cache (tuning.hpp).
+#include "api/tuning.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "jit/disk_cache.hpp"
+#include "jit/embedded_headers.hpp"
+#include "plan/planner.hpp"
+
+#ifndef TILEGEMM_VERSION
+#error "TILEGEMM_VERSION must be defined (src/api/CMakeLists.txt passes PROJECT_VERSION)"
+#endif
+
+namespace tilegemm::detail {
+namespace {
+
+void warn_stderr(const std::string& message) { std::fprintf(stderr, "tilegemm: %s\n", message.c_str()); }
+
+std::mutex g_process_mutex;
+std::shared_ptr<const TuningState>& process_slot() {
+  static auto* slot = new std::shared_ptr<const TuningState>;  // never destroyed
+  return *slot;
+}
+
+std::shared_ptr<const TuningState> from_environment() {
+  std::string why_off;
+  std::string path = tuning_cache_path([](const char* name) { return std::getenv(name); }, &why_off);
+  return std::make_shared<const TuningState>(std::move(path), std::move(why_off));
+}
+
+}  // namespace
+
+std::string tuning_cache_path(const std::function<const char*(const char*)>& getenv, std::string* why_off) {
+  const char* v = getenv(kTuningEnv);
+  const std::string value = v == nullptr ? std::string() : std::string(v);
+  if (value == "off") {
+    if (why_off) *why_off = std::string(kTuningEnv) + "=off";
+    return {};
+  }
+  if (!value.empty()) return value;
+  std::string why_no_root;
+  const std::string root = jit::resolve_cache_root(getenv, &why_no_root);
+  if (root.empty()) {
+    if (why_off) *why_off = "no cache directory (" + why_no_root + ") and no " + kTuningEnv + "=PATH";
+    return {};
+  }
+  return root + "/" + kTuningFileName;
+}
+
+std::string tuning_library_version() {
+  return std::string(TILEGEMM_VERSION) + "+kernel." + std::string(jit::embedded_headers_digest().substr(0, 12));
+}
+
+Status tuning_device(int device, plan::TuningDevice* out) {
+  static std::mutex mutex;
+  static auto* known = new std::map<int, plan::TuningDevice>;  // never destroyed
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = known->find(device); it != known->end()) {
+    *out = it->second;
+    return Status::success();
+  }
+  cudaDeviceProp prop{};
+  if (cudaError_t e = cudaGetDeviceProperties(&prop, device); e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return Status{ErrorCode::no_device, "device",
+                  "cannot read device " + std::to_string(device) + "'s properties: " + cudaGetErrorString(e)};
+  }
+  plan::TuningDevice key;
+  key.gpu = prop.name;
+  key.sm_count = prop.multiProcessorCount;
+  if (cudaDriverGetVersion(&key.driver_version) != cudaSuccess) key.driver_version = 0;
+  key.library_version = tuning_library_version();
+  known->emplace(device, key);
+  *out = key;
+  return Status::success();
+}
+
+TuningState::TuningState(std::string path, std::string why_off, Warn warn)
+    : path_(std::move(path)), why_off_(std::move(why_off)), warn_(warn ? std::move(warn) : Warn(warn_stderr)) {
+  if (path_.empty()) return;
+  std::vector<std::string> warnings;
+  cache_ = plan::TuningCache::load(path_, &warnings);
+  for (const std::string& w : warnings) warn_once("load: " + w, w);  // each of the file's problems, once
+}
+
+void TuningState::warn_once(const std::string& kind, const std::string& message) const {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!warned_.insert(kind).second) return;
+  }
+  warn_(message);
+}
+
+plan::TunedLookup TuningState::lookup(const plan::TuningDevice& device, const plan::Problem& p,
+                                      const plan::DeviceProfile& profile) const {
+  if (off()) return {};
+  plan::TunedLookup r = plan::lookup_tuned(cache_, device, p, profile);
+  if (r.kind != plan::TunedLookup::Kind::none && !r.hit())
+    warn_once(plan::tuned_kind_name(r.kind), "tuning cache " + path_ + ": " + r.reason +
+                                                 "; ignored, the model decides (further such entries are ignored "
+                                                 "without a warning)");
+  return r;
+}
+
+std::shared_ptr<const TuningState> process_tuning() {
+  std::lock_guard<std::mutex> lock(g_process_mutex);
+  std::shared_ptr<const TuningState>& slot = process_slot();
+  if (!slot) slot = from_environment();
+  return slot;
+}
+
+plan::TunedLookup process_lookup(int device, const plan::Problem& p, const plan::DeviceProfile& profile) {
+  const std::shared_ptr<const TuningState> tuning = process_tuning();
+  plan::TuningDevice key;
+  if (tuning->off() || !tuning_device(device, &key).ok()) return {};
+  return tuning->lookup(key, p, profile);
+}
+
+void reload_process_tuning(const std::string& path) {
+  auto state = std::make_shared<const TuningState>(path, path.empty() ? "reload_process_tuning(\"\")" : "");
+  {
+    std::lock_guard<std::mutex> lock(g_process_mutex);
+    process_slot() = std::move(state);
+  }
+  forget_plans();
+}
+
+ConfigChoice model_or_tuned(const plan::Problem& p, const plan::DeviceProfile& profile, const plan::TunedLookup& tuned) {
+  ConfigChoice choice;
+  if (tuned.hit()) {
+    choice.found = true;
+    choice.config = tuned.candidate.config;
+    choice.tuned = true;
+    return choice;
+  }
+  const plan::Selection sel = plan::select_config(p, profile);
+  choice.found = sel.found;
+  choice.config = sel.config;
+  return choice;
+}
+
+}  // namespace tilegemm::detail
