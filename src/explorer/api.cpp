@@ -206,8 +206,8 @@ Reply api_trace(const QueryParams&, const ApiContext& ctx) {
   if (ctx.trace_json.empty())
     return error_reply(404, "",
                        "no trace yet: start the server with `tilegemm serve --trace trace.json` (a file written by "
-                       "`tilegemm trace M N K --out trace.json`), or load a Chrome-trace JSON file in the Timelines "
-                       "panel.");
+                       "`tilegemm trace M N K --out trace.json`), record one in the Timelines panel when this server "
+                       "has a Hopper GPU, or load a Chrome-trace JSON file there.");
   return json_reply(ctx.trace_json);
 }
 
