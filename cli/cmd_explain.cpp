@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "api/explain_call.hpp"
 #include "api/tuning.hpp"
@@ -47,50 +48,27 @@ struct ExplainArgs {
   int64_t offset_a = 0, offset_b = 0, offset_c = 0, offset_d = 0;
 };
 
-Major parse_row_col(const std::string& option, const std::string& value) {
-  if (value == "row") return row_major;
-  if (value == "col") return col_major;
-  fail(option + " \"" + value + "\": must be row or col");
-}
-
-// --d-major, --beta/--accumulate, --c-*, --in-place, --alpha, --offset-*: the call route() sees.
+// --d-major, --beta/--accumulate, --c-*, --in-place, --alpha, --ld*, --offset-*: the call route()
+// sees, under the rules the explorer's /api/plan applies too (api/explain_call.hpp).
 detail::CallStorage call_of(const ExplainArgs& a, plan::Problem* p) {
+  detail::CallOptions o;
+  o.d_major = a.d_major;
+  o.accumulate = a.accumulate;
+  o.beta = a.beta;
+  o.alpha = a.alpha;
+  o.c_major = a.c_major;
+  o.c_dtype = a.c_dtype;
+  o.in_place = a.in_place;
+  o.lda = a.lda, o.ldb = a.ldb, o.ldc = a.ldc, o.ldd = a.ldd;
+  o.offset_a = a.offset_a, o.offset_b = a.offset_b, o.offset_c = a.offset_c, o.offset_d = a.offset_d;
+  const auto spell = [](std::string_view key) {  // "in_place" -> "--in-place"
+    std::string option = "--" + std::string(key);
+    for (char& ch : option)
+      if (ch == '_') ch = '-';
+    return option;
+  };
   detail::CallStorage call;
-  call.d_major = parse_row_col("--d-major", a.d_major);
-  call.alpha = a.alpha;
-  if (a.accumulate && a.beta) fail("--accumulate is --beta 1: give one of them");
-  const bool with_c = a.accumulate || a.beta.has_value();
-  const bool c_options = !a.c_major.empty() || !a.c_dtype.empty() || a.ldc != 0 || a.offset_c != 0;
-  if (a.in_place && !with_c) fail("--in-place needs a C: give --beta B (C is D: D = alpha*A*B^T + beta*D)");
-  if (a.in_place && c_options)
-    fail("--in-place: C is D, so --c-major, --c-dtype, --ldc and --offset-c do not apply (D's are C's)");
-  if (!with_c && c_options) fail("--c-major, --c-dtype, --ldc and --offset-c describe C: give --beta B too");
-  if (with_c) {
-    call.c = a.in_place ? detail::CallStorage::C::in_place : detail::CallStorage::C::separate;
-    call.beta = a.beta.value_or(1.0f);
-    call.c_major = a.c_major.empty() ? call.d_major : parse_row_col("--c-major", a.c_major);
-    if (a.c_dtype == "bf16") {
-      call.c_dtype = DType::bf16;
-    } else if (a.c_dtype == "fp32") {
-      call.c_dtype = DType::fp32;
-    } else if (!a.c_dtype.empty()) {
-      fail("--c-dtype \"" + a.c_dtype + "\": must be bf16 or fp32");
-    }
-  }
-  p->accumulate = with_c && call.beta != 0.0f;
-  call.ldc = a.ldc;
-  const std::pair<const char*, int64_t> offsets[] = {
-      {"--offset-a", a.offset_a}, {"--offset-b", a.offset_b}, {"--offset-c", a.offset_c}, {"--offset-d", a.offset_d}};
-  for (const auto& [name, v] : offsets)
-    if (v < 0 || v > (int64_t{1} << 30))
-      fail(std::string(name) + " " + std::to_string(v) + ": must be 0 to 2^30 elements");
-  call.offset_a = a.offset_a;
-  call.offset_b = a.offset_b;
-  call.offset_c = a.offset_c;
-  call.offset_d = a.offset_d;
-  for (const auto& [name, v] : {std::pair<const char*, int64_t>{"--lda", a.lda}, {"--ldb", a.ldb}, {"--ldc", a.ldc},
-                                {"--ldd", a.ldd}})
-    if (v < 0) fail(std::string(name) + " " + std::to_string(v) + ": must be >= 1, or 0 for packed");
+  if (Status s = detail::call_storage_of(o, spell, p, &call); !s.ok()) fail(s.message);
   return call;
 }
 
@@ -120,9 +98,6 @@ void run_explain(const ExplainArgs& a) {
     fail("--rank \"" + a.rank + "\": must be time (predicted time) or seed (the seed's score)");
   }
   options.allow_split_k = !a.no_split;
-  p.lda = a.lda;
-  p.ldb = a.ldb;
-  p.ldd = a.ldd;
 
   detail::ExplainRequest rq;
   rq.call = call_of(a, &p);

@@ -1,6 +1,7 @@
 // `tilegemm serve [--port 8080] [--host 127.0.0.1] [--trace trace.json]`: the explorer, seed 1's interactive DeepGEMM
 // page driven by the library (src/explorer/, web/, docs/EXPLORER.md). Runs without a GPU; with a
-// Hopper GPU the hardware panel shows it and the plan panel uses it by default.
+// Hopper GPU the hardware panel shows it, the plan panel uses it by default and the Timelines panel
+// can record a trace on it (POST /api/trace/record, what `tilegemm trace` runs).
 #include <cstdio>
 #include <fstream>
 #include <memory>

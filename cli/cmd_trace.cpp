@@ -5,28 +5,25 @@
 // per SM, a thread per warp role; the host's spans and CUPTI's records beside them) and, with
 // --html, as a self-contained viewer of the stage-local timeline. Then the traced and the untraced
 // kernel are timed alike: the cost of tracing. `--decode RAW` redraws a buffer saved with --raw,
-// without a GPU.
+// without a GPU. The recording itself is trace::record_trace (src/trace/record.hpp), which the
+// explorer's record endpoint runs too.
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include <cuda_runtime_api.h>
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "api/route.hpp"
-#include "bench/device_info.hpp"
+#include "api/trace_capture.hpp"
 #include "bench/runner.hpp"
 #include "commands.hpp"
 #include "plan/config_spec.hpp"
-#include "trace/invariants.hpp"
-#include "trace/summary.hpp"
+#include "trace/chrome_trace.hpp"
+#include "trace/record.hpp"
 #include "trace/viewer.hpp"
-#include "trace_tracks.hpp"
 
 namespace tilegemm::cli {
 namespace {
@@ -50,38 +47,6 @@ bool write_file(const std::string& path, const std::string& text) {
 
 std::string us(double ns) { return fmt::format("{:.3f} us", ns * 1e-3); }
 
-// The traced call as run_case's candidate: optionally a warm-up call first (so the recorded one
-// finds its kernel compiled), then the recorded call inside a CUPTI recording, synchronised.
-struct TracedCall {
-  detail::GemmOptions options;
-  bool warm = true;
-  CallWindow window;
-  std::vector<bench::ActivityRecord> records;
-  std::string cupti_note;
-
-  Status operator()(const GemmArgs& args) {
-    // Recording starts before the warm-up: CUPTI's own start-up cost lands on that call.
-    std::optional<bench::ActivityRecording> recording;
-    recording.emplace();
-    if (!recording->ok()) cupti_note = "CUPTI not recorded: " + recording->reason();
-    if (warm) {
-      if (Status s = detail::gemm_with_options(args, options); !s.ok()) return s;
-      if (cudaStreamSynchronize(args.stream) != cudaSuccess) return Status{ErrorCode::cuda_error, "trace", "warm-up"};
-    }
-    window.call_start_ns = detail::host_clock_ns();
-    const Status s = detail::gemm_with_options(args, options);
-    window.call_end_ns = detail::host_clock_ns();
-    const cudaError_t e = cudaStreamSynchronize(args.stream);
-    window.sync_end_ns = detail::host_clock_ns();
-    std::string error;
-    if (recording->ok() && !recording->finish(&records, &error)) cupti_note = "CUPTI records lost: " + error;
-    if (!s.ok()) return s;
-    if (e != cudaSuccess)
-      return Status{ErrorCode::cuda_error, "trace", std::string("the traced kernel: ") + cudaGetErrorString(e)};
-    return Status::success();
-  }
-};
-
 // Median kernel time of `options` on this problem (checked first), or a negative number and *why.
 double kernel_time_us(const bench::Case& c, const detail::GemmOptions& options, const TraceArgs& a, std::string* why,
                       std::string* method) {
@@ -100,135 +65,85 @@ double kernel_time_us(const bench::Case& c, const detail::GemmOptions& options, 
   return r.candidate.timing.median_us;
 }
 
+// The cost of tracing: the recorded config with and without the trace switch, timed alike.
+nlohmann::json tracing_overhead(const trace::RecordRequest& rq, const trace::Recording& rec, const TraceArgs& a) {
+  detail::GemmOptions untraced;
+  untraced.config = rec.config;
+  untraced.config->trace = false;
+  untraced.config_stages_given = true;
+  detail::TraceCapture timing_capture(a.capacity);
+  detail::GemmOptions traced = untraced;
+  traced.trace = &timing_capture;
+  std::string why, method_off, method_on;
+  const double off = kernel_time_us(rq.problem, untraced, a, &why, &method_off);
+  const double on = off > 0 ? kernel_time_us(rq.problem, traced, a, &why, &method_on) : -1;
+  if (off > 0 && on > 0)
+    return {{"untraced_us", off}, {"traced_us", on}, {"ratio", on / off}, {"iters", a.iters},
+            {"timer", method_on}, {"l2_flushed", true}};
+  return {{"error", why}};
+}
+
 int run_trace(const TraceArgs& a) {
   const bool decode_only = !a.decode.empty();
   if (!decode_only && a.mnk.size() != 3) usage_error("trace", "give M N K (or --decode RAW)");
   for (int64_t v : a.mnk)
     if (v < 1) usage_error("trace", "M, N and K must be >= 1 (got " + std::to_string(v) + ")");
-  bench::Case c;
+  trace::RecordRequest rq;
+  bench::Case& c = rq.problem;
   if (!bench::parse_layout(a.layout, &c.a_major, &c.b_major)) usage_error("trace", "--layout must be nt, nn, tn or tt");
-  detail::GemmOptions options;
   if (!a.config.empty()) {
     const plan::ParsedConfigSpec spec = plan::parse_config_spec(a.config, "--config");
     if (!spec.ok()) usage_error("trace", spec.error);
-    options.config = spec.spec.config;
-    options.config_stages_given = spec.spec.stages_given;
+    rq.config = spec.spec.config;
+    rq.config_stages_given = spec.spec.stages_given;
   }
+  rq.lane_capacity = a.capacity;
+  rq.warm = !a.cold;
+  rq.seed = a.seed;
 
-  nlohmann::json info = {{"schema", "tilegemm.trace/1"}};
-  std::vector<uint8_t> raw;
-  detail::TraceCapture capture(a.capacity);
-  TracedCall call;
-  bench::CaseResult checked;
-  std::string device_name;
+  // Either a recording (trace/record.hpp) or a saved buffer decoded here.
+  trace::Recording rec;
+  trace::DecodedTrace& decoded = rec.decoded;
+  nlohmann::json& info = rec.info;
+  std::string error;
   if (decode_only) {
     std::ifstream f(a.decode, std::ios::binary);
     if (!f) usage_error("trace", "--decode '" + a.decode + "': cannot read the file");
-    raw.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-    info["problem"] = "decoded from " + a.decode;
+    rec.raw.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+    if (!trace::decode_trace(rec.raw.data(), rec.raw.size(), &decoded, &error)) {
+      std::fprintf(stderr, "tilegemm trace: %s\n", error.c_str());
+      return kExitUsage;
+    }
+    rec.summary = trace::summarize(decoded);
+    rec.invariants = trace::check_invariants(decoded);
+    info = {{"schema", trace::kTraceInfoSchema}, {"problem", "decoded from " + a.decode}};
+    trace::add_findings(decoded, rec.summary, rec.invariants, -1.0, &info);
   } else {
-    const bench::DeviceInfo dev = bench::probe_device();
-    if (!dev.is_sm90()) {
-      std::fprintf(stderr, "tilegemm trace: no Hopper (sm_90) GPU found: %s\n", dev.not_sm90_reason().c_str());
-      return kExitNoHopper;
-    }
-    device_name = dev.name + " (" + std::to_string(dev.sm_count) + " SMs)";
     c.m = a.mnk[0], c.n = a.mnk[1], c.k = a.mnk[2];
-    call.options = options;
-    call.options.trace = &capture;
-    call.warm = !a.cold;
-    bench::RunOptions run;
-    run.with_cublas = false;
-    run.measure = false;
-    run.seed = a.seed;
-    checked = bench::run_case(c, [&call](const GemmArgs& args) { return call(args); }, run);
-    if (!checked.setup.ok() || !checked.candidate.status.ok()) {
-      std::fprintf(stderr, "tilegemm trace: %s\n",
-                   (checked.setup.ok() ? checked.candidate.status.message : checked.setup.message).c_str());
-      return kExitFailed;
-    }
-    if (Status s = capture.download(&raw); !s.ok()) {
+    if (Status s = trace::record_trace(rq, &rec); !s.ok()) {
       std::fprintf(stderr, "tilegemm trace: %s\n", s.message.c_str());
-      return kExitFailed;
+      return s.code == ErrorCode::no_device ? kExitNoHopper : kExitFailed;
     }
-    info["problem"] = bench::describe(c);
-    info["config"] = plan::describe(capture.config);
-    info["device"] = device_name;
-    info["check"] = checked.candidate.verdict();
+    if (a.iters > 0) info["overhead"] = tracing_overhead(rq, rec, a);
   }
-  trace::DecodedTrace decoded;
-  std::string error;
-  if (!trace::decode_trace(raw.data(), raw.size(), &decoded, &error)) {
-    std::fprintf(stderr, "tilegemm trace: %s\n", error.c_str());
-    return decode_only ? kExitUsage : kExitFailed;
-  }
-  const trace::TraceSummary summary = trace::summarize(decoded);
-  const trace::InvariantReport invariants = trace::check_invariants(decoded);
+
   trace::TraceDocument doc;
   doc.device = &decoded;
-  ClockAlignment clock;
-  nlohmann::json host = nlohmann::json::array();
-  if (!decode_only) {
-    const std::vector<bench::ActivityRecord> records = records_of_call(call.records, call.window);
-    const bench::ActivityRecord* kernel = traced_kernel_record(records);
-    clock = align_clocks(decoded, call.window, kernel);
-    doc.device_offset_ns = clock.offset_ns;
-    doc.tracks = host_tracks(capture, call.window, records);
-    for (const detail::HostSpanRecord& s : capture.spans) {
-      host.push_back({{"name", s.name}, {"detail", s.detail}, {"ns", s.end_ns - s.start_ns},
-                      {"start_from_call_ns", int64_t(s.start_ns) - int64_t(call.window.call_start_ns)}});
-      if (s.name == "launch")
-        info["launch_to_first_instruction_ns"] =
-            int64_t(summary.first_ns) + clock.offset_ns - int64_t(s.start_ns);
-    }
-    info["host_spans"] = host;
-    info["clock"] = {{"method", clock.method}, {"offset_ns", clock.offset_ns},
-                     {"host_call_to_first_instruction_ns", clock.host_call_to_first_ns}};
-    if (clock.has_cupti_kernel) info["clock"]["raw_globaltimer_minus_cupti_ns"] = clock.raw_globaltimer_minus_cupti_ns;
-    info["cupti"] = call.cupti_note.empty() ? "recorded" : call.cupti_note;
-    info["grid"] = capture.grid;
-    info["lane_capacity"] = capture.lane_capacity;
-  }
-  info["stages"] = decoded.header.stages;
-  info["summary"] = trace::summary_json(summary);
-  info["summary_text"] = trace::summary_text(summary, decode_only ? -1.0 : double(clock.host_call_to_first_ns));
-  info["problems"] = decoded.problems;
-  info["invariants"] = {{"violations", invariants.count}, {"first", invariants.violations},
-                        {"tiles_checked", invariants.tiles_checked}, {"kblocks_checked", invariants.kblocks_checked}};
-
-  // The cost of tracing: the same config with and without the trace switch, timed alike.
-  if (!decode_only && a.iters > 0) {
-    detail::GemmOptions untraced = options;
-    untraced.config = capture.config;
-    untraced.config->trace = false;
-    untraced.config_stages_given = true;
-    detail::TraceCapture timing_capture(a.capacity);
-    detail::GemmOptions traced = untraced;
-    traced.trace = &timing_capture;
-    std::string why, method_off, method_on;
-    const double off = kernel_time_us(c, untraced, a, &why, &method_off);
-    const double on = off > 0 ? kernel_time_us(c, traced, a, &why, &method_on) : -1;
-    if (off > 0 && on > 0)
-      info["overhead"] = {{"untraced_us", off}, {"traced_us", on}, {"ratio", on / off}, {"iters", a.iters},
-                          {"timer", method_on}, {"l2_flushed", true}};
-    else
-      info["overhead"] = {{"error", why}};
-  }
-
+  doc.device_offset_ns = rec.clock.offset_ns;
+  doc.tracks = rec.tracks;
+  doc.info = info;
   if (!a.out.empty()) {
-    doc.info = info;
     if (a.ctas) doc.max_ctas = a.ctas;
     if (!write_file(a.out, trace::chrome_trace(doc).dump() + "\n")) usage_error("trace", "--out '" + a.out + "': cannot write");
   }
   if (!a.html.empty()) {
-    doc.info = info;
     doc.max_ctas = a.html_ctas;
     if (!write_file(a.html, trace::viewer_html(trace::chrome_trace(doc))))
       usage_error("trace", "--html '" + a.html + "': cannot write");
   }
   if (!a.raw.empty()) {
     // With --ctas, only those CTAs (a small fixture from a large run).
-    const std::vector<uint8_t> kept = a.ctas ? trace::slice_buffer(raw, a.ctas, &error) : raw;
+    const std::vector<uint8_t> kept = a.ctas ? trace::slice_buffer(rec.raw, a.ctas, &error) : rec.raw;
     if (!write_file(a.raw, std::string(kept.begin(), kept.end()))) usage_error("trace", "--raw '" + a.raw + "': cannot write");
   }
 
@@ -236,23 +151,23 @@ int run_trace(const TraceArgs& a) {
     info.erase("summary_text");
     fmt::print("{}\n", info.dump(2));
   } else {
-    fmt::print("tilegemm trace: {}{}\n", info.value("problem", ""), device_name.empty() ? "" : " on " + device_name);
+    fmt::print("tilegemm trace: {}{}\n", info.value("problem", ""), rec.device.empty() ? "" : " on " + rec.device);
     if (!decode_only)
-      fmt::print("config: {}; grid {} CTAs; check: {}\n", info.value("config", ""), capture.grid,
-                 checked.candidate.verdict());
+      fmt::print("config: {}; grid {} CTAs; check: {}\n", info.value("config", ""), rec.grid,
+                 rec.checked.candidate.verdict());
     fmt::print("{}", info["summary_text"].get<std::string>());
     if (!decode_only) {
       std::string spans;
-      for (const auto& s : host) spans += fmt::format("{}{} {}", spans.empty() ? "" : ", ", s["name"].get<std::string>(),
-                                                      us(double(s["ns"].get<uint64_t>())));
+      for (const auto& s : info["host_spans"])
+        spans += fmt::format("{}{} {}", spans.empty() ? "" : ", ", s["name"].get<std::string>(),
+                             us(double(s["ns"].get<uint64_t>())));
       fmt::print("host spans: {}\n", spans);
-      fmt::print("clock: {}", clock.method);
-      fmt::print("\n");
+      fmt::print("clock: {}\n", rec.clock.method);
       if (info.contains("launch_to_first_instruction_ns"))
         fmt::print("launch call -> first kernel instruction: {}{}\n",
                    us(double(info["launch_to_first_instruction_ns"].get<int64_t>())),
-                   clock.has_cupti_kernel ? " (CUPTI's kernel start)" : "");
-      if (!call.cupti_note.empty()) fmt::print("{}\n", call.cupti_note);
+                   rec.clock.has_cupti_kernel ? " (CUPTI's kernel start)" : "");
+      if (!rec.cupti_note.empty()) fmt::print("{}\n", rec.cupti_note);
       if (info.contains("overhead")) {
         const auto& o = info["overhead"];
         if (o.contains("error")) fmt::print("overhead: not measured: {}\n", o["error"].get<std::string>());
@@ -263,15 +178,15 @@ int run_trace(const TraceArgs& a) {
       }
     }
     fmt::print("pipeline order (trace/invariants.hpp): {} over {} tiles and {} k-blocks\n",
-               invariants.ok() ? std::string("ok") : std::to_string(invariants.count) + " VIOLATIONS",
-               invariants.tiles_checked, invariants.kblocks_checked);
-    for (const std::string& v : invariants.violations) fmt::print("VIOLATION: {}\n", v);
+               rec.invariants.ok() ? std::string("ok") : std::to_string(rec.invariants.count) + " VIOLATIONS",
+               rec.invariants.tiles_checked, rec.invariants.kblocks_checked);
+    for (const std::string& v : rec.invariants.violations) fmt::print("VIOLATION: {}\n", v);
     for (const std::string& p : decoded.problems) fmt::print("PROBLEM: {}\n", p);
     if (!a.out.empty()) fmt::print("wrote {} (open it in https://ui.perfetto.dev or chrome://tracing)\n", a.out);
     if (!a.html.empty()) fmt::print("wrote {} (first {} CTAs)\n", a.html, a.html_ctas);
   }
-  if (!decode_only && !checked.passed()) return kExitFailed;
-  return decoded.problems.empty() && invariants.ok() ? 0 : kExitFailed;
+  if (!decode_only && !rec.checked.passed()) return kExitFailed;
+  return decoded.problems.empty() && rec.invariants.ok() ? 0 : kExitFailed;
 }
 
 }  // namespace

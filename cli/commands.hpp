@@ -20,7 +20,7 @@ void add_warmup_command(CLI::App& app);   // cmd_warmup.cpp  precompile the JIT 
 void add_overhead_command(CLI::App& app); // cmd_overhead.cpp host cost of a call vs cuBLASLt
 void add_serve_command(CLI::App& app);    // cmd_serve.cpp   the explorer page (HTTP)
 void add_fuzz_command(CLI::App& app);     // cmd_fuzz.cpp    random problems checked on the GPU
-void add_trace_command(CLI::App& app);    // cmd_trace.cpp   kernel timelines (trace_tracks.cpp: host side)
+void add_trace_command(CLI::App& app);    // cmd_trace.cpp   kernel timelines (recorded by trace/record.hpp)
 void add_tune_command(CLI::App& app);     // cmd_tune.cpp    measured autotuner (tune_report.cpp: output)
 // The default action (no subcommand): the demo. Defined in cmd_bench.cpp.
 int run_demo();

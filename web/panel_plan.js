@@ -1,5 +1,6 @@
 // Panel 3, Kernel configuration: /api/plan (the JSON of `tilegemm explain --json`, schema
-// tilegemm.plan/1, docs/PLANNER.md). Candidate space -> resource filter -> score -> choice.
+// tilegemm.plan/2, docs/PLANNER.md). The call (D's major, C, alpha/beta, leading dimensions, pointer
+// offsets) -> the route gemm() takes -> candidate space -> resource filter -> score -> choice.
 "use strict";
 
 TG.panel("plan", (section) => {
@@ -54,6 +55,34 @@ TG.panel("plan", (section) => {
       el("p", {}, el("code", { class: "config-label", "data-label": c.label }, c.label)),
       configStrip(c), derivation(c, plan.device, plan.problem.k),
       c.flags.length ? el("ul", { class: "small" }, c.flags.map((x) => el("li", {}, x))) : null);
+  }
+
+  // The call as gemm() gets it and the route it takes: the path, and how the kernel takes the call
+  // (route steps: a transposed problem, repacked operands, element-wise stores), from route().
+  function route(plan) {
+    const c = plan.call;
+    const rows = !c ? [] : [
+      ["d_major", "D", `${c.d_major}-major, ldd ${c.ldd}, at element offset ${c.offsets.d}`, c.d_major],
+      ["c", "C", c.c === "none" ? "none" : c.c === "in_place" ? "C is D (in place)" :
+        `${c.c_dtype}, ${c.c_major}-major, ldc ${c.ldc}, at element offset ${c.offsets.c}`, c.c],
+      ["alpha", "alpha", c.alpha, c.alpha], ["beta", "beta", c.beta, c.beta],
+      ["lda", "A", `lda ${c.lda}, at element offset ${c.offsets.a}`, c.lda],
+      ["ldb", "B", `ldb ${c.ldb}, at element offset ${c.offsets.b}`, c.ldb],
+    ];
+    const values = !c ? [] : [["c_major", c.c_major], ["c_dtype", c.c_dtype], ["ldc", c.ldc], ["ldd", c.ldd],
+      ["offset_a", c.offsets.a], ["offset_b", c.offsets.b], ["offset_c", c.offsets.c], ["offset_d", c.offsets.d]];
+    const steps = plan.route_steps || [];
+    return el("div", { "data-path": plan.path },
+      el("h3", {}, "The call and its route"),
+      c ? table(["", "", ""], rows.map(([key, name, text, value]) =>
+        el("tr", {}, el("th", {}, name), el("td", { "data-call": key, "data-value": value }, text))), { class: "call" }) : null,
+      // Every field of the call's JSON, for tools and tests.
+      el("div", { hidden: true }, values.map(([key, value]) => el("span", { "data-call": key, "data-value": value ?? "null" }))),
+      el("p", { class: plan.path === "fallback" ? "error" : "" }, plan.path === "fallback"
+        ? `Path: the fallback kernel. ${plan.route_reason}` : "Path: the sm90 kernel (TMA, WGMMA)."),
+      plan.path === "fallback" ? null : steps.length
+        ? el("ol", { class: "route-steps" }, steps.map((x) => el("li", { "data-route-step": "" }, x)))
+        : el("p", { class: "small", "data-route-steps": "none" }, "The kernel takes the call as it is: no transposition, no repacked operand."));
   }
 
   function chosen(plan) {
@@ -113,14 +142,14 @@ TG.panel("plan", (section) => {
   async function load(values) {
     TG.setState(section, "loading", "loading /api/plan …");
     const r = await TG.getJson("/api/plan", values);
-    for (const name of ["chosen", "space", "top", "rejected", "notes"]) clear(role(section, name));
+    for (const name of ["route", "chosen", "space", "top", "rejected", "notes"]) clear(role(section, name));
     if (!r.ok) { TG.setState(section, "error", `/api/plan ${r.status}: ${r.body && r.body.error}`); return; }
     const plan = r.body;
+    role(section, "route").append(route(plan));
     if (plan.path === "fallback") {  // gemm() sends this call to the SIMT fallback: no plan to show
       const p = plan.problem;
-      role(section, "chosen").append(el("div", { "data-path": "fallback" },
-        el("p", { class: "device" }, `M=${num(p.m)} N=${num(p.n)} K=${num(p.k)}, layout ${p.layout}, out ${p.out}${p.accumulate ? ", accumulate C" : ""}`),
-        el("p", { class: "error" }, `Path: the fallback kernel. ${plan.route_reason}`)));
+      role(section, "chosen").append(el("p", { class: "device" },
+        `M=${num(p.m)} N=${num(p.n)} K=${num(p.k)}, layout ${p.layout}, out ${p.out}${p.accumulate ? ", accumulate C" : ""}`));
       if (plan.notes.length) role(section, "notes").append(el("h3", {}, "Notes"), el("ul", {}, plan.notes.map((n) => el("li", {}, n))));
       TG.setState(section, "ready", "");
       return;

@@ -1,8 +1,12 @@
 // Panel 4, Timelines: asks /api/trace (the trace `tilegemm serve --trace FILE` was given), shows
-// "no trace yet" on its 404, and draws any Chrome-trace JSON the user loads (or #trace=<base64url>
-// in the URL): one lane per (process, thread), complete events ("X"), begin/end pairs ("B"/"E")
-// and instants ("i"), nested events stacked; zoom and click an event to see it. A trace written by
-// `tilegemm trace` also gets the stage-local view of one CTA (web/stage_timeline.js).
+// "no trace yet" on its 404, records one on the spot (POST /api/trace/record; without a Hopper GPU
+// the server's 503 message is shown and the rest of the panel stays as it was), and draws any
+// Chrome-trace JSON the user loads (or #trace=<base64url> in the URL): one lane per (process,
+// thread), complete events ("X"), begin/end pairs ("B"/"E") and instants ("i"), nested events
+// stacked; zoom and click an event to see it. A trace written by `tilegemm trace` also gets the
+// stage-local view of one CTA (web/stage_timeline.js) and the replay of its dataflow
+// (web/cta_replay.js). URL state: ?timeline.<field> fills the record form, ?timeline.record=1
+// records on load, ?timeline.cta=N picks the CTA, ?timeline.step=N the replay's step (1-based).
 "use strict";
 
 TG.panel("timeline", (section) => {
@@ -167,22 +171,84 @@ TG.panel("timeline", (section) => {
     return [Math.max(a, t - 0.08 * span), Math.min(b, t + 0.12 * span)];
   }
   function drawStages(which) {
-    clear(role(section, "stages")).append(TGStage.renderStages(stageModel, stageCta, stageView(which), (bar) => show({
-      name: bar.name, lane: { name: bar.row }, kind: "X", cat: bar.args && bar.args.kind, ts: bar.ts, dur: bar.dur, args: bar.args })));
+    clear(role(section, "stages")).append(TGStage.renderStages(stageModel, stageCta, stageView(which), (bar) => {
+      show({ name: bar.name, lane: { name: bar.row }, kind: "X", cat: bar.args && bar.args.kind, ts: bar.ts, dur: bar.dur, args: bar.args });
+      if (replay) {  // the replay jumps to the bar's own step (else the last one started by then)
+        const i = replay.steps.findIndex((e) => e.ts === bar.ts && e.kind === (bar.args && bar.args.kind));
+        showStep(i >= 0 ? i : TGReplay.stepAt(replay, bar.ts));
+      }
+    }));
   }
+
+  // The dataflow replay of the CTA shown (TGReplay): one step per recorded step, played or stepped.
+  let replay = null, step = 0, timer = null;
+  function stopPlaying() {
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+    section.querySelector('[data-replay="play"]').textContent = "play";
+  }
+  function showStep(i) {
+    if (!replay) return;
+    step = Math.max(0, Math.min(replay.steps.length - 1, i));
+    clear(role(section, "replay")).append(TGReplay.render(replay, step));
+    role(section, "replay-text").textContent = TGReplay.stepText(replay, step);
+    role(section, "replay-range").value = step;
+    const list = role(section, "replay-steps");
+    for (const li of list.querySelectorAll("li.current")) li.classList.remove("current");
+    const li = list.querySelector(`li[data-step="${step}"]`);
+    if (li) {
+      li.classList.add("current");
+      list.scrollTop = Math.max(0, li.offsetTop - list.clientHeight / 2);  // this list only, not the page
+    }
+  }
+  function buildReplay(first) {
+    stopPlaying();
+    replay = TGReplay.build(stageModel, stageCta);
+    if (!replay) { clear(role(section, "replay")); clear(role(section, "replay-steps")); return; }
+    role(section, "replay-range").max = replay.steps.length - 1;
+    const list = clear(role(section, "replay-steps"));
+    list.append(TGReplay.stepList(replay));
+    list.querySelector("ol").addEventListener("click", (ev) => {
+      const li = ev.target.closest("li");
+      if (li) { stopPlaying(); showStep(Number(li.dataset.step)); }
+    });
+    showStep(first);
+  }
+  for (const b of section.querySelectorAll("[data-replay]"))
+    b.addEventListener("click", () => {
+      if (!replay) return;
+      const go = { first: 0, prev: step - 1, next: step + 1, last: replay.steps.length - 1 }[b.dataset.replay];
+      if (go !== undefined) { stopPlaying(); showStep(go); return; }
+      if (timer !== null) { stopPlaying(); return; }  // play / pause
+      if (step >= replay.steps.length - 1) showStep(0);
+      b.textContent = "pause";
+      timer = setInterval(() => {
+        if (step >= replay.steps.length - 1) stopPlaying(); else showStep(step + 1);
+      }, Number(role(section, "replay-speed").value));
+    });
+  role(section, "replay-range").addEventListener("input", (ev) => { stopPlaying(); showStep(Number(ev.target.value)); });
   function loadStages(text) {
     const box = role(section, "stage-box");
+    stopPlaying();
     stageModel = null;
+    replay = null;
     try { stageModel = TGStage.model(JSON.parse(text)); } catch (err) { stageModel = null; }
     if (!stageModel || !stageModel.ctas.size) { box.hidden = true; return; }
     box.hidden = false;
     const select = clear(role(section, "cta"));
     const ctas = [...stageModel.ctas.values()].sort((x, y) => x.cta - y.cta);
-    for (const c of ctas) select.append(el("option", { value: c.cta }, `CTA ${c.cta} (SM ${c.sm})`));
-    stageCta = ctas[0].cta;
+    for (const c of ctas) select.append(el("option", { value: c.cta, "data-cta": c.cta }, `CTA ${c.cta} (SM ${c.sm})`));
+    const asked = Number(TG.param("timeline", "cta"));
+    stageCta = stageModel.ctas.has(asked) ? asked : ctas[0].cta;
+    select.value = stageCta;
     drawStages("tile");
+    buildReplay((Number(TG.param("timeline", "step")) || 1) - 1);
   }
-  role(section, "cta").addEventListener("change", (ev) => { stageCta = Number(ev.target.value); drawStages("tile"); });
+  role(section, "cta").addEventListener("change", (ev) => {
+    stageCta = Number(ev.target.value);
+    drawStages("tile");
+    buildReplay(0);
+  });
   for (const b of section.querySelectorAll("[data-stage-view]"))
     b.addEventListener("click", () => stageModel && drawStages(b.dataset.stageView));
 
@@ -191,7 +257,7 @@ TG.panel("timeline", (section) => {
       trace = parseTrace(text);
     } catch (err) {
       TG.setState(section, "error", `${source}: ${err.message}`);
-      return;
+      return false;
     }
     loadStages(text);
     view = [trace.t0, trace.t1];
@@ -199,7 +265,50 @@ TG.panel("timeline", (section) => {
     clear(role(section, "lanes")).append(draw());
     TG.setState(section, "ready", `${source}: ${trace.lanes.length} lanes, ${trace.events.length} events` +
       (trace.notes.length ? ` (${trace.notes.join("; ")})` : ""));
+    return true;
   }
+
+  // POST /api/trace/record with the form's values; the answer is drawn like a loaded file. Errors
+  // (no Hopper GPU: 503, a bad parameter: 400, a recording in progress: 429) go to the record
+  // status line; the panel keeps what it showed, and the file input stays the other way in.
+  const recordStatus = role(section, "record-status");
+  function setRecordStatus(state, message) {
+    recordStatus.hidden = false;
+    recordStatus.dataset.state = state;
+    recordStatus.className = `status ${state}`;
+    recordStatus.textContent = message;
+  }
+  let recording = false;
+  async function record(values) {
+    if (recording) return;
+    recording = true;
+    const params = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== ""));
+    setRecordStatus("loading", `recording ${values.m} × ${values.n} × ${values.k} on the server's GPU …`);
+    let res, text;
+    try {
+      res = await fetch("/api/trace/record", { method: "POST", cache: "no-store",
+        headers: { "Content-Type": "application/json" }, body: JSON.stringify(params) });
+      text = await res.text();
+    } catch (err) {
+      setRecordStatus("error", `cannot reach the server: ${err.message}`);
+      recording = false;
+      return;
+    }
+    recording = false;
+    if (!res.ok) {
+      let message = text;
+      try { message = JSON.parse(text).error; } catch (err) { /* not JSON: show the text */ }
+      setRecordStatus("error", `/api/trace/record ${res.status}: ${message}`);
+      return;
+    }
+    const what = `recorded ${values.m} × ${values.n} × ${values.k}`;
+    if (!load(text, what)) { setRecordStatus("error", `${what}: the reply is not a trace the panel can draw`); return; }
+    const info = JSON.parse(text).otherData || {};
+    setRecordStatus(/^ok/.test(info.check || "") ? "ready" : "error",
+      `${what} on ${info.device || "the GPU"}: ${info.config || ""}; check ${info.check || "?"}; ` +
+      `${info.ctas_in_document} of ${info.grid} CTAs kept` + (info.ctas_note ? ` (${info.ctas_note})` : ""));
+  }
+  const recordValues = TG.bindForm(section, record);
 
   role(section, "file").addEventListener("change", (ev) => {
     const file = ev.target.files[0];
@@ -231,5 +340,5 @@ TG.panel("timeline", (section) => {
       " Pick a Chrome-trace JSON file above to draw it."));
     TG.setState(section, "empty", "");
   }
-  start();
+  start().then(() => { if (TG.param("timeline", "record") === "1") record(recordValues); });
 });

@@ -1,6 +1,8 @@
 // explain_call (explain_call.hpp).
 #include "api/explain_call.hpp"
 
+#include <utility>
+
 #include "api/route.hpp"
 #include "api/tuning.hpp"
 
@@ -40,7 +42,71 @@ plan::CallDescription describe_call(const GemmArgs& g, const CallStorage& call) 
   return c;
 }
 
+Status bad_option(std::string key, std::string message) {
+  return Status{ErrorCode::invalid_argument, std::move(key), std::move(message)};
+}
+
 }  // namespace
+
+Status call_storage_of(const CallOptions& o, const OptionSpelling& spell, plan::Problem* p, CallStorage* out) {
+  CallStorage call;
+  const auto major_of = [&](const char* key, const std::string& v, Major* major) {
+    if (v == "row" || v == "col") {
+      *major = v == "row" ? row_major : col_major;
+      return Status::success();
+    }
+    return bad_option(key, spell(key) + " \"" + v.substr(0, 40) + "\": must be row or col");
+  };
+  if (Status s = major_of("d_major", o.d_major, &call.d_major); !s.ok()) return s;
+  call.alpha = o.alpha;
+  if (o.accumulate && o.beta) return bad_option("accumulate", spell("accumulate") + " is " + spell("beta") + " 1: give one of them");
+  const bool with_c = o.accumulate || o.beta.has_value();
+  // The first option given that describes C ("" when none is).
+  const char* c_option = !o.c_major.empty() ? "c_major"
+                         : !o.c_dtype.empty() ? "c_dtype"
+                         : o.ldc != 0         ? "ldc"
+                         : o.offset_c != 0    ? "offset_c"
+                                              : "";
+  const std::string c_options =
+      spell("c_major") + ", " + spell("c_dtype") + ", " + spell("ldc") + " and " + spell("offset_c");
+  if (o.in_place && !with_c)
+    return bad_option("in_place", spell("in_place") + " needs a C: give " + spell("beta") +
+                                      " B (C is D: D = alpha*A*B^T + beta*D)");
+  if (o.in_place && *c_option)
+    return bad_option("in_place", spell("in_place") + ": C is D, so " + c_options + " do not apply (D's are C's)");
+  if (!with_c && *c_option) return bad_option(c_option, c_options + " describe C: give " + spell("beta") + " B too");
+  if (with_c) {
+    call.c = o.in_place ? CallStorage::C::in_place : CallStorage::C::separate;
+    call.beta = o.beta.value_or(1.0f);
+    call.c_major = call.d_major;
+    if (!o.c_major.empty())
+      if (Status s = major_of("c_major", o.c_major, &call.c_major); !s.ok()) return s;
+    if (o.c_dtype == "bf16" || o.c_dtype == "fp32") {
+      call.c_dtype = o.c_dtype == "bf16" ? DType::bf16 : DType::fp32;
+    } else if (!o.c_dtype.empty()) {
+      return bad_option("c_dtype", spell("c_dtype") + " \"" + o.c_dtype.substr(0, 40) + "\": must be bf16 or fp32");
+    }
+  }
+  const std::pair<const char*, int64_t> offsets[] = {
+      {"offset_a", o.offset_a}, {"offset_b", o.offset_b}, {"offset_c", o.offset_c}, {"offset_d", o.offset_d}};
+  for (const auto& [key, v] : offsets)
+    if (v < 0 || v > (int64_t{1} << 30))
+      return bad_option(key, spell(key) + " " + std::to_string(v) + ": must be 0 to 2^30 elements");
+  const std::pair<const char*, int64_t> lds[] = {{"lda", o.lda}, {"ldb", o.ldb}, {"ldc", o.ldc}, {"ldd", o.ldd}};
+  for (const auto& [key, v] : lds)
+    if (v < 0) return bad_option(key, spell(key) + " " + std::to_string(v) + ": must be >= 1, or 0 for packed");
+  call.ldc = o.ldc;
+  call.offset_a = o.offset_a;
+  call.offset_b = o.offset_b;
+  call.offset_c = o.offset_c;
+  call.offset_d = o.offset_d;
+  p->accumulate = with_c && call.beta != 0.0f;
+  p->lda = o.lda;
+  p->ldb = o.ldb;
+  p->ldd = o.ldd;
+  *out = call;
+  return Status::success();
+}
 
 GemmArgs explain_args(const plan::Problem& p, const CallStorage& call, MatrixRef* c_storage) {
   GemmArgs g;

@@ -3,9 +3,11 @@
 // uses, so the chosen configuration is the one gemm() runs on that device profile.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "plan/config_spec.hpp"
 #include "plan/explain.hpp"
@@ -33,6 +35,31 @@ struct CallStorage {
   // Element offsets of the pointers from a 256-B aligned address (what cudaMalloc returns).
   int64_t offset_a = 0, offset_b = 0, offset_c = 0, offset_d = 0;
 };
+
+// A call's options as `tilegemm explain` and the explorer's /api/plan take them, before their
+// rules are checked: the same names in both (the CLI spells them --d-major, the explorer d_major).
+struct CallOptions {
+  std::string d_major = "row";       // row | col
+  bool accumulate = false;           // a separate C with beta = 1 (the same as beta = 1)
+  std::optional<float> beta;         // a C is given, with this beta (0: given but not read)
+  float alpha = 1.0f;
+  std::string c_major;               // row | col; "": D's
+  std::string c_dtype;               // bf16 | fp32; "": D's
+  bool in_place = false;             // C is D
+  int64_t lda = 0, ldb = 0, ldc = 0, ldd = 0;  // 0: packed
+  int64_t offset_a = 0, offset_b = 0, offset_c = 0, offset_d = 0;  // elements, 0 .. 2^30
+};
+
+// How a caller spells an option in its messages, from its key ("in_place" -> "--in-place").
+using OptionSpelling = std::function<std::string(std::string_view key)>;
+
+// The rules of CallOptions (one C, options that describe C need one, in place excludes C's own
+// options, majors and dtypes by name, ld >= 0, offsets 0 .. 2^30): on success *call is the
+// storage and problem's lda/ldb/ldd and accumulate are set. An invalid_argument Status otherwise,
+// its argument the key at fault ("in_place") and its message spelled by `spell`. The rest of the
+// rules (ld against the shape, alignment, C's dtype) are validate()'s, in explain_call().
+Status call_storage_of(const CallOptions& options, const OptionSpelling& spell, plan::Problem* problem,
+                       CallStorage* call);
 
 // The call explain describes: placeholder addresses (matrix i at i * 2^41, plus its offset; route()
 // reads only their alignment), the problem's shape and leading dimensions (0 = packed for the

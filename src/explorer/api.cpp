@@ -1,13 +1,16 @@
 #include "explorer/api.hpp"
 
 #include <cctype>
+#include <iterator>
 #include <limits>
 #include <optional>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "api/explain_call.hpp"
+#include "explorer/call_params.hpp"
 #include "plan/config_spec.hpp"
 #include "plan/explain.hpp"
 #include "plan/planner.hpp"
@@ -19,7 +22,7 @@ namespace {
 
 constexpr int64_t kMaxExtent = std::numeric_limits<int32_t>::max();  // 2^31 - 1, as the CLI
 
-Reply json_reply(std::string body) { return Reply{200, std::move(body), "application/json"}; }
+Reply json_reply(std::string body) { return Reply{200, std::move(body), "application/json", {}}; }
 
 Reply param_error(const ParamError& e) { return error_reply(400, e.parameter, e.message); }
 
@@ -30,6 +33,17 @@ int64_t extent(ParamReader& r, const char* name) {
     return 1;
   }
   return r.integer(name, 1, 1, kMaxExtent);
+}
+
+constexpr std::string_view kRecordPath = "/api/trace/record";
+constexpr const char* kEndpoints =
+    "the endpoints are /api/hardware, /api/map, /api/plan, /api/trace (GET) and /api/trace/record (POST)";
+
+// A path or header echoed in a message: printable and short.
+std::string shown_path(std::string_view path) {
+  std::string shown;
+  for (char c : path.substr(0, 60)) shown += (c >= 0x20 && c < 0x7f && c != '"') ? c : '?';
+  return shown;
 }
 
 std::string lower(std::string s) {
@@ -44,7 +58,7 @@ Reply error_reply(int status, const std::string& parameter, const std::string& m
                            {"error", message},
                            {"parameter", parameter.empty() ? nlohmann::ordered_json(nullptr)
                                                            : nlohmann::ordered_json(parameter)}};
-  return Reply{status, j.dump(), "application/json"};
+  return Reply{status, j.dump(), "application/json", {}};
 }
 
 Reply api_hardware(const QueryParams& q, const ApiContext& ctx) {
@@ -105,11 +119,15 @@ Reply api_map(const QueryParams& q) {
   return json_reply(render_json(build_map(req)).dump());
 }
 
-// Parameters and defaults are those of `tilegemm explain` (cli/cmd_explain.cpp), spelled with '_'.
+// Parameters and defaults are those of `tilegemm explain` (cli/cmd_explain.cpp), spelled with '_',
+// the call options included (call_params.hpp).
 Reply api_plan(const QueryParams& q, const ApiContext& ctx) {
   using namespace tilegemm::plan;
-  ParamReader r(q, {"m", "n", "k", "layout", "out", "accumulate", "device", "top", "rejected", "config", "rank",
-                    "no_split_k"});
+  std::vector<std::string_view> names = {"m", "n", "k", "layout", "out", "device", "top", "rejected", "config", "rank",
+                                         "no_split_k"};
+  names.insert(names.end(), std::begin(kCallParams), std::end(kCallParams));
+  names.insert(names.end(), std::begin(kStorageParams), std::end(kStorageParams));
+  ParamReader r(q, names);
   Problem p;
   p.m = extent(r, "m");
   p.n = extent(r, "n");
@@ -120,7 +138,7 @@ Reply api_plan(const QueryParams& q, const ApiContext& ctx) {
                                  "nt = both K-major)",
                                  layout.substr(0, 40)));
   p.out = r.choice("out", "bf16", {"bf16", "fp32"}) == "fp32" ? DType::fp32 : DType::bf16;
-  p.accumulate = r.flag("accumulate", false);
+  const detail::CallOptions call = read_call_options(r, /*storage=*/true);
   const std::string device_name = lower(r.text("device", ""));
   ExplainOptions eo;
   eo.top = static_cast<int>(r.integer("top", 10, 1, kMaxTop));
@@ -131,6 +149,10 @@ Reply api_plan(const QueryParams& q, const ApiContext& ctx) {
   const std::string config = r.text("config", "");
   if (r.error()) return param_error(*r.error());
   if (Status s = validate_problem(p); !s.ok()) return error_reply(400, lower(s.argument), s.message);
+  detail::ExplainRequest rq;
+  const auto spelled_as_key = [](std::string_view key) { return std::string(key); };
+  if (Status s = detail::call_storage_of(call, spelled_as_key, &p, &rq.call); !s.ok())
+    return error_reply(400, s.argument, s.message);
 
   DeviceProfile device;
   if (device_name == "live") {
@@ -157,7 +179,6 @@ Reply api_plan(const QueryParams& q, const ApiContext& ctx) {
                      (ctx.live.present ? ctx.live.profile_reason : ctx.live.reason) + "), so h200";
   }
 
-  detail::ExplainRequest rq;
   rq.problem = p;
   rq.device = device;
   rq.options = options;
@@ -171,9 +192,13 @@ Reply api_plan(const QueryParams& q, const ApiContext& ctx) {
   }
   // The same route + plan as `tilegemm explain --json` (api/explain_call.hpp). A plan with no
   // feasible candidate (possible only for a live profile with odd limits) is still answered:
-  // "chosen" is null and "rejected" says why.
+  // "chosen" is null and "rejected" says why. A call the library refuses (validate(): an ld below
+  // the row, a misaligned offset, C's dtype) is a 400 naming the parameter that set it.
   std::string json;
-  if (Status s = detail::explain_call(rq, &json); !s.ok()) return error_reply(400, lower(s.argument), s.message);
+  if (Status s = detail::explain_call(rq, &json); !s.ok()) {
+    const std::string parameter = parameter_of(s, call.in_place);
+    return error_reply(400, parameter, message_naming(s, parameter));
+  }
   return json_reply(json);
 }
 
@@ -181,8 +206,8 @@ Reply api_trace(const QueryParams&, const ApiContext& ctx) {
   if (ctx.trace_json.empty())
     return error_reply(404, "",
                        "no trace yet: start the server with `tilegemm serve --trace trace.json` (a file written by "
-                       "`tilegemm trace M N K --out trace.json`), or load a Chrome-trace JSON file in the Timelines "
-                       "panel.");
+                       "`tilegemm trace M N K --out trace.json`), record one in the Timelines panel when this server "
+                       "has a Hopper GPU, or load a Chrome-trace JSON file there.");
   return json_reply(ctx.trace_json);
 }
 
@@ -191,10 +216,53 @@ Reply handle_api(std::string_view path, const QueryParams& q, const ApiContext& 
   if (path == "/api/map") return api_map(q);
   if (path == "/api/plan") return api_plan(q, ctx);
   if (path == "/api/trace") return api_trace(q, ctx);
-  std::string shown;
-  for (char c : path.substr(0, 60)) shown += (c >= 0x20 && c < 0x7f && c != '"') ? c : '?';
-  return error_reply(404, "",
-                     "no endpoint " + shown + ": the endpoints are /api/hardware, /api/map, /api/plan, /api/trace");
+  if (path == kRecordPath) {
+    Reply r = error_reply(405, "", "/api/trace/record records a trace on the GPU: send it a POST with the parameters "
+                                   "as a JSON object (Content-Type: application/json)");
+    r.allow = "POST";
+    return r;
+  }
+  return error_reply(404, "", "no endpoint " + shown_path(path) + ": " + kEndpoints);
+}
+
+Reply handle_api_post(std::string_view path, std::string_view content_type, const std::string& body,
+                      const ApiContext& ctx) {
+  if (path != kRecordPath) {
+    Reply r = error_reply(405, "", "method not allowed: " + shown_path(path) +
+                                       " answers GET and HEAD; only /api/trace/record takes a POST");
+    r.allow = "GET, HEAD";
+    return r;
+  }
+  // "application/json", optionally with parameters ("; charset=utf-8").
+  const std::string_view media = content_type.substr(0, content_type.find(';'));
+  if (lower(std::string(media)) != "application/json")
+    return error_reply(415, "", "POST /api/trace/record takes a JSON object body with Content-Type: application/json "
+                                "(got \"" + shown_path(content_type) + "\")");
+  QueryParams q;
+  if (const std::optional<ParamError> e = params_from_json(body, &q)) return error_reply(400, e->parameter, e->message);
+  return api_trace_record(q, ctx);
+}
+
+std::optional<ParamError> params_from_json(const std::string& body, QueryParams* out) {
+  const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(body.empty() ? std::string("{}") : body, nullptr, false);
+  if (!doc.is_object())
+    return ParamError{"", "the request body must be a JSON object of parameters, e.g. {\"m\": 256, \"n\": 512, "
+                          "\"k\": 1024}"};
+  for (const auto& [name, value] : doc.items()) {
+    if (value.is_string()) {
+      out->emplace_back(name, value.get<std::string>());
+    } else if (value.is_boolean()) {
+      out->emplace_back(name, value.get<bool>() ? "1" : "0");
+    } else if (value.is_number_integer() || value.is_number_unsigned()) {
+      out->emplace_back(name, value.dump());
+    } else if (value.is_number_float()) {
+      out->emplace_back(name, fmt::format("{}", value.get<double>()));
+    } else {
+      return ParamError{name.substr(0, 40), fmt::format("parameter {}: must be a string, a number or true/false (got "
+                                                        "{})", name.substr(0, 40), value.type_name())};
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace tilegemm::explorer

@@ -19,7 +19,8 @@ std::string shown(std::string_view v) {
   return s;
 }
 
-std::string joined(std::initializer_list<std::string_view> names, const char* sep) {
+template <typename Names>
+std::string joined(const Names& names, const char* sep) {
   std::string s;
   for (std::string_view n : names) s += (s.empty() ? "" : sep) + std::string(n);
   return s;
@@ -27,7 +28,7 @@ std::string joined(std::initializer_list<std::string_view> names, const char* se
 
 }  // namespace
 
-ParamReader::ParamReader(const QueryParams& params, std::initializer_list<std::string_view> allowed)
+ParamReader::ParamReader(const QueryParams& params, const std::vector<std::string_view>& allowed)
     : params_(params) {
   if (params.size() > kMaxParams) {
     fail("", fmt::format("{} query parameters: at most {} are accepted", params.size(), kMaxParams));

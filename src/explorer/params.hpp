@@ -33,7 +33,7 @@ struct ParamError {
 class ParamReader {
  public:
   // `allowed`: the parameter names this endpoint takes. Checks count, names, duplicates, lengths.
-  ParamReader(const QueryParams& params, std::initializer_list<std::string_view> allowed);
+  ParamReader(const QueryParams& params, const std::vector<std::string_view>& allowed);
 
   bool has(std::string_view name) const { return find(name) != nullptr; }
   // The raw text, or `fallback` when absent.

@@ -33,6 +33,7 @@ void set_common_headers(httplib::Response& res) {
 
 void send(httplib::Response& res, const Reply& r) {
   res.status = r.status;
+  if (!r.allow.empty()) res.set_header("Allow", r.allow);
   res.set_content(r.body, r.content_type.c_str());
 }
 
@@ -41,8 +42,8 @@ std::string status_text(int status, size_t max_body) {
     case 400: return "bad request: the request line or a header could not be read (header lines are at most 8192 bytes)";
     case 403: return "forbidden";
     case 404: return "not found";
-    case 405: return "method not allowed: the explorer answers GET and HEAD only";
-    case 413: return fmt::format("request body too large: at most {} bytes (no endpoint takes a body)", max_body);
+    case 405: return "method not allowed: the explorer answers GET and HEAD (and POST /api/trace/record)";
+    case 413: return fmt::format("request body too large: at most {} bytes", max_body);
     case 414: return "request line too long: at most 8192 bytes";
     case 416: return "bad Range header";
     default: return "error";
@@ -66,6 +67,13 @@ struct Server::Impl {
     if (!check_host || !req.has_header("Host")) return true;
     return is_loopback_host(host_of(req.get_header_value("Host")));
   }
+  // A POST's Origin (browsers send it): bound to loopback, only a loopback page may post.
+  bool origin_allowed(const httplib::Request& req) const {
+    if (!check_host || !req.has_header("Origin")) return true;
+    const std::string origin = req.get_header_value("Origin");
+    const size_t scheme = origin.find("://");
+    return scheme != std::string::npos && is_loopback_host(host_of(origin.substr(scheme + 3)));
+  }
 };
 
 void Server::Impl::configure() {
@@ -84,10 +92,15 @@ void Server::Impl::configure() {
 
   http.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
     set_common_headers(res);
-    if ((req.method == "GET" || req.method == "HEAD") && !host_allowed(req)) {
+    if (!host_allowed(req)) {
       send(res, error_reply(403, "", "Host \"" + host_of(req.get_header_value("Host")).substr(0, 60) +
                                          "\" refused: the explorer is bound to loopback and answers only "
                                          "requests addressed to localhost, 127.0.0.1 or [::1]"));
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    if (req.method == "POST" && !origin_allowed(req)) {
+      send(res, error_reply(403, "", "Origin \"" + req.get_header_value("Origin").substr(0, 60) +
+                                         "\" refused: only the explorer's own page may POST"));
       return httplib::Server::HandlerResponse::Handled;
     }
     return httplib::Server::HandlerResponse::Unhandled;
@@ -109,11 +122,14 @@ void Server::Impl::configure() {
     res.status = 404;
     res.set_content("not found: " + req.path.substr(0, 100) + " (the page is at /)\n", "text/plain");
   });
+  // POST /api/trace/record; every other POST is a 405 from the same function.
+  http.Post(R"(/.*)", [this](const httplib::Request& req, httplib::Response& res) {
+    send(res, handle_api_post(req.path, req.get_header_value("Content-Type"), req.body, context));
+  });
   const auto not_allowed = [](const httplib::Request&, httplib::Response& res) {
     res.set_header("Allow", "GET, HEAD");
     send(res, error_reply(405, "", status_text(405, 0)));
   };
-  http.Post(R"(/.*)", not_allowed);
   http.Put(R"(/.*)", not_allowed);
   http.Patch(R"(/.*)", not_allowed);
   http.Delete(R"(/.*)", not_allowed);

@@ -2,11 +2,13 @@
 // over cpp-httplib (third_party/cpp-httplib, header-only; only server.cpp includes it).
 //
 // Rules every request meets (docs/EXPLORER.md):
-//   - GET and HEAD only; other methods get 405. A request body over max_body_bytes gets 413.
+//   - GET and HEAD, and POST /api/trace/record (a JSON body); other methods and paths get 405. A
+//     request body over max_body_bytes gets 413.
 //   - request line over 8192 bytes: 414; a header line over 8192 bytes: 400 (cpp-httplib's limits).
 //   - each connection: `timeout_s` to send a request or take a reply, then it is closed.
 //   - bound to a loopback address, requests whose Host header is not a loopback name get 403
-//     (a web page elsewhere cannot reach the server through DNS rebinding).
+//     (a web page elsewhere cannot reach the server through DNS rebinding), and so does a POST
+//     whose Origin is not a loopback page.
 //   - an exception in a handler is a 500 with a JSON message; the server keeps running.
 #pragma once
 
@@ -23,7 +25,7 @@ struct ServeOptions {
   std::string host = "127.0.0.1";
   int port = 8080;                    // 0: any free port (bind() returns the one taken)
   int timeout_s = 5;                  // read / write / keep-alive timeout per connection
-  size_t max_body_bytes = 16 * 1024;  // no endpoint takes a body; this only bounds what is read
+  size_t max_body_bytes = 16 * 1024;  // POST /api/trace/record's JSON is well under 1 KiB
   // One line per request (method, target, status), e.g. to stderr; null: no log.
   std::function<void(const std::string&)> log;
 };

@@ -5,8 +5,11 @@ Starts `tilegemm serve --port 0`, opens each panel in headless chromium (fresh p
 but loopback) in a state set by URL parameters, and checks what the page drew after its scripts
 ran (--dump-dom) against the CLI's own JSON (`tilegemm map --json`, `tilegemm explain --json`) and
 the fixture traces (any Chrome trace, and one written by `tilegemm trace`, also served with
-`tilegemm serve --trace`). Saves one screenshot per panel under --out. Exit 77 (ctest: skipped) when no
-chromium is installed; 1 with the list of failed checks otherwise.
+`tilegemm serve --trace`): the stage-local view and the CTA dataflow replay, whose steps and stage-ring
+states are recomputed here from the JSON; the plan panel with explain's call options; recording on
+the spot (without a Hopper GPU: the server's 503 shown on the page). Saves one screenshot per panel
+under --out. Exit 77 (ctest: skipped) when no chromium is installed; 1 with the list of failed checks
+otherwise.
 """
 import argparse
 import base64
@@ -227,6 +230,70 @@ def test_plan(tg, br, base, out):
     br.screenshot(url, os.path.join(out, "explorer-plan.png"), 2200)
 
 
+# explain's options -> /api/plan's parameters: the same call spelled both ways.
+CALLS = [
+    ("in-place", ["4096", "7168", "2048", "--beta", "0.5", "--in-place"], {"beta": "0.5", "in_place": "1"}),
+    ("col-major-d", ["1000", "999", "256", "--d-major", "col", "--ldd", "1024", "--offset-d", "1"],
+     {"d_major": "col", "ldd": "1024", "offset_d": "1"}),
+    ("separate-c", ["512", "512", "512", "--out", "fp32", "--beta", "1", "--alpha", "2", "--c-major", "col",
+                    "--ldc", "520", "--c-dtype", "fp32", "--lda", "520", "--offset-b", "3"],
+     {"out": "fp32", "beta": "1", "alpha": "2", "c_major": "col", "ldc": "520", "c_dtype": "fp32", "lda": "520",
+      "offset_b": "3"}),
+    ("repacked-a", ["64", "64", "64", "--layout", "tn", "--lda", "72", "--offset-a", "3"],
+     {"layout": "tn", "lda": "72", "offset_a": "3"}),
+]
+
+
+def same_value(shown, want):
+    """A data-value attribute against the CLI's JSON value (numbers compared as numbers)."""
+    if want is None:
+        return shown in (None, "null")
+    if isinstance(want, (int, float)) and not isinstance(want, bool):
+        try:
+            return float(shown) == float(want)
+        except (TypeError, ValueError):
+            return False
+    return shown == str(want)
+
+
+def test_plan_calls(tg, br, base, out):
+    print("plan panel: explain's call options")
+    for name, cli_args, params in CALLS:
+        m, n, k = cli_args[:3]
+        cli = cli_json(tg, "explain", *cli_args, "--device", "h200")
+        query = "&".join(f"{key}={v}" for key, v in params.items())
+        status, api = get_json(f"{base}/api/plan?m={m}&n={n}&k={k}&device=h200&{query}")
+        if status == 200:
+            cli["device"].pop("note"), api["device"].pop("note")
+        check(status == 200 and api == cli, f"{name}: /api/plan is `tilegemm explain {' '.join(cli_args)} --json`")
+        url = f"{base}/?panel=plan&plan.m={m}&plan.n={n}&plan.k={k}&plan.device=h200&" + \
+            "&".join(f"plan.{key}={v}" for key, v in params.items())
+        dom = br.dom(url)
+        check(state_of(dom, "plan") == "ready", f"{name}: plan panel ready (state {state_of(dom, 'plan')})")
+        route = [e for e in dom.find("div", within="plan") if "data-path" in e.attrs]
+        check(len(route) == 1 and route[0].attrs["data-path"] == cli["path"], f"{name}: path {cli['path']}")
+        steps = [" ".join(e.text.split()) for e in dom.find("li", within="plan") if "data-route-step" in e.attrs]
+        check(steps == [" ".join(x.split()) for x in cli["route_steps"]],
+              f"{name}: the {len(cli['route_steps'])} route steps of the CLI, in order")
+        call = cli["call"]
+        want = {"d_major": call["d_major"], "c": call["c"], "c_major": call["c_major"], "c_dtype": call["c_dtype"],
+                "alpha": call["alpha"], "beta": call["beta"], "lda": call["lda"], "ldb": call["ldb"],
+                "ldc": call["ldc"], "ldd": call["ldd"], **{f"offset_{x}": v for x, v in call["offsets"].items()}}
+        shown = {e.attrs["data-call"]: e.attrs.get("data-value") for e in dom.elements
+                 if e.section == "plan" and "data-call" in e.attrs}
+        bad = [key for key, v in want.items() if not same_value(shown.get(key), v)]
+        check(not bad, f"{name}: the call shown is the CLI's (differ: {[(b, shown.get(b), want[b]) for b in bad]})")
+        chosen = [e for e in dom.elements if "data-chosen" in e.attrs]
+        label = cli["chosen"]["label"] if cli.get("chosen") else None
+        check(len(chosen) == 1 and chosen[0].attrs["data-chosen"] == label, f"{name}: chosen config {label}")
+        if name == "col-major-d":
+            br.screenshot(url, os.path.join(out, "explorer-plan-call.png"), 1300)
+    dom = br.dom(f"{base}/?panel=plan&plan.m=64&plan.n=64&plan.k=64&plan.in_place=1")
+    status = dom.one("div", within="plan", data_role="status")
+    check(state_of(dom, "plan") == "error" and status is not None and "in_place" in status.text and "beta" in status.text,
+          "plan.in_place=1 without beta: the panel shows the server's 400 naming in_place and the rule")
+
+
 def test_hardware(br, base, out):
     print("hardware panel")
     status, hw = get_json(f"{base}/api/hardware")
@@ -306,7 +373,7 @@ def check_stage_view(dom, doc, what):
     got = {k: int(a.get(f"data-{n}", -1)) for k, n in (("tma_issue", "tma"), ("wgmma_issue", "wgmma"),
                                                        ("wait_full", "wait-full"), ("wait_empty", "wait-empty"))}
     check(got == want, f"{what}: TMA, WGMMA, WAIT FULL, WAIT EMPTY bars {got} = the trace's {want}")
-    options = dom.find("option", within="timeline")
+    options = [o for o in dom.find("option", within="timeline") if "data-cta" in o.attrs]
     check(len(options) == len({e["args"]["cta"] for e in doc["traceEvents"] if e["ph"] == "X" and "cta" in (e.get("args") or {})}),
           f"{what}: one CTA choice per traced CTA ({len(options)})")
 
@@ -333,6 +400,139 @@ def test_stage_timeline(tilegemm, br, base, out, fixture):
         proc.wait(timeout=10)
 
 
+def post_json(url, body):
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=300) as r:
+            return r.status, json.load(r)
+    except urllib.error.HTTPError as e:
+        return e.code, json.load(e)
+
+
+def test_record(br, base, out):
+    print("timeline panel: record on the spot")
+    _, hw = get_json(f"{base}/api/hardware")
+    hopper = hw["live"] is not None and hw["live"].get("compute_capability") == "9.0"
+    body = {"m": 256, "n": 512, "k": 1024, "ctas": 4}
+    status, doc = post_json(f"{base}/api/trace/record", body)
+    status_bad, bad = post_json(f"{base}/api/trace/record", {"m": 256, "n": 512})
+    check(status_bad == 400 and bad.get("parameter") == "k", "record without k: 400 naming k")
+    url = f"{base}/?panel=timeline&timeline.record=1&" + "&".join(f"timeline.{k}={v}" for k, v in body.items())
+    dom = br.dom(url)
+    rec = dom.one("div", within="timeline", data_role="record-status")
+    if not hopper:
+        check(status == 503 and "no Hopper GPU" in doc.get("error", ""), f"no Hopper GPU: 503 saying why ({status})")
+        check(rec is not None and rec.attrs.get("data-state") == "error" and doc.get("error", "@") in rec.text,
+              "no Hopper GPU: the page shows the server's message")
+        check(state_of(dom, "timeline") == "empty" and dom.one("input", within="timeline", data_role="file") is not None,
+              "no Hopper GPU: the panel keeps 'No trace yet' and the file input")
+    else:
+        check(status == 200 and doc["otherData"]["ctas_in_document"] >= 1, f"Hopper GPU: recorded ({status})")
+        check(rec is not None and rec.attrs.get("data-state") == "ready", f"the page recorded: {rec and rec.text}")
+        check(state_of(dom, "timeline") == "ready", "the panel draws the recording")
+        check_stage_view(dom, doc, "recorded")
+    br.screenshot(url, os.path.join(out, "explorer-timeline-record.png"), 800)
+
+
+REPLAY_KINDS = ("wait_empty", "tma_issue", "wait_full", "wgmma_issue", "wgmma_wait", "stage_release", "stmatrix",
+                "tma_store_issue", "tma_store_wait", "direct_store", "splitk_partial")
+
+
+def replay_expected(doc, cta, t):
+    """The replay's state at time t, recomputed from the trace JSON: each stage's state, each consumer's
+    k-blocks retired of its current tile, each staging box's state (cta_replay.js states the rules)."""
+    ev = [e for e in doc["traceEvents"] if e["ph"] == "X" and (e.get("args") or {}).get("cta") == cta]
+    consumers = max(e["args"]["lane"] for e in ev)
+    key = lambda e: (e["args"]["tile_m"], e["args"]["tile_n"], e["args"]["k_block"])
+    uses = {}
+    for e in ev:
+        if e["args"]["lane"] == 0 and e["args"]["kind"] == "tma_issue":
+            uses[key(e)] = {"stage": e["args"]["stage"], "issue": e["ts"], "end": e["ts"] + e["dur"], "landed": None,
+                            "mma": None, "retired": e["ts"] + e["dur"], "released": None, "n": 0}
+    for e in ev:
+        u, end = uses.get(key(e)), e["ts"] + e["dur"]
+        if e["args"]["lane"] == 0 or u is None:
+            continue
+        kind = e["args"]["kind"]
+        if kind == "wait_full":
+            u["landed"] = end if u["landed"] is None else min(u["landed"], end)
+        elif kind == "wgmma_issue":
+            u["mma"] = e["ts"] if u["mma"] is None else min(u["mma"], e["ts"])
+        elif kind == "wgmma_wait":
+            u["retired"] = max(u["retired"], end)
+        elif kind == "stage_release":
+            u["released"] = end if u["released"] is None else max(u["released"], end)
+            u["n"] += 1
+    stages = []
+    for s in range(doc["otherData"]["stages"]):
+        mine = sorted((u for u in uses.values() if u["stage"] == s and u["issue"] <= t), key=lambda u: u["issue"])
+        if not mine:
+            stages.append("empty")
+            continue
+        u = mine[-1]
+        landed = u["landed"] if u["landed"] is not None else u["end"]
+        mma = u["mma"] if u["mma"] is not None else float("inf")
+        released = u["released"] if u["n"] >= consumers else float("inf")
+        stages.append("empty" if t >= released else "loading" if t < landed else "full" if t < mma
+                      else "mma" if t < u["retired"] else "held")
+    retired = []
+    for c in range(1, consumers + 1):
+        tiles = [e for e in ev if e["args"]["lane"] == c and e["args"]["kind"] == "tile" and e["ts"] <= t]
+        if not tiles:
+            retired.append(0)
+            continue
+        tile = max(tiles, key=lambda e: e["ts"])["args"]
+        retired.append(sum(1 for e in ev if e["args"]["lane"] == c and e["args"]["kind"] == "wgmma_wait"
+                           and (e["args"]["tile_m"], e["args"]["tile_n"]) == (tile["tile_m"], tile["tile_n"])
+                           and e["ts"] + e["dur"] <= t))
+    return stages, retired
+
+
+def test_replay(br, base, out, doc, raw, name, cta, step):
+    print(f"timeline panel: the dataflow replay of CTA {cta} ({name}), step {step}")
+    url = f"{base}/?panel=timeline&timeline.cta={cta}&timeline.step={step}#trace=" + \
+        base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    dom = br.dom(url)
+    svg = dom.one("svg", cls="tg-replay")
+    if not check(svg is not None, f"{name}: the replay is drawn"):
+        return
+    a = svg.attrs
+    ev = [e for e in doc["traceEvents"] if e["ph"] == "X" and (e.get("args") or {}).get("cta") == cta]
+    want = {k: sum(1 for e in ev if e["args"]["kind"] == k) for k in REPLAY_KINDS}
+    total = sum(want.values())
+    check(a.get("data-cta") == str(cta) and a.get("data-steps") == str(total),
+          f"{name}: CTA {cta}, {total} steps = the CTA's recorded steps ({a.get('data-steps')})")
+    items = dom.find("li", within="timeline")
+    got = {k: sum(1 for li in items if li.attrs.get("data-kind") == k) for k in REPLAY_KINDS}
+    check(got == want, f"{name}: one listed step per recorded step, by kind {got}")
+    check(a.get("data-step") == str(step - 1), f"{name}: shows step {step} ({a.get('data-step')})")
+    t = float(a["data-time"])
+    stages, retired = replay_expected(doc, cta, t)
+    slots = sorted(dom.find("rect", cls="slot"), key=lambda e: int(e.attrs["data-stage"]))
+    shown = [e.attrs.get("data-state") for e in slots]
+    check(shown == stages, f"{name}: stage ring at t = {t:.3f} us: {shown} = {stages} from the JSON")
+    check(a.get("data-occupied") == str(sum(1 for x in stages if x != "empty")), f"{name}: ring occupancy")
+    regs = sorted((e for e in dom.find("rect") if "data-retired" in e.attrs), key=lambda e: int(e.attrs["data-consumer"]))
+    check([int(e.attrs["data-retired"]) for e in regs] == retired, f"{name}: k-blocks retired per consumer {retired}")
+    kind = a.get("data-kind")
+    moves = {"tma_issue": ("l2", "stage"), "wgmma_issue": ("stage", "tc"), "wgmma_wait": ("tc", "regs"),
+             "stmatrix": ("regs", "box"), "tma_store_issue": ("box", "gmem"), "direct_store": ("regs", "gmem"),
+             "splitk_partial": ("regs", "gmem")}
+    flow = dom.find("line", cls="flow")
+    if kind in moves:
+        check(len(flow) == 1 and (flow[0].attrs.get("data-from"), flow[0].attrs.get("data-to")) == moves[kind],
+              f"{name}: step {step} ({kind}) moves {moves[kind][0]} -> {moves[kind][1]}")
+    else:
+        check(not flow and dom.find("circle", cls="wait-mark"), f"{name}: step {step} ({kind}) waits")
+    return url
+
+
+def count_steps(doc, cta):
+    return sum(1 for e in doc["traceEvents"] if e["ph"] == "X" and (e.get("args") or {}).get("cta") == cta
+               and e["args"]["kind"] in REPLAY_KINDS)
+
+
 def test_error_state(br, base):
     print("bad input on the page")
     dom = br.dom(f"{base}/?panel=map&map.m=0&map.n=64&map.k=64")
@@ -346,6 +546,7 @@ def main():
     ap.add_argument("--tilegemm", required=True)
     ap.add_argument("--fixture", required=True)
     ap.add_argument("--stage-fixture", required=True, help="a trace written by tilegemm trace")
+    ap.add_argument("--direct-raw", required=True, help="a raw trace buffer of a direct-epilogue kernel")
     ap.add_argument("--out", required=True, help="folder for the screenshots")
     ap.add_argument("--chromium", help="browser binary (default: the first of %s on PATH)" % ", ".join(CHROMIUMS))
     a = ap.parse_args()
@@ -372,8 +573,25 @@ def main():
                      {"m": 2048, "n": 2048, "k": 1024, "mapping": "hilbert", "sms": 20, "persistent": 1,
                       "cluster": "n"}, 3)
             test_plan(a.tilegemm, br, base, a.out)
+            test_plan_calls(a.tilegemm, br, base, a.out)
             test_timeline(br, base, a.out, a.fixture)
             test_stage_timeline(a.tilegemm, br, base, a.out, a.stage_fixture)
+            test_record(br, base, a.out)
+            # The replay: the TMA-store fixture at several steps and CTAs, and the direct-epilogue
+            # fixture decoded by `tilegemm trace --decode` (no GPU needed).
+            raw = open(a.stage_fixture, "rb").read()
+            doc = json.loads(raw)
+            for cta, step in ((0, 1), (0, 11), (0, 30), (1, 55), (3, 90)):
+                url = test_replay(br, base, a.out, doc, raw, "TMA store", cta, step)
+                if (cta, step) == (0, 11) and url:
+                    br.screenshot(url, os.path.join(a.out, "explorer-replay.png"), 2500)
+            direct = os.path.join(work, "direct.json")
+            subprocess.run([a.tilegemm, "trace", "--decode", a.direct_raw, "--out", direct, "--iters", "0"],
+                           check=True, capture_output=True, timeout=120)
+            raw = open(direct, "rb").read()
+            doc = json.loads(raw)
+            for cta, step in ((0, 5), (2, 40), (0, 10**6)):
+                test_replay(br, base, a.out, doc, raw, "direct", cta, min(step, count_steps(doc, cta)))
             test_error_state(br, base)
     finally:
         proc.terminate()

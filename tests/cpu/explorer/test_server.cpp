@@ -155,6 +155,39 @@ TEST_F(ServerTest, RefusesOtherMethodsBigBodiesLongUrisAndForeignHosts) {
   EXPECT_EQ(local->status, 200);
 }
 
+TEST_F(ServerTest, RecordIsAJsonPostFromThePageOnly) {
+  httplib::Client c = client();
+  const std::string body = R"({"m": 256, "n": 512, "k": 1024})";
+  auto no_gpu = c.Post("/api/trace/record", body, "application/json");  // this server has no GPU
+  ASSERT_TRUE(no_gpu);
+  EXPECT_EQ(no_gpu->status, 503);
+  EXPECT_NE(json::parse(no_gpu->body)["error"].get<std::string>().find("no CUDA device (test)"), std::string::npos);
+  auto page = c.Post("/api/trace/record", httplib::Headers{{"Origin", "http://127.0.0.1:" + std::to_string(port_)}},
+                     body, "application/json");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 503);
+  auto bad = c.Post("/api/trace/record", R"({"m": 0, "n": 512, "k": 1024})", "application/json");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_EQ(json::parse(bad->body)["parameter"], "m");
+  // A page of another origin: refused (and it could not send application/json without a preflight,
+  // which the server answers with a 405).
+  auto foreign = c.Post("/api/trace/record", httplib::Headers{{"Origin", "http://attacker.example"}}, body,
+                        "application/json");
+  ASSERT_TRUE(foreign);
+  EXPECT_EQ(foreign->status, 403);
+  auto form = c.Post("/api/trace/record", "m=256&n=512&k=1024", "application/x-www-form-urlencoded");
+  ASSERT_TRUE(form);
+  EXPECT_EQ(form->status, 415);
+  auto preflight = c.Options("/api/trace/record");
+  ASSERT_TRUE(preflight);
+  EXPECT_EQ(preflight->status, 405);
+  auto get = c.Get("/api/trace/record");
+  ASSERT_TRUE(get);
+  EXPECT_EQ(get->status, 405);
+  EXPECT_EQ(get->get_header_value("Allow"), "POST");
+}
+
 TEST_F(ServerTest, AnIdleConnectionIsClosedAfterTheTimeout) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   ASSERT_GE(fd, 0);

@@ -9,6 +9,7 @@ if(Python3_Interpreter_FOUND AND TARGET tilegemm_cli)
             --tilegemm $<TARGET_FILE:tilegemm_cli>
             --fixture ${CMAKE_CURRENT_SOURCE_DIR}/cpu/explorer/fixtures/trace_small.json
             --stage-fixture ${CMAKE_CURRENT_SOURCE_DIR}/cpu/explorer/fixtures/trace_tilegemm.json
+            --direct-raw ${CMAKE_CURRENT_SOURCE_DIR}/cpu/trace/fixtures/h200_256x512x1024_direct.tgtrace
             --out ${PROJECT_BINARY_DIR}/explorer-screenshots)
   set_tests_properties(explorer_browser PROPERTIES LABELS cpu SKIP_RETURN_CODE 77 TIMEOUT 600)
 else()

@@ -1,10 +1,10 @@
-// Host tracks and clock alignment for `tilegemm trace` (trace_tracks.hpp).
-#include "trace_tracks.hpp"
+// Host tracks and clock alignment of a recorded trace (host_tracks.hpp).
+#include "trace/host_tracks.hpp"
 
 #include <algorithm>
 #include <map>
 
-namespace tilegemm::cli {
+namespace tilegemm::trace {
 
 std::vector<bench::ActivityRecord> records_of_call(const std::vector<bench::ActivityRecord>& all,
                                                    const CallWindow& w) {
@@ -21,10 +21,10 @@ const bench::ActivityRecord* traced_kernel_record(const std::vector<bench::Activ
   return found;
 }
 
-ClockAlignment align_clocks(const trace::DecodedTrace& t, const CallWindow& w, const bench::ActivityRecord* kernel) {
+ClockAlignment align_clocks(const DecodedTrace& t, const CallWindow& w, const bench::ActivityRecord* kernel) {
   ClockAlignment a;
   uint64_t first = 0;
-  for (const trace::LaneTrace& lane : t.lanes)
+  for (const LaneTrace& lane : t.lanes)
     if (lane.finished && (first == 0 || lane.begin_ns < first)) first = lane.begin_ns;
   // NOTES: %globaltimer is set from the host's system clock when the device is attached (libcu++'s
   // system_clock notes) and drifts from it after: on the H200 it read 150-220 us ahead of CUPTI's
@@ -46,10 +46,10 @@ ClockAlignment align_clocks(const trace::DecodedTrace& t, const CallWindow& w, c
   return a;
 }
 
-std::vector<trace::HostTrack> host_tracks(const detail::TraceCapture& capture, const CallWindow& w,
+std::vector<HostTrack> host_tracks(const detail::TraceCapture& capture, const CallWindow& w,
                                           const std::vector<bench::ActivityRecord>& records) {
-  std::vector<trace::HostTrack> tracks;
-  trace::HostTrack spans{"host", "tilegemm (host spans)", {}};
+  std::vector<HostTrack> tracks;
+  HostTrack spans{"host", "tilegemm (host spans)", {}};
   spans.spans.push_back({"tilegemm::gemm (traced call)", w.call_start_ns, w.call_end_ns, nlohmann::json::object()});
   for (const detail::HostSpanRecord& s : capture.spans) {
     nlohmann::json args = nlohmann::json::object();
@@ -58,8 +58,8 @@ std::vector<trace::HostTrack> host_tracks(const detail::TraceCapture& capture, c
   }
   spans.spans.push_back({"cudaStreamSynchronize (wait for the kernel)", w.call_end_ns, w.sync_end_ns, nlohmann::json::object()});
   tracks.push_back(std::move(spans));
-  trace::HostTrack api{"host", "CUDA API (CUPTI)", {}};
-  std::map<uint32_t, trace::HostTrack> streams;
+  HostTrack api{"host", "CUDA API (CUPTI)", {}};
+  std::map<uint32_t, HostTrack> streams;
   for (const bench::ActivityRecord& r : records) {
     nlohmann::json args = {{"kind", bench::activity_kind_name(r.kind)}, {"correlation", r.correlation_id}};
     if (r.kind == bench::ActivityKind::runtime_api || r.kind == bench::ActivityKind::driver_api) {
@@ -76,7 +76,7 @@ std::vector<trace::HostTrack> host_tracks(const detail::TraceCapture& capture, c
       args["dynamic_smem"] = r.dynamic_smem;
     }
     auto [it, fresh] = streams.try_emplace(r.stream_id);
-    if (fresh) it->second = trace::HostTrack{"GPU (CUPTI)", "stream " + std::to_string(r.stream_id), {}};
+    if (fresh) it->second = HostTrack{"GPU (CUPTI)", "stream " + std::to_string(r.stream_id), {}};
     it->second.spans.push_back({r.name, r.start_ns, r.end_ns, args});
   }
   if (!api.spans.empty()) tracks.push_back(std::move(api));
@@ -84,4 +84,4 @@ std::vector<trace::HostTrack> host_tracks(const detail::TraceCapture& capture, c
   return tracks;
 }
 
-}  // namespace tilegemm::cli
+}  // namespace tilegemm::trace

@@ -1,5 +1,6 @@
-// `tilegemm trace`'s host side of the document (cmd_trace.cpp): the host spans and CUPTI records
-// of the traced call as host tracks, and where the device's %globaltimer lies on the host axis.
+// The host side of a recorded trace (record.hpp: `tilegemm trace`, the explorer's record
+// endpoint): the host spans and CUPTI records of the traced call as host tracks, and where the
+// device's %globaltimer lies on the host axis.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +12,7 @@
 #include "trace/chrome_trace.hpp"
 #include "trace/decode.hpp"
 
-namespace tilegemm::cli {
+namespace tilegemm::trace {
 
 // The traced call on the host clock: the whole gemm_with_options call and the stream
 // synchronisation that waited for it.
@@ -37,11 +38,11 @@ std::vector<bench::ActivityRecord> records_of_call(const std::vector<bench::Acti
 // last before the window ends), or null.
 const bench::ActivityRecord* traced_kernel_record(const std::vector<bench::ActivityRecord>& records);
 
-ClockAlignment align_clocks(const trace::DecodedTrace& t, const CallWindow& w, const bench::ActivityRecord* kernel);
+ClockAlignment align_clocks(const DecodedTrace& t, const CallWindow& w, const bench::ActivityRecord* kernel);
 
 // Host tracks: "host / tilegemm (host spans)" with the call and its stages, "host / CUDA API
 // (CUPTI)" and "GPU (CUPTI) / stream N".
-std::vector<trace::HostTrack> host_tracks(const detail::TraceCapture& capture, const CallWindow& w,
+std::vector<HostTrack> host_tracks(const detail::TraceCapture& capture, const CallWindow& w,
                                           const std::vector<bench::ActivityRecord>& records);
 
-}  // namespace tilegemm::cli
+}  // namespace tilegemm::trace
