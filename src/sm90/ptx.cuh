@@ -197,18 +197,6 @@ __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
-// The same barrier, reduced: true in every thread when `pred` is true in any of them
-// (bar.red.or.pred, PTX ISA §9.7.13.1).
-__device__ __forceinline__ bool named_barrier_any(uint32_t id, uint32_t threads, bool pred) {
-  uint32_t any;
-  asm volatile(
-      "{\n.reg .pred p, q;\nsetp.ne.u32 p, %1, 0;\nbar.red.or.pred q, %2, %3, p;\nselp.u32 %0, 1, 0, q;\n}\n"
-      : "=r"(any)
-      : "r"(uint32_t(pred)), "r"(id), "r"(threads)
-      : "memory");
-  return any != 0;
-}
-
 // ---- global memory between CTAs: the k-split fix-up (PTX ISA §8 memory consistency model,
 // §9.7.9.8 ld, §9.7.9.10 st, §9.7.13.4 membar/fence, §9.7.13.5 atom) ----------------------------
 // Orders this thread's earlier global writes before its later ones at GPU scope (and its later
@@ -220,12 +208,12 @@ __device__ __forceinline__ uint32_t load_acquire_gpu(const uint32_t* p) {
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
-// Atomic add with acquire-release semantics at GPU scope; returns the old value.
-__device__ __forceinline__ uint32_t atomic_add_acq_rel_gpu(uint32_t* p, uint32_t v) {
-  uint32_t old;
-  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
-  return old;
+// Atomic add at GPU scope, no value returned (red; release order comes from a fence before it).
+__device__ __forceinline__ void red_add_relaxed_gpu(uint32_t* p, uint32_t v) {
+  asm volatile("red.relaxed.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
+// Suspend the thread for about `ns` nanoseconds (nanosleep, PTX ISA §9.7.19.4): a polite spin.
+__device__ __forceinline__ void sleep_ns(uint32_t ns) { asm volatile("nanosleep.u32 %0;" ::"r"(ns)); }
 __device__ __forceinline__ void store_relaxed_gpu(uint32_t* p, uint32_t v) {
   asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }

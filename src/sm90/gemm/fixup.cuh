@@ -1,22 +1,21 @@
 // The k-split fix-up (Config::stream_k): a tile whose k-blocks several units computed (split-K
 // slices, or stream-K ranges: schedule/stream_k.hpp) is summed inside the kernel, with no second
 // kernel and no unit waiting for another:
-//   every piece but the last to arrive writes its fp32 partial to the workspace and counts itself
-//   on the tile's counter; the piece that finds all the others counted reads their partials and
-//   sums them with its own in piece order (((p0 + p1) + p2) + ... : fixed, so the result is the
-//   same bits whichever piece arrives last), then runs the Config's epilogue on the sum as on any
-//   tile.
+//   every piece but piece 0 (the tile's first k-blocks) writes its fp32 partial to the workspace
+//   and counts itself on the tile's counter; piece 0 waits for the count, adds the partials to its
+//   accumulators in piece order (((p0 + p1) + p2) + ... : fixed, so the result is the same bits on
+//   every run), then runs the Config's epilogue on the sum as on any tile.
 // Per consumer warpgroup: each consumer sums its own 64 rows with its own counter, so only its 128
 // threads synchronise (named barrier 1 + consumer, as the epilogues).
 // Workspace: partial p (KSplit::partial_index) of consumer c is 64 x BN floats at
 // workspace + (p · consumers + c) · 64 · BN, stored in the accumulator fragment's own order —
 // thread t's float4 j at index j · 128 + t — so that every access is a coalesced 16-B one.
 // Counters: one uint32 per (stream-K slot, consumer), 0 between launches (the host zeroes them when
-// it allocates them; the summing piece puts its counter back to 0).
+// it allocates them; piece 0 puts its counter back to 0).
 // Memory order: writers store and meet at the barrier, then one thread fences (release at GPU
-// scope, cumulative over what the barrier ordered before it) and adds to the counter (acq_rel); the
-// summing piece's thread reads the counter with acquire, meets its warpgroup at the barrier, and
-// every thread fences before reading the partials.
+// scope, cumulative over what the barrier ordered before it) and adds to the counter; piece 0's
+// thread reads the counter with acquire, meets its warpgroup at the barrier, and every thread
+// fences before reading the partials.
 #pragma once
 
 #include "schedule/stream_k.hpp"
@@ -58,55 +57,47 @@ __device__ __forceinline__ void add_partial_fragment(float (&acc)[BN / 2], const
   }
 }
 
-// acc = ((p_0 + p_1) + p_2) + ... + p_{pieces-1}, where acc holds this unit's own piece and the
-// others are in the workspace. Piece 0 (the usual last arrival with stream-K: its tile ends the
-// range of the worker before) adds the others to itself in place; any other piece has its own
-// partial in the workspace (`own_written`, or written here: each thread reads back only the
-// addresses it wrote) and starts the sum from p_0. No registers beyond the accumulators.
-template <int BN>
-__device__ __forceinline__ void sum_pieces(float (&acc)[BN / 2], float* workspace, const sched::KSplit& split,
-                                           const UnitWork& u, bool own_written, int consumers, int consumer,
-                                           int thread_in_wg) {
-  auto piece_tile = [&](int i) {
-    return partial_tile<BN>(workspace, split.partial_index(u.first_worker + i, u.slot), consumers, consumer);
-  };
-  if (u.piece != 0) {
-    if (!own_written) store_partial_fragment<BN>(piece_tile(u.piece), acc, thread_in_wg);
-    add_partial_fragment<BN, false>(acc, piece_tile(0), thread_in_wg);
-  }
-  for (int i = 1; i < u.pieces; ++i) add_partial_fragment<BN, true>(acc, piece_tile(i), thread_in_wg);
-}
-
-// One consumer's part in the fix-up of unit `u` (u.pieces > 1), after its mainloop. Returns true
-// when this piece arrived last: acc then holds the tile's whole sum and the caller stores it;
-// false: the partial is written and counted, and the caller moves on.
+// One consumer's part in the fix-up of unit `u` (u.pieces > 1), after its mainloop. Piece 0 (the
+// tile's first k-blocks) sums: it waits until the other pieces have counted themselves, adds their
+// partials to its accumulators in piece order and returns true (the caller stores the tile). Any
+// other piece writes its partial, counts itself and returns false at once (the caller moves on).
+// NOTES: why piece 0, and why it may wait. A piece that writes and leaves never waits for an
+// answer, so only the summing piece has latency on its path. With stream-K, piece 0 is the end of
+// the range of the worker before, so the other pieces (starts of later ranges) have long been
+// counted when it gets there. With split-K the slices end together and piece 0 waits about one
+// store-fence-count of the others. No deadlock: every CTA of the persistent grid is resident, a
+// piece other than 0 never waits, and a waiting piece 0 waits only on later workers, which are
+// either running now or (split-K with more workers than CTAs) come after a unit of their CTA that
+// is not waiting (its pieces are consecutive workers, fewer than the CTAs).
+// (Before, every piece looked at the counter, wrote, counted and learned whether it was last,
+// and the last one summed: measured on the H200 that put ~3.5 us of round trips on each shared
+// unit, build 9f6fde9.)
 template <int BN>
 __device__ __forceinline__ bool fixup_piece(float (&acc)[BN / 2], float* workspace, uint32_t* counters,
                                             const sched::KSplit& split, const UnitWork& u, int consumers,
                                             int consumer, int thread_in_wg) {
   const uint32_t barrier_id = 1 + consumer;
   uint32_t* counter = counters + (u.slot - split.dp_tiles) * consumers + consumer;
-  const uint32_t others = uint32_t(u.pieces - 1);
-  // NOTES: look before writing: when every other piece is already counted this one sums at once,
-  // and its partial (which no one would read) is never written.
-  bool last = named_barrier_any(barrier_id, 128, thread_in_wg == 0 && load_acquire_gpu(counter) == others);
-  const bool own_written = !last;
-  if (!last) {
-    store_partial_fragment<BN>(partial_tile<BN>(workspace, split.partial_index(u.first_worker + u.piece, u.slot),
-                                                consumers, consumer),
-                               acc, thread_in_wg);
+  auto piece_tile = [&](int i) {
+    return partial_tile<BN>(workspace, split.partial_index(u.first_worker + i, u.slot), consumers, consumer);
+  };
+  if (u.piece != 0) {
+    store_partial_fragment<BN>(piece_tile(u.piece), acc, thread_in_wg);
     named_barrier_sync(barrier_id, 128);  // every thread's partial stores ...
-    bool counted_last = false;
     if (thread_in_wg == 0) {
       fence_acq_rel_gpu();  // ... before the count, at GPU scope (the barrier made them this thread's to release)
-      counted_last = atomic_add_acq_rel_gpu(counter, 1u) == others;
+      red_add_relaxed_gpu(counter, 1u);
     }
-    last = named_barrier_any(barrier_id, 128, counted_last);
-    if (!last) return false;
+    return false;
   }
+  if (thread_in_wg == 0) {
+    const uint32_t others = uint32_t(u.pieces - 1);
+    while (load_acquire_gpu(counter) != others) sleep_ns(64);
+    store_relaxed_gpu(counter, 0u);  // every piece has counted: 0 again for the next launch
+  }
+  named_barrier_sync(barrier_id, 128);
   fence_acq_rel_gpu();  // the other pieces' partials after their counts
-  sum_pieces<BN>(acc, workspace, split, u, own_written, consumers, consumer, thread_in_wg);
-  if (thread_in_wg == 0) store_relaxed_gpu(counter, 0u);  // every piece has arrived: ready for the next launch
+  for (int i = 1; i < u.pieces; ++i) add_partial_fragment<BN, true>(acc, piece_tile(i), thread_in_wg);
   return true;
 }
 
