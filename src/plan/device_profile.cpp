@@ -28,11 +28,12 @@
 //     and 8192^3 (1392 vs 1377 us, 181.5 vs 179.0), 1x2 slower still; in M = 1 streaming 6-30%.
 //   - fixup_bytes_per_s_per_sm = 100e9 (assumption): the k-split fix-up's partial tiles, written
 //     and read by one SM's consumer threads with 16-B accesses (sm90/gemm/fixup.cuh).
-//   - fixup_latency_us = 3.5: what a unit whose tile is shared adds to its CTA beyond its bytes
-//     (look at the counter, store, fence, count, fence, read: L2 round trips in series). Measured
-//     (build 9f6fde9): split-K configs ran 3.4-3.9 us over the time model without it at
-//     1x576x7168 (64x16 swap-AB split 8, 4 KB partials), 128x2112x7168 (128x64 split 4),
-//     128x4096x7168 (128x64 split 2) and 128x7168x2048 (128x128 split 2, 64 KB partials).
+//   - fixup_latency_us = 3.0: what a unit whose tile is shared adds to its CTA beyond its bytes
+//     (store, fence, count; piece 0: the count, fence, read: L2 round trips in series). Measured:
+//     with the last-arrival protocol (build 9f6fde9) split-K configs ran 3.4-3.9 us over the time
+//     model without it at 1x576x7168 (64x16 swap-AB split 8, 4 KB partials), 128x2112x7168
+//     (128x64 split 4), 128x4096x7168 (128x64 split 2) and 128x7168x2048 (128x128 split 2, 64 KB
+//     partials); piece 0 summing (build c82c3c8) took 0.3-0.8 us off each of nine k-split configs.
 #include "plan/device_profile.hpp"
 
 #include <algorithm>
@@ -64,7 +65,7 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.regs_per_sm = 65536;            // [hopper]
   p.fixed_us = 5.0;                 // assumption, see the file comment
   p.fixup_bytes_per_s_per_sm = 100e9;  // assumption
-  p.fixup_latency_us = 3.5;            // measured on the H200 (above)
+  p.fixup_latency_us = 3.0;            // measured on the H200 (above)
   p.tma_fill_bytes_per_s = 5.7e12 * hbm_eff_tbps / 4.3;  // measured on the H200 (above), scaled by HBM
   p.tma_bytes_per_s_per_sm = 78e9;                          // measured on the H200 (above)
   p.direct_store_bytes_per_cycle = 8.4;                     // measured on the H200 (above)
