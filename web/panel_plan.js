@@ -1,5 +1,5 @@
 // Panel 3, Kernel configuration: /api/plan (the JSON of `tilegemm explain --json`, schema
-// tilegemm.plan/2, docs/PLANNER.md). The call (D's major, C, alpha/beta, leading dimensions, pointer
+// tilegemm.plan/3, docs/PLANNER.md). The call (D's major, C, alpha/beta, leading dimensions, pointer
 // offsets) -> the route gemm() takes -> candidate space -> resource filter -> score -> choice.
 "use strict";
 
@@ -12,7 +12,7 @@ TG.panel("plan", (section) => {
   function derivation(c, dev, problemK) {
     const f = c.config, s = c.seed, t = c.time;
     const ab = 2;  // bytes per BF16 element of A and B
-    const k = Math.ceil(problemK / f.split_k);  // split-K: each block reduces one K slice
+    const k = Math.ceil(problemK / f.split_k);  // split-K: each block computes one K slice
     const acc = s.bytes_CD / (f.bm * f.bn * s.sizeof_c);  // 2 when C is read in the epilogue
     const lines = [
       ["bytes_L2_AB", `K·(BM/cluster_N + BN/cluster_M)·${ab} = ${k}·(${f.bm}/${f.cluster_n} + ${f.bn}/${f.cluster_m})·${ab}`, num(s.bytes_L2_AB)],
@@ -26,7 +26,7 @@ TG.panel("plan", (section) => {
       ["predicted time", `max(l2 ${fixed(t.l2_us, 2)}, local ${fixed(t.local_us, 2)}, hbm ${fixed(t.hbm_us, 2)}, tensor ${fixed(t.tc_us, 2)}) + epilogue ${fixed(t.epilogue_us, 2)} + fixed ${fixed(t.fixed_us, 2)} + fix-up ${fixed(t.fixup_us, 2)} µs`,
         `${fixed(t.predicted_us, 2)} µs, ${num(t.tflops, 0)} TFLOPS, ${t.bound}-bound`],
     ];
-    const note = f.split_k > 1 ? el("p", { class: "small" }, `split-K ${f.split_k}: K is the slice, ceil(${problemK} / ${f.split_k}) = ${k}; partials are FP32, so sizeof(C) = 4.`) : null;
+    const note = f.split_k > 1 ? el("p", { class: "small" }, `split-K ${f.split_k}: K is the slice, ceil(${problemK} / ${f.split_k}) = ${k}; partials are FP32, so sizeof(C) = 4 (the kernel sums them itself).`) : null;
     return el("div", {}, note, table(["term", "formula", "value"], lines.map(([name, formula, value]) =>
       el("tr", { "data-term": name }, el("th", {}, name), el("td", { class: "formula" }, formula), el("td", { class: "num" }, value))),
       { class: "derivation" }));
@@ -44,7 +44,8 @@ TG.panel("plan", (section) => {
       ["derived", "registers", f.registers.producer ? `${f.registers.producer} producer / ${f.registers.consumer} consumer` : "no setmaxnreg"],
       ["derived", "epilogue", f.epilogue + (f.epilogue === "tma_store" && f.stage_cols < f.bn ? ` (${f.stage_cols} columns staged)` : "")],
       ["derived", "smem", bytes(c.smem_bytes)], ["derived", "grid", `${num(c.grid)} CTAs`],
-      ["transform", "split-K", `${f.split_k}`],
+      ["transform", "k-split", !f.stream_k ? "none" : f.split_k > 1 ? `split-K ${f.split_k}` : "stream-K"],
+      ["transform", "swap-AB", f.swap_ab ? "Dᵀ = B·Aᵀ" : "no"],
     ];
     return el("div", { class: "strip" }, items.map(([kind, label, value]) =>
       el("div", { class: `chip ${kind}` }, el("span", { class: "kind" }, kind), el("span", { class: "label" }, label), el("b", {}, value))));
@@ -104,8 +105,21 @@ TG.panel("plan", (section) => {
       const u = plan.user_config;
       out.append(candidateBlock(`Your config "${u.spec}": ${u.candidate.feasible ? `rank #${u.rank}` : `REJECTED by ${u.candidate.rule}: ${u.candidate.reason}`}`, u.candidate, plan));
     }
-    out.append(el("p", { class: "small" }, "Measured beside predicted: no tuning cache yet (the autotuner has not landed), so only the model's numbers are shown."));
+    out.append(el("p", { class: "small" }, tuningLine(plan)));
     return out;
+  }
+
+  // What the tuning cache (tilegemm tune, docs/PLANNER.md §10) said about this call: measured beside
+  // predicted on a hit, else why only the model's numbers are shown.
+  function tuningLine(plan) {
+    const t = plan.tuning;
+    if (!t) return "Measured beside predicted: no tuning cache is read for a built-in device profile; only the model's numbers are shown.";
+    if (t.state === "off") return `Measured beside predicted: the tuning cache is off (${t.reason}); gemm() runs the model's pick.`;
+    if (t.entry && plan.chosen_by === "tuning_cache")
+      return `Measured beside predicted (tuning cache ${t.file}, ${t.entry.date}): gemm() runs ${t.entry.best.config}, measured ` +
+        `${fixed(t.entry.best.measured_us, 1)} µs (predicted ${fixed(t.entry.best.predicted_us, 1)}); the model's pick ${t.entry.model.config} ` +
+        `measured ${fixed(t.entry.model.measured_us, 1)} µs (predicted ${fixed(t.entry.model.predicted_us, 1)}).`;
+    return `Measured beside predicted: tuning cache ${t.file}: ${t.state}${t.reason ? ` (${t.reason})` : ""}; gemm() runs the model's pick.`;
   }
 
   function space(plan) {

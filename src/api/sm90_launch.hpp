@@ -1,5 +1,5 @@
 // The sm90 path's launch: a Config -> its JIT-compiled kernel on the current device -> tensor
-// maps and GemmParams -> cuLaunchKernelEx (and the split-K reduce kernel after it).
+// maps and GemmParams -> cuLaunchKernelEx: one launch (k-splits are summed inside the kernel).
 #pragma once
 
 #include <cstddef>

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/explain_call.hpp"
+#include "api/tuning.hpp"
 #include "explorer/call_params.hpp"
 #include "plan/config_spec.hpp"
 #include "plan/explain.hpp"
@@ -155,6 +156,7 @@ Reply api_plan(const QueryParams& q, const ApiContext& ctx) {
     return error_reply(400, s.argument, s.message);
 
   DeviceProfile device;
+  bool live = false;
   if (device_name == "live") {
     if (!ctx.live.profile)
       return error_reply(400, "device",
@@ -162,6 +164,7 @@ Reply api_plan(const QueryParams& q, const ApiContext& ctx) {
                              (ctx.live.present ? ctx.live.profile_reason : ctx.live.reason) + ")");
     device = *ctx.live.profile;
     eo.device_note = "device=live";
+    live = true;
   } else if (!device_name.empty()) {
     auto found = find_builtin_profile(device_name);
     if (!found)
@@ -173,6 +176,7 @@ Reply api_plan(const QueryParams& q, const ApiContext& ctx) {
   } else if (ctx.live.profile) {  // as the CLI: the live GPU, else h200
     device = *ctx.live.profile;
     eo.device_note = "live GPU 0 (no device parameter given)";
+    live = true;
   } else {
     device = *find_builtin_profile("h200");
     eo.device_note = "no device parameter given and no usable live GPU (" +
@@ -181,6 +185,8 @@ Reply api_plan(const QueryParams& q, const ApiContext& ctx) {
 
   rq.problem = p;
   rq.device = device;
+  // On the live GPU, what gemm() reads there too: the process's tuning cache (as tilegemm explain).
+  if (live && detail::tuning_device(0, &rq.tuning_device).ok()) rq.tuning = detail::process_tuning();
   rq.options = options;
   rq.explain = eo;
   rq.json = true;

@@ -137,8 +137,8 @@ KSplitWork ksplit_work(const Problem& p, const Config& c, const DeviceProfile& d
     w.cta_kb = dp_per_cta * kb + workers_per_cta * range;
     w.cta_stores = dp_per_cta + workers_per_cta * (ceil_div(range, kb) + 1);
     // A worker writes about one partial (the piece of the tile its range starts inside; the piece
-    // it ends inside is usually the tile's piece 0, which arrives last and writes none); the last
-    // piece of a tile reads the others: max_pieces - 1.
+    // it ends inside is that tile's piece 0, which sums and writes none); piece 0 of a tile reads
+    // the others: max_pieces - 1.
     if (split.tiles - split.dp_tiles <= sm90::kKSplitCounters) {  // else rejected (split_k.tiles)
       for (int slot = split.dp_tiles; slot < split.tiles; ++slot)
         w.max_pieces = std::max<int64_t>(w.max_pieces, split.last_worker(slot) - split.first_worker(slot) + 1);
@@ -165,18 +165,17 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   const KernelShape ks = kernel_shape(p, c);
   TimeTerms t;
   const bool cluster = c.cluster_size() > 1;
-  const KSplitWork work = c.stream_k ? ksplit_work(p, c, d) : KSplitWork{};
+  // (A k-split over more tiles than an int counts is rejected, split_k.tiles; no work is computed.)
+  const bool ksplit = c.stream_k && ks.tiles <= kMaxKSplitTiles;
+  const KSplitWork work = ksplit ? ksplit_work(p, c, d) : KSplitWork{};
 
   // The seed's L2 bytes with multicast counted only where the peer tile exists (kept for explain).
   const double a_eff = c.bm * multicast_factor(c.cluster_n, ks.n_blocks);
   const double b_eff = c.bn * multicast_factor(c.cluster_m, ks.m_blocks);
   t.bytes_L2_AB_eff = static_cast<int64_t>(static_cast<double>(ks.k_split) * (a_eff + b_eff) * kAbBytes);
-  // The seed's SM-local bytes (all of them, over the whole GPU), spread as the work is: the
+  // The seed's SM-local cycles (every block's bytes over the whole GPU), spread as the work is: the
   // seed's wave_eff without k-splitting, the balance of the k-split otherwise.
-  const double local_cycles = c.stream_k ? static_cast<double>(s.bytes_local_AB + s.bytes_TC + s.bytes_CD) *
-                                               static_cast<double>(ks.tiles) / d.local_bytes_per_cycle
-                                         : s.cycles_local;
-  t.local_us = cycles_to_us(local_cycles / (c.stream_k ? work.balance : s.wave_eff), d);
+  t.local_us = cycles_to_us(s.cycles_local / (ksplit ? work.balance : s.wave_eff), d);
 
   // HBM: operands (strip model), D once, C once when accumulating.
   const HbmAb ab = hbm_ab_bytes(c, ks, d);
@@ -213,7 +212,7 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   const double fill_us = (ab.bytes + oob_lines * line) / d.tma_fill_bytes_per_s * 1e6;
   // The k-blocks the busiest CTA runs: num_waves units of K_slice (padded to BK) each, or with
   // stream-K its data-parallel tiles plus its share of the rest (ksplit_work).
-  const double cta_kb = c.stream_k ? static_cast<double>(work.cta_kb)
+  const double cta_kb = ksplit ? static_cast<double>(work.cta_kb)
                                    : static_cast<double>(s.num_waves) * static_cast<double>(ceil_div(ks.k_split, c.bk));
   const double cta_us = cta_kb * (c.bm + c.bn) * line / d.tma_bytes_per_s_per_sm * 1e6;
   t.l2_us = std::max(fill_us, cta_us);
@@ -231,11 +230,11 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   const double tile_bytes = static_cast<double>(c.bm) * c.bn * dtype_bytes(p.out);
   const double epi_cycles = c.epilogue == Epilogue::direct ? tile_bytes / d.direct_store_bytes_per_cycle
                                                            : tile_bytes / (d.local_bytes_per_cycle / d.sm_count);
-  const double stores = c.stream_k ? static_cast<double>(work.cta_stores) : static_cast<double>(s.num_waves);
+  const double stores = ksplit ? static_cast<double>(work.cta_stores) : static_cast<double>(s.num_waves);
   t.epilogue_us = cycles_to_us(epi_cycles * stores * (c.persistent ? 1 : 2), d);
   t.fixed_us = d.fixed_us;
   // The fix-up of shared tiles: the busiest CTA's partial tiles written and read through L2.
-  t.fixup_us = c.stream_k ? static_cast<double>(work.shared_units) * d.fixup_latency_us +
+  t.fixup_us = ksplit ? static_cast<double>(work.shared_units) * d.fixup_latency_us +
                                 static_cast<double>(work.cta_partials) * static_cast<double>(c.bm) * c.bn * 4.0 /
                                     d.fixup_bytes_per_s_per_sm * 1e6
                           : 0.0;

@@ -95,5 +95,7 @@ struct KSplitWork {
   double balance = 1;        // all k-blocks / (grid * cta_kb): 1 = no CTA idles
 };
 KSplitWork ksplit_work(const Problem& p, const Config& c, const DeviceProfile& d);
+// The most tiles a k-split is planned over (the decomposition counts them in int).
+inline constexpr int64_t kMaxKSplitTiles = int64_t{1} << 30;
 
 }  // namespace tilegemm::plan

@@ -13,7 +13,7 @@
 
 namespace tilegemm::plan {
 
-inline constexpr const char* kPlanJsonSchema = "tilegemm.plan/2";
+inline constexpr const char* kPlanJsonSchema = "tilegemm.plan/3";
 
 // The call's storage as explain shows it (filled by api/explain_call.cpp from the GemmArgs it
 // routes): what route() reads beyond the Problem. `given` false: not shown.

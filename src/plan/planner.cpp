@@ -117,12 +117,16 @@ Rule check_rules(const Problem& p, const DeviceProfile& d, const Config& c, bool
              ", BK=" + std::to_string(c.bk) + "); each slice needs >= " + std::to_string(kMinKBlocksPerSplit);
     });
   if (c.stream_k) {
-    const sched::KSplit split = sm90::config_k_split(c, p.m, p.n, p.k, d.sm_count);
-    const int64_t counters = split.workers > 0 ? int64_t(split.tiles - split.dp_tiles) * c.consumers() : 0;
+    const sched::KSplit split = ks.tiles <= kMaxKSplitTiles ? sm90::config_k_split(c, p.m, p.n, p.k, d.sm_count)
+                                                            : sched::KSplit{};
+    const int64_t counters = ks.tiles > kMaxKSplitTiles ? ks.tiles * c.consumers()
+                             : split.workers > 0        ? int64_t(split.tiles - split.dp_tiles) * c.consumers()
+                                                        : 0;
     if (counters > sm90::kKSplitCounters)
       return fail(Rule::split_k_tiles, [&] {
         return std::string(c.split_k > 1 ? "split-K" : "stream-K") + " shares " +
-               std::to_string(split.tiles - split.dp_tiles) + " tiles of " + tile_str(c) + " (" +
+               std::to_string(ks.tiles > kMaxKSplitTiles ? ks.tiles : int64_t(split.tiles - split.dp_tiles)) +
+               " tiles of " + tile_str(c) + " (" +
                std::to_string(counters) + " fix-up counters, one per tile and consumer); the workspace has " +
                std::to_string(sm90::kKSplitCounters);
       });
@@ -184,7 +188,7 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
                             std::to_string(w.split.workers) + " CTAs";
     f.push_back(how + (w.split.workers > 0
                            ? "; a shared tile (up to " + std::to_string(w.max_pieces) +
-                                 " pieces) is summed in the kernel by the piece that arrives last, in piece order "
+                                 " pieces) is summed in the kernel by its piece 0, in piece order "
                                  "(deterministic)"
                            : "; the tiles fill whole waves, so nothing is shared"));
   }
@@ -260,7 +264,7 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
       const int64_t tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn);
       if (!o.allow_split_k) continue;
       // Stream-K when the tiles do not fill whole waves (schedule/stream_k.hpp).
-      if (tiles % d.sm_count != 0 && tiles <= (int64_t{1} << 30) && ceil_div(p.k, int64_t{sm90::kBlockK}) >= 2) {
+      if (tiles % d.sm_count != 0 && tiles <= kMaxKSplitTiles && ceil_div(p.k, int64_t{sm90::kBlockK}) >= 2) {
         Config c;
         c.bm = bm;
         c.bn = bn;

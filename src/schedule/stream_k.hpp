@@ -9,8 +9,8 @@
 //                              [floor(w·I/W), floor((w+1)·I/W)); CTA p takes workers p, p + P, ...
 // A worker's range may start and end inside tiles, so a tile is shared by the consecutive workers
 // first(t) .. last(t) (its "pieces", piece 0 holding the tile's lowest k-blocks). Every piece but
-// one writes its fp32 partial tile to the workspace; the piece that arrives last sums all of them
-// in piece order (fixed, so the result is the same bits on every run) and stores the tile.
+// piece 0 writes its fp32 partial tile to the workspace; piece 0 sums all of them in piece order
+// (fixed, so the result is the same bits on every run) and stores the tile (sm90/gemm/fixup.cuh).
 //   split-K (S slices per tile): dp_tiles = 0, workers = tiles · S — worker t·S + s is slice s of
 //   tile t, k-blocks [floor(s·KB/S), floor((s+1)·KB/S)).
 //   stream-K (P CTAs): whole waves stay data-parallel and the last one or two waves' worth of tiles

@@ -50,7 +50,7 @@ enum class EventKind : uint8_t {
   tma_store_wait,   // consumer, TMA-store epilogue: wait until earlier stores have read the staging smem
   direct_store,     // consumer, direct epilogue: bounds-checked stores from registers
   splitk_partial,   // consumer, split-K/stream-K: the fp32 partial tile written to the workspace and counted
-  splitk_fixup,     // consumer, split-K/stream-K: the last piece of a shared tile sums the partials in piece order
+  splitk_fixup,     // consumer, split-K/stream-K: piece 0 of a shared tile waits for the count and sums the partials in piece order
   count
 };
 inline constexpr int kEventKinds = static_cast<int>(EventKind::count);

@@ -297,7 +297,7 @@ TEST(CoverageGpu, KTailInsideA16ByteChunkReadsZeros) {
 }
 
 TEST(CoverageGpu, SplitKWithCAndFp32AndOddD) {
-  // Decode shapes the planner splits, and forced splits: the reduce kernel adds beta·C and writes
+  // Decode shapes the planner splits, and forced splits: piece 0's epilogue adds beta·C and writes
   // fp32 or bf16, vectorised or (odd ldd) element by element.
   for (const auto& s : {std::array<int64_t, 3>{1, 576, 7168}, {128, 2112, 7168}, {7, 300, 4000}}) {
     for (DType out : {DType::bf16, DType::fp32}) {

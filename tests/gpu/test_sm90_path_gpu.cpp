@@ -287,7 +287,7 @@ TEST(Sm90PathGpu, DecodeShapesPlannedTwoSeeds) {
 
 TEST(Sm90PathGpu, DecodeShapesForcedSplits) {
   // Forced counts (only clamped to the k-blocks: K = 512 has 8, 520 has 9). Odd N (577, 1001: the
-  // reduce's last 4-column group is partial), both consumer counts, a split count that does not
+  // the last 4-column group of a row is partial), both consumer counts, a split count that does not
   // divide the k-blocks (3 of 112, 8 of 9) and more units than SMs (8 x 34).
   const FastCase shapes[] = {{1, 576, 7168}, {7, 1001, 520}, {64, 2112, 512}, {128, 1000, 7168}, {128, 577, 520}};
   for (int splits : {2, 3, 8}) {
@@ -302,7 +302,7 @@ TEST(Sm90PathGpu, DecodeShapesForcedSplits) {
 }
 
 TEST(Sm90PathGpu, SplitKGuardBandsAndAlpha) {
-  // ldd > N and padded lda/ldb with split-K: the reduce writes only columns < N of rows < M.
+  // ldd > N and padded lda/ldb with split-K: the fix-up's store writes only columns < N of rows < M.
   for (uint64_t seed : {101u, 102u})
     for (const char* spec : {"", "64x128,splitk=3", "64x128,splitk=8"}) {
       FastCase cs{7, 1001, 7168, /*lda_pad=*/8, /*ldb_pad=*/8, /*ldd_pad=*/24};
@@ -317,7 +317,7 @@ TEST(Sm90PathGpu, SplitKGuardBandsAndAlpha) {
 }
 
 TEST(Sm90PathGpu, SplitKIsDeterministic) {
-  // Same inputs twice -> the same bits (fixed K ranges, fixed summation order in the reduce).
+  // Same inputs twice -> the same bits (fixed K ranges, fixed summation order in the fix-up).
   for (FastCase cs : {FastCase{128, 2112, 7168}, FastCase{1, 576, 7168}, FastCase{7, 1001, 7168}}) {
     if (cs.m == 7) cs.config = "64x128,splitk=8";
     std::vector<__nv_bfloat16> first, second;
@@ -352,7 +352,7 @@ TEST(Sm90PathGpu, StreamKForcedTwoSeeds) {
 }
 
 TEST(Sm90PathGpu, StreamKIsDeterministicAndLeavesItsCountersZero) {
-  // Same inputs twice -> the same bits, whichever piece of a shared tile arrives last; and a
+  // Same inputs twice -> the same bits, whatever order the pieces of a shared tile finish in; and a
   // different k-split in between on the same stream (the counters it used must be back at 0, or
   // the next launch would sum too early or never).
   const FastCase shapes[] = {FastCase{2000, 5000, 777}, FastCase{300, 1000, 7168}};

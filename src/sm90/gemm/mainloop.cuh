@@ -84,7 +84,7 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
   // NOTES: with C, the tile's C rows are prefetched into L2 a few rows per k-block while the
   // mainloop runs, so the epilogue's loads of C hit L2 (epilogue_direct.cuh); spread out, the
   // prefetches never hold up the stage loads.
-  // A tile shared between units (stream-K) is stored by whichever piece arrives last: no prefetch;
+  // A tile shared between units (k-split) is stored by its piece 0 after the fix-up: no prefetch;
   // nor for a column-major C (swap-AB: a few short columns).
   constexpr bool kPrefetchC = C.with_c && !C.d_col_major;
   const bool prefetch_c = kPrefetchC && unit.pieces == 1;

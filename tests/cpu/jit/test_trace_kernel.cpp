@@ -1,6 +1,6 @@
 // The traced kernel (Config::trace, docs/TRACE.md) under NVRTC, without a GPU, for a set of configs
-// that covers every epilogue (TMA store whole-tile and in parts, direct, split-K partials), 1 and
-// 2 consumers, clusters and MN-major operands:
+// that covers every epilogue (TMA store whole-tile and in parts, direct), the k-split fix-up
+// (stream-K and split-K), swap-AB, 1 and 2 consumers, clusters and MN-major operands:
 //   - the untraced source is exactly the source it was before tracing existed (no `.trace` field),
 //     so an untraced kernel keeps its cache key; the traced one differs and says "trace";
 //   - with cuobjdump: the untraced SASS reads no timer and no SM id, the traced SASS reads
@@ -52,10 +52,14 @@ std::vector<sm90::Config> covering_configs() {
       [](const sm90::Config& c) { return c.epilogue == sm90::Epilogue::tma_store && c.stage_cols < c.bn; },
       [](const sm90::Config& c) { return c.cluster_size() == 2; },
       [](const sm90::Config& c) { return c.bm == 64; },
+      [](const sm90::Config& c) { return c.stream_k && c.split_k > 1 && c.epilogue == sm90::Epilogue::tma_store; },
+      [](const sm90::Config& c) { return c.stream_k && c.split_k == 1; },
+      [](const sm90::Config& c) { return c.d_col_major; },
   };
   for (const auto& want : wanted) {
     bool found = false;
-    for (const plan::Problem& p : {problem(4096, 4096, 4096), problem(4096, 1232, 336), problem(128, 576, 7168)}) {
+    for (const plan::Problem& p : {problem(4096, 4096, 4096), problem(4096, 1232, 336), problem(128, 576, 7168),
+                                   problem(1, 576, 7168)}) {
       for (const plan::Candidate& c : plan::make_plan(p, d).ranked)
         if (want(c.config)) {
           out.push_back(c.config);

@@ -19,7 +19,7 @@ using test::kSuite;
 using test::nt_problem;
 using test::Shape;
 
-// Keys docs/PLANNER.md promises (schema tilegemm.plan/2).
+// Keys docs/PLANNER.md promises (schema tilegemm.plan/3).
 const char* const kTopKeys[] = {"schema", "problem", "path", "route_reason", "device", "ranking", "counts", "chosen", "chosen_by",
                                 "model_choice", "seed_choice", "seed_unfiltered_choice", "user_config", "top",
                                 "rejected", "rejected_all_listed", "tuning", "notes"};
