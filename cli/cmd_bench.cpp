@@ -88,23 +88,10 @@ std::optional<std::string> apply_call_options(const BenchOptions& o, bench::Case
   return std::nullopt;
 }
 
-// The problems to run, from --shape or the suite.
+// The problems to run, from --shape or the suite (default llm).
 std::optional<std::vector<bench::Shape>> resolve_shapes(const BenchOptions& o, std::string* suite_name,
                                                         std::string* error) {
-  std::vector<bench::Shape> shapes;
-  if (!o.shapes.empty()) {
-    for (const std::string& text : o.shapes) {
-      auto s = bench::parse_shape(text, error);
-      if (!s) return std::nullopt;
-      shapes.push_back(*s);
-    }
-    *suite_name = "shapes";
-    return shapes;
-  }
-  const auto suite = bench::load_suite(o.suite.empty() ? "llm" : o.suite, error);
-  if (!suite) return std::nullopt;
-  *suite_name = suite->name;
-  return suite->shapes;
+  return bench::resolve_shapes(o.shapes, o.suite, "llm", suite_name, error);
 }
 
 nlohmann::json side_json(const bench::SideResult& s) {
@@ -347,7 +334,7 @@ void add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "bench", "Benchmark tilegemm::gemm against cuBLASLt (each case checked before it is timed; exit 1 if any fails)");
   CLI::Option* suite = cmd->add_option("--suite", o->suite,
-                                       "Suite file (one 'M N K' per line) or builtin name: llm (default), squares");
+                                       "Suite file (one 'M N K' per line) or builtin name: llm (default), llama, squares");
   CLI::Option* shape = cmd->add_option("--shape", o->shapes, "Shape(s) MxNxK instead of a suite (repeatable)");
   suite->excludes(shape);
   cmd->add_option("--out", o->out, "Output dtype")->check(CLI::IsMember({"bf16", "fp32"}));

@@ -39,21 +39,10 @@ constexpr int kExitFailed = 1, kExitUsage = 2, kExitNoHopper = 3;
 
 // The problems: shapes x layouts, each with the call's output dtype and C.
 std::vector<TuneProblem> problems_of(const TuneArgs& a, std::string* suite_name) {
-  std::vector<bench::Shape> shapes;
   std::string error;
-  if (!a.shapes.empty()) {
-    for (const std::string& text : a.shapes) {
-      const auto s = bench::parse_shape(text, &error);
-      if (!s) fail(error);
-      shapes.push_back(*s);
-    }
-    *suite_name = "shapes";
-  } else {
-    const auto suite = bench::load_suite(a.suite.empty() ? "llm" : a.suite, &error);
-    if (!suite) fail(error);
-    *suite_name = suite->name;
-    shapes = suite->shapes;
-  }
+  const auto resolved = bench::resolve_shapes(a.shapes, a.suite, "llm", suite_name, &error);
+  if (!resolved) fail(error);
+  const std::vector<bench::Shape>& shapes = *resolved;
   std::vector<std::string> layouts = {a.layout};
   if (a.layout == "all") layouts = {"nt", "nn", "tn", "tt"};
   std::vector<TuneProblem> out;
@@ -252,7 +241,7 @@ void add_tune_command(CLI::App& app) {
       "tune", "Measure the planner's top configurations per problem on the GPU (each checked first) and store the "
               "fastest in the tuning cache gemm() reads (exit 1 if a check fails, 3 without a Hopper GPU)");
   CLI::Option* suite = cmd->add_option("--suite", a->suite,
-                                       "Suite file (one 'M N K' per line) or builtin name: llm (default), squares");
+                                       "Suite file (one 'M N K' per line) or builtin name: llm (default), llama, squares");
   CLI::Option* shape = cmd->add_option("--shape", a->shapes, "Shape(s) MxNxK instead of a suite (repeatable)");
   suite->excludes(shape);
   cmd->add_option("--top", a->top, "Configurations measured per problem: the model's pick and the next ones")

@@ -45,21 +45,15 @@ double median(std::vector<double> v) {
 
 void run_warmup(const WarmupArgs& a) {
   // Usage errors first: they need no GPU.
-  std::vector<bench::Shape> shapes;
-  std::string error, suite_name = "shapes";
-  if (!a.shapes.empty()) {
-    for (const std::string& text : a.shapes) {
-      const auto s = bench::parse_shape(text, &error);
-      if (!s) fail(error);
-      shapes.push_back(*s);
-    }
-  } else {
-    if (a.suite.empty()) fail("--suite FILE|NAME or --shape MxNxK is required (builtin suites: llm, squares)");
-    const auto suite = bench::load_suite(a.suite, &error);
-    if (!suite) fail(error);
-    shapes = suite->shapes;
-    suite_name = suite->name;
+  std::string error, suite_name;
+  if (a.shapes.empty() && a.suite.empty()) {
+    std::string names;
+    for (const std::string& n : bench::builtin_suite_names()) names += (names.empty() ? "" : ", ") + n;
+    fail("--suite FILE|NAME or --shape MxNxK is required (builtin suites: " + names + ")");
   }
+  const auto resolved = bench::resolve_shapes(a.shapes, a.suite, "", &suite_name, &error);
+  if (!resolved) fail(error);
+  const std::vector<bench::Shape>& shapes = *resolved;
   std::vector<std::string> layouts;
   if (a.layout == "all") {
     layouts = {"nt", "nn", "tn", "tt"};
@@ -182,7 +176,7 @@ void add_warmup_command(CLI::App& app) {
   auto args = std::make_shared<WarmupArgs>();
   auto* cmd = app.add_subcommand(
       "warmup", "Compile (or load from the disk cache) every kernel gemm() would run for a suite, ahead of time");
-  cmd->add_option("--suite", args->suite, "suite file (one 'M N K' per line) or builtin name: llm, squares");
+  cmd->add_option("--suite", args->suite, "suite file (one 'M N K' per line) or builtin name: llm, llama, squares");
   cmd->add_option("--shape", args->shapes, "shape(s) MxNxK instead of a suite (repeatable)");
   cmd->add_option("--layout", args->layout, "nt | nn | tn | tt | all (DeepGEMM names)")->capture_default_str();
   cmd->add_option("--device", args->device,

@@ -169,4 +169,23 @@ std::optional<Shape> parse_shape(std::string_view text, std::string* error) {
   return s;
 }
 
+std::optional<std::vector<Shape>> resolve_shapes(const std::vector<std::string>& shape_texts, const std::string& suite,
+                                                 const std::string& fallback, std::string* suite_name,
+                                                 std::string* error) {
+  std::vector<Shape> shapes;
+  if (!shape_texts.empty()) {
+    for (const std::string& text : shape_texts) {
+      auto s = parse_shape(text, error);
+      if (!s) return std::nullopt;
+      shapes.push_back(*s);
+    }
+    *suite_name = "shapes";
+    return shapes;
+  }
+  const auto loaded = load_suite(suite.empty() ? fallback : suite, error);
+  if (!loaded) return std::nullopt;
+  *suite_name = loaded->name;
+  return loaded->shapes;
+}
+
 }  // namespace tilegemm::bench

@@ -45,4 +45,10 @@ const char* builtin_suite_text(std::string_view name);  // nullptr when unknown
 // "4096x4096x4096" (also "4096,4096,4096") -> Shape; nullopt + *error when malformed.
 std::optional<Shape> parse_shape(std::string_view text, std::string* error);
 
+// The problems of a command's --shape list, or else of its --suite (`suite` empty: `fallback`);
+// *suite_name is "shapes" or the suite's name. nullopt + *error (a shape's or the suite's) on failure.
+std::optional<std::vector<Shape>> resolve_shapes(const std::vector<std::string>& shape_texts, const std::string& suite,
+                                                 const std::string& fallback, std::string* suite_name,
+                                                 std::string* error);
+
 }  // namespace tilegemm::bench
