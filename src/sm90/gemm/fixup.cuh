@@ -1,6 +1,6 @@
 // The k-split fix-up (Config::stream_k): a tile whose k-blocks several units computed (split-K
 // slices, or stream-K ranges: schedule/stream_k.hpp) is summed inside the kernel, with no second
-// kernel and no unit waiting for another:
+// kernel; only a tile's piece 0 ever waits:
 //   every piece but piece 0 (the tile's first k-blocks) writes its fp32 partial to the workspace
 //   and counts itself on the tile's counter; piece 0 waits for the count, adds the partials to its
 //   accumulators in piece order (((p0 + p1) + p2) + ... : fixed, so the result is the same bits on
@@ -37,23 +37,22 @@ __device__ __forceinline__ void store_partial_fragment(float* dst, const float (
     store_global_cg_f4(dst + (j * 128 + thread_in_wg) * 4, acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
 }
 
-// acc (+)= partial tile `src` (this thread's BN / 8 float4).
-// NOTES: plain loads, not volatile asm: the compiler may then issue the next piece's loads before
-// this piece's adds (volatile loads went out one piece at a time: a round trip to L2 per piece,
-// measured on the H200 as ~1.7 us more for 1x576x7168 split 8 than the old separate reduce).
-// They cannot rise above the fence before them (asm volatile with a memory clobber), and no line
-// of a partial can be stale in this SM's L1: every partial slot is written once and read once per
-// launch, and L1 starts each kernel clean.
-template <int BN, bool kAdd>
+// acc += partial tile `src` (this thread's BN / 8 float4).
+// NOTES: plain loads, not volatile asm, so that the compiler may issue the next piece's loads before
+// this piece's adds (volatile asm keeps them in program order). They cannot rise above the fence
+// before them (asm volatile with a memory clobber), and no line of a partial can be stale in this
+// SM's L1: each partial slot is written once and read once per launch, and a kernel sees what an
+// earlier kernel wrote.
+template <int BN>
 __device__ __forceinline__ void add_partial_fragment(float (&acc)[BN / 2], const float* src, int thread_in_wg) {
   const float4* s4 = reinterpret_cast<const float4*>(src) + thread_in_wg;
 #pragma unroll
   for (int j = 0; j < BN / 8; ++j) {
     const float4 v = s4[j * 128];
-    acc[4 * j + 0] = kAdd ? acc[4 * j + 0] + v.x : v.x;
-    acc[4 * j + 1] = kAdd ? acc[4 * j + 1] + v.y : v.y;
-    acc[4 * j + 2] = kAdd ? acc[4 * j + 2] + v.z : v.z;
-    acc[4 * j + 3] = kAdd ? acc[4 * j + 3] + v.w : v.w;
+    acc[4 * j + 0] += v.x;
+    acc[4 * j + 1] += v.y;
+    acc[4 * j + 2] += v.z;
+    acc[4 * j + 3] += v.w;
   }
 }
 
@@ -97,7 +96,7 @@ __device__ __forceinline__ bool fixup_piece(float (&acc)[BN / 2], float* workspa
   }
   named_barrier_sync(barrier_id, 128);
   fence_acq_rel_gpu();  // the other pieces' partials after their counts
-  for (int i = 1; i < u.pieces; ++i) add_partial_fragment<BN, true>(acc, piece_tile(i), thread_in_wg);
+  for (int i = 1; i < u.pieces; ++i) add_partial_fragment<BN>(acc, piece_tile(i), thread_in_wg);
   return true;
 }
 
