@@ -53,10 +53,10 @@ struct KSplit {
   }
 };
 
-// Split-K: every tile cut into `splits` slices (at most one per k-block).
+// Split-K: every tile cut into `splits` slices (at most one per k-block; one slice: every tile whole).
 TG_HD constexpr KSplit split_k_decomposition(int tiles, int k_blocks, int splits) {
   const int s = splits < k_blocks ? splits : k_blocks;
-  return KSplit{tiles, k_blocks, 0, s > 1 ? tiles * s : 0};
+  return s > 1 ? KSplit{tiles, k_blocks, 0, tiles * s} : KSplit{tiles, k_blocks, tiles, 0};
 }
 
 // Stream-K for a persistent grid of `ctas`: tiles in whole waves stay data-parallel except the last

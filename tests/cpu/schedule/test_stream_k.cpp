@@ -100,11 +100,17 @@ TEST(StreamK, EveryKBlockOnceAndPiecesInOrder) {
         const int tiles = mb * nb;
         check_cover(sched::stream_k_decomposition(tiles, kb, ctas, 4), mb, nb, ctas);
         check_cover(sched::stream_k_decomposition(tiles, kb, ctas, 1), mb, nb, ctas);
-        for (int s : {2, 3, 8}) {
-          const KSplit split = sched::split_k_decomposition(tiles, kb, s);
-          if (split.workers > 0) check_cover(split, mb, nb, ctas);
-        }
+        for (int s : {2, 3, 8}) check_cover(sched::split_k_decomposition(tiles, kb, s), mb, nb, ctas);
       }
+}
+
+TEST(StreamK, SplitKOfOneKBlockKeepsEveryTileWhole) {
+  // K <= 64 has one k-block: no slice to cut, so every tile is computed whole (with dp_tiles = 0
+  // and no workers the kernel would walk no unit and never write D).
+  const KSplit s = sched::split_k_decomposition(36, 1, 8);
+  EXPECT_EQ(s.workers, 0);
+  EXPECT_EQ(s.dp_tiles, 36);
+  check_cover(s, 1, 36, 132);
 }
 
 TEST(StreamK, WholeWavesStayDataParallelAndTheRestIsEven) {
