@@ -106,10 +106,7 @@ Status prepare_kernel(const plan::Config& config, int device, PreparedKernel* ou
 }
 
 sched::Schedule config_schedule(const plan::Config& c, int m, int n) {
-  const sched::ClusterAxis axis = c.cluster_m == 2   ? sched::ClusterAxis::along_m
-                                  : c.cluster_n == 2 ? sched::ClusterAxis::along_n
-                                                     : sched::ClusterAxis::none;
-  return sched::Schedule{sched::make_tile_grid(m, n, c.bm, c.bn), c.mapping, axis};
+  return sched::Schedule{sched::make_tile_grid(m, n, c.bm, c.bn), c.mapping, sm90::cluster_axis(c)};
 }
 
 KernelExtents kernel_extents(const GemmArgs& args, const plan::Config& c) {
@@ -122,16 +119,8 @@ sched::KSplit launch_k_split(const GemmArgs& args, const PreparedKernel& prepare
   return sm90::config_k_split(prepared.config, e.m, e.n, e.k, prepared.resident_ctas);
 }
 
-int64_t ksplit_grid(const sched::KSplit& ks, int resident_ctas) {
-  return std::min<int64_t>(resident_ctas, std::max(ks.workers, ks.dp_tiles));
-}
-
 size_t ksplit_partial_bytes(const sched::KSplit& ks, const plan::Config& c) {
   return size_t(2) * size_t(ks.workers) * size_t(c.bm) * size_t(c.bn) * sizeof(float);
-}
-
-int64_t ksplit_counters(const sched::KSplit& ks, const plan::Config& c) {
-  return ks.workers > 0 ? int64_t(ks.tiles - ks.dp_tiles) * c.consumers() : 0;
 }
 
 size_t ksplit_workspace_bytes(const GemmArgs& args, const PreparedKernel& prepared) {
@@ -142,7 +131,7 @@ size_t ksplit_workspace_bytes(const GemmArgs& args, const PreparedKernel& prepar
 
 int64_t launch_grid(const GemmArgs& args, const PreparedKernel& prepared) {
   const plan::Config& c = prepared.config;
-  if (c.stream_k) return ksplit_grid(launch_k_split(args, prepared), prepared.resident_ctas);
+  if (c.stream_k) return launch_k_split(args, prepared).launch_ctas(prepared.resident_ctas);
   const KernelExtents e = kernel_extents(args, c);
   const int64_t units = sched::num_slots(config_schedule(c, int(e.m), int(e.n)));  // whole clusters
   return c.persistent ? std::min<int64_t>(units, prepared.resident_ctas) : units;
@@ -208,7 +197,7 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
     if (ks.workers > 0) {
       if (workspace.partials == nullptr || workspace.counters == nullptr)
         return setup_error("a k-split launch without its workspace");
-      if (ksplit_counters(ks, c) > sm90::kKSplitCounters)
+      if (sm90::ksplit_counters(ks, c) > sm90::kKSplitCounters)
         return setup_error("the k-split shares " + std::to_string(ks.tiles - ks.dp_tiles) +
                            " tiles, more than the fix-up's " + std::to_string(sm90::kKSplitCounters) + " counters");
     }

@@ -47,12 +47,9 @@ struct KernelExtents {
 KernelExtents kernel_extents(const GemmArgs& args, const plan::Config& config);
 // The k-split a prepared config launches with for `args` (sm90::config_k_split).
 sched::KSplit launch_k_split(const GemmArgs& args, const PreparedKernel& prepared);
-// The launch of decomposition `ks` on a device with `resident_ctas` resident CTAs: data-parallel
-// tiles and stream-K workers both walk a persistent grid of at most that many CTAs.
-int64_t ksplit_grid(const sched::KSplit& ks, int resident_ctas);
-// Its partial tiles (2 per worker) in bytes, and its counters (0 when nothing is shared).
+// The partial tiles of decomposition `ks` (2 per worker) in bytes (its grid: KSplit::launch_ctas,
+// its counters: sm90::ksplit_counters).
 size_t ksplit_partial_bytes(const sched::KSplit& ks, const plan::Config& config);
-int64_t ksplit_counters(const sched::KSplit& ks, const plan::Config& config);
 // The partial bytes a prepared config writes for `args` (0 without stream_k).
 size_t ksplit_workspace_bytes(const GemmArgs& args, const PreparedKernel& prepared);
 
@@ -61,7 +58,7 @@ size_t ksplit_workspace_bytes(const GemmArgs& args, const PreparedKernel& prepar
 Status launch_packs(const struct Route& r, void* workspace, cudaStream_t stream);
 
 // CTAs launch_sm90 launches: one per tile (static), or at most the resident CTAs (persistent; with
-// stream_k: ksplit_grid).
+// stream_k: KSplit::launch_ctas).
 int64_t launch_grid(const GemmArgs& args, const PreparedKernel& prepared);
 
 // Enqueues D = alpha · A·Bᵀ (+ beta · C) for an sm90-routed call (route.hpp) with a prepared kernel,

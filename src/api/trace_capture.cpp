@@ -50,19 +50,9 @@ void TraceCapture::add_span(const char* name, uint64_t start_ns, uint64_t end_ns
 uint32_t trace_lane_capacity(const GemmArgs& args, const plan::Config& c, int resident_ctas) {
   const KernelExtents e = kernel_extents(args, c);
   const sched::KSplit ks = sm90::config_k_split(c, e.m, e.n, e.k, resident_ctas);
-  const int64_t num_kb = ks.k_blocks;
-  int64_t units_per_cta = 0, kb_per_cta = 0;  // at most, for any CTA
-  if (ks.workers == 0) {
-    const int64_t grid = c.persistent ? std::min<int64_t>(ks.tiles, std::max(resident_ctas, 1)) : ks.tiles;
-    units_per_cta = ceil_div(int64_t(ks.tiles), std::max<int64_t>(grid, 1));
-    kb_per_cta = units_per_cta * num_kb;
-  } else {
-    const int64_t grid = ksplit_grid(ks, resident_ctas);
-    const int64_t dp = ceil_div(int64_t(ks.dp_tiles), grid), workers = ceil_div(int64_t(ks.workers), grid);
-    const int64_t range = ceil_div(ks.iterations(), int64_t(ks.workers));  // the longest range
-    units_per_cta = dp + workers * (ceil_div(range, num_kb) + 1);  // a range touches at most this many tiles
-    kb_per_cta = dp * num_kb + workers * range;
-  }
+  const int grid = ks.workers > 0 || c.persistent ? ks.launch_ctas(std::max(resident_ctas, 1)) : ks.tiles;
+  const sched::CtaShare busiest = sched::busiest_cta(ks, std::max(grid, 1));
+  const int64_t units_per_cta = busiest.units, kb_per_cta = busiest.k_blocks;
   // Per unit: producer = tile; consumer = tile + the epilogue and its parts + the fix-up's partial or
   // sum. Per k-block: producer WAIT EMPTY + TMA issue; consumer WAIT FULL, WGMMA issue, WGMMA wait,
   // release.

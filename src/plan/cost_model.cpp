@@ -8,7 +8,6 @@
 namespace tilegemm::plan {
 
 using ::tilegemm::ceil_div;  // core/math.hpp
-using ::tilegemm::round_up;
 
 namespace {
 
@@ -122,20 +121,13 @@ KSplitWork ksplit_work(const Problem& p, const Config& c, const DeviceProfile& d
   const sched::KSplit split = sm90::config_k_split(c, p.m, p.n, p.k, d.sm_count);
   w.split = split;
   const int64_t kb = split.k_blocks, tiles = split.tiles;
-  const int64_t cs = c.cluster_size();
-  const int64_t resident = std::max<int64_t>(cs, d.sm_count - d.sm_count % cs);
-  if (split.workers == 0) {
-    w.grid = c.persistent ? std::min<int64_t>(round_up(tiles, cs), resident) : round_up(tiles, cs);
-    const int64_t per_cta = ceil_div(round_up(tiles, cs), std::min<int64_t>(resident, round_up(tiles, cs)));
-    w.cta_kb = per_cta * kb;
-    w.cta_stores = per_cta;
-  } else {
-    w.grid = std::min<int64_t>(resident, std::max(split.workers, split.dp_tiles));
-    const int64_t dp_per_cta = ceil_div(int64_t(split.dp_tiles), w.grid);
+  // A k-split runs 1x1 and persistent (sm90::check_kernel_config): every SM one CTA.
+  w.grid = split.launch_ctas(d.sm_count);
+  const sched::CtaShare busiest = sched::busiest_cta(split, w.grid);
+  w.cta_kb = busiest.k_blocks;
+  w.cta_stores = busiest.units;
+  if (split.workers > 0) {
     const int64_t workers_per_cta = ceil_div(int64_t(split.workers), w.grid);
-    const int64_t range = ceil_div(split.iterations(), int64_t(split.workers));  // the longest range
-    w.cta_kb = dp_per_cta * kb + workers_per_cta * range;
-    w.cta_stores = dp_per_cta + workers_per_cta * (ceil_div(range, kb) + 1);
     // A worker writes about one partial (the piece of the tile its range starts inside; the piece
     // it ends inside is that tile's piece 0, which sums and writes none); piece 0 of a tile reads
     // the others: max_pieces - 1.
@@ -146,7 +138,7 @@ KSplitWork ksplit_work(const Problem& p, const Config& c, const DeviceProfile& d
       // in (one when they are the same), each shared unless a single worker holds it whole.
       auto shared = [&](int slot) { return split.last_worker(slot) > split.first_worker(slot); };
       for (int v = 0; v < split.workers; ++v) {
-        const int first = split.first_slot(v), last = split.dp_tiles + int((split.begin(v + 1) - 1) / kb);
+        const int first = split.first_slot(v), last = split.last_slot(v);
         w.shared_units =
             std::max<int64_t>(w.shared_units, int64_t(shared(first)) + int64_t(last != first && shared(last)));
       }

@@ -119,13 +119,11 @@ Rule check_rules(const Problem& p, const DeviceProfile& d, const Config& c, bool
   if (c.stream_k) {
     const sched::KSplit split = ks.tiles <= kMaxKSplitTiles ? sm90::config_k_split(c, p.m, p.n, p.k, d.sm_count)
                                                             : sched::KSplit{};
-    const int64_t counters = ks.tiles > kMaxKSplitTiles ? ks.tiles * c.consumers()
-                             : split.workers > 0        ? int64_t(split.tiles - split.dp_tiles) * c.consumers()
-                                                        : 0;
+    const int64_t counters = ks.tiles > kMaxKSplitTiles ? ks.tiles * c.consumers() : sm90::ksplit_counters(split, c);
     if (counters > sm90::kKSplitCounters)
       return fail(Rule::split_k_tiles, [&] {
         return std::string(c.split_k > 1 ? "split-K" : "stream-K") + " shares " +
-               std::to_string(ks.tiles > kMaxKSplitTiles ? ks.tiles : int64_t(split.tiles - split.dp_tiles)) +
+               std::to_string(ks.tiles > kMaxKSplitTiles ? ks.tiles : int64_t(split.shared_tiles())) +
                " tiles of " + tile_str(c) + " (" +
                std::to_string(counters) + " fix-up counters, one per tile and consumer); the workspace has " +
                std::to_string(sm90::kKSplitCounters);
@@ -294,22 +292,19 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   for (int bm : {64, 128}) {
     if (bm > 64 && p.n <= 64) continue;
     for (int bn = 16; bn <= m_tiles_max; bn += 16) {
+      Config c;
+      c.bm = bm;
+      c.bn = bn;
+      c.d_col_major = true;
+      visit(c);
+      if (!o.allow_split_k) continue;
       const int64_t tiles = ceil_div(p.n, bm) * ceil_div(p.m, bn);
-      std::vector<int> splits = {1};
-      if (o.allow_split_k && tiles < d.sm_count)
-        for (int s : kSplitKFactors) splits.push_back(s);
-      for (int s : splits) {
-        for (bool stream_k : {false, true}) {
-          if (stream_k && (!o.allow_split_k || (s == 1 && tiles % d.sm_count == 0))) continue;
-          if (!stream_k && s > 1) continue;
-          Config c;
-          c.bm = bm;
-          c.bn = bn;
-          c.d_col_major = true;
-          c.stream_k = stream_k;
-          c.split_k = s;
-          visit(c);
-        }
+      c.stream_k = true;
+      if (tiles % d.sm_count != 0) visit(c);  // stream-K
+      if (tiles >= d.sm_count) continue;
+      for (int s : kSplitKFactors) {
+        c.split_k = s;
+        visit(c);
       }
     }
   }

@@ -43,15 +43,41 @@ struct KSplit {
   // The workers sharing stream-K slot `slot` (>= dp_tiles): first .. last.
   TG_HD constexpr int first_worker(int slot) const { return owner(int64_t(slot - dp_tiles) * k_blocks); }
   TG_HD constexpr int last_worker(int slot) const { return owner(int64_t(slot - dp_tiles + 1) * k_blocks - 1); }
-  // The slot worker w starts in.
+  // The slots worker w starts and ends in.
   TG_HD constexpr int first_slot(int w) const { return dp_tiles + int(begin(w) / k_blocks); }
+  TG_HD constexpr int last_slot(int w) const { return dp_tiles + int((begin(w + 1) - 1) / k_blocks); }
   // Where worker w's partial of slot `slot` goes: 2 per worker (its first slot, and its last one).
   TG_HD constexpr int partial_index(int w, int slot) const { return 2 * w + (slot == first_slot(w) ? 0 : 1); }
+  // Tiles that workers share (each has one fix-up counter per consumer): 0 when there are none.
+  TG_HD constexpr int shared_tiles() const { return workers > 0 ? tiles - dp_tiles : 0; }
+  // CTAs of the persistent launch on a device with `resident` resident CTAs: the data-parallel
+  // tiles and the workers both walk them.
+  TG_HD constexpr int launch_ctas(int resident) const {
+    const int want = workers > dp_tiles ? workers : dp_tiles;
+    return want < resident ? want : resident;
+  }
   TG_HD constexpr bool valid() const {
     return tiles >= 0 && k_blocks >= 1 && dp_tiles >= 0 && dp_tiles <= tiles && workers >= 0 &&
            (workers == 0 || (dp_tiles < tiles && int64_t(workers) <= iterations()));
   }
 };
+
+// What the busiest CTA of a `ctas`-CTA launch walks (at most): k-blocks, and units (whole tiles and
+// pieces of tiles; a worker's range touches at most range / KB + 1 tiles).
+struct CtaShare {
+  int64_t k_blocks = 0;
+  int64_t units = 0;
+};
+TG_HD constexpr CtaShare busiest_cta(const KSplit& s, int64_t ctas) {
+  const auto up = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  if (s.workers == 0) {
+    const int64_t tiles = up(s.tiles, ctas);
+    return CtaShare{tiles * s.k_blocks, tiles};
+  }
+  const int64_t dp = up(s.dp_tiles, ctas), workers = up(s.workers, ctas);
+  const int64_t range = up(s.iterations(), s.workers);  // the longest range
+  return CtaShare{dp * s.k_blocks + workers * range, dp + workers * (up(range, s.k_blocks) + 1)};
+}
 
 // Split-K: every tile cut into `splits` slices (at most one per k-block; one slice: every tile whole).
 TG_HD constexpr KSplit split_k_decomposition(int tiles, int k_blocks, int splits) {

@@ -200,6 +200,14 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
 TG_HD constexpr int a_load_rows(const Config& c) { return c.cluster_n == 2 ? c.bm / 2 : c.bm; }
 TG_HD constexpr int b_load_rows(const Config& c) { return c.cluster_m == 2 ? c.bn / 2 : c.bn; }
 
+// The tile-pairing axis of a config's cluster (schedule/tile_mapping.hpp): 2x1 pairs M-neighbours
+// (B multicast), 1x2 N-neighbours (A multicast).
+TG_HD constexpr sched::ClusterAxis cluster_axis(const Config& c) {
+  return c.cluster_m == 2 ? sched::ClusterAxis::along_m
+         : c.cluster_n == 2 ? sched::ClusterAxis::along_n
+                            : sched::ClusterAxis::none;
+}
+
 // The k-split a config runs with for an M x N x K problem on a persistent grid of `ctas` CTAs
 // (schedule/stream_k.hpp): none (every tile whole) without stream_k; split-K with split_k > 1;
 // stream-K otherwise. The host passes dp_tiles and workers to the kernel (GemmParams).
@@ -207,14 +215,16 @@ TG_HD constexpr sched::KSplit config_k_split(const Config& c, int64_t m, int64_t
   const sched::TileGrid grid = sched::make_tile_grid(int(m), int(n), c.bm, c.bn);
   const int k_blocks = int((k + c.bk - 1) / c.bk);
   if (!c.stream_k) {
-    const sched::ClusterAxis axis = c.cluster_m == 2   ? sched::ClusterAxis::along_m
-                                    : c.cluster_n == 2 ? sched::ClusterAxis::along_n
-                                                       : sched::ClusterAxis::none;
-    const int slots = sched::num_slots(sched::Schedule{grid, c.mapping, axis});
+    const int slots = sched::num_slots(sched::Schedule{grid, c.mapping, cluster_axis(c)});
     return sched::KSplit{slots, k_blocks, slots, 0};
   }
   if (c.split_k > 1) return sched::split_k_decomposition(grid.num_tiles(), k_blocks, c.split_k);
   return sched::stream_k_decomposition(grid.num_tiles(), k_blocks, ctas, kStreamKMinKBlocks);
+}
+
+// Fix-up counters a k-split of `c` uses: one per shared tile and consumer (at most kKSplitCounters).
+TG_HD constexpr int64_t ksplit_counters(const sched::KSplit& s, const Config& c) {
+  return int64_t(s.shared_tiles()) * c.consumers();
 }
 
 // The code-relevant part of a Config: launch-only fields reset, so that two configs that differ

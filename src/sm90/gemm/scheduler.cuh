@@ -45,25 +45,21 @@ struct UnitScheduler {
   // The next unit of this CTA into `u`; false when there is none. Without clusters every unit has
   // a tile; with clusters a unit may be the missing half of an edge pair (u.work.has_tile false).
   TG_HD bool next(UnitWork& u, int num_ctas) {
-    if constexpr (!kKSplit) {
-      if (next_slot >= sched::num_slots(schedule)) return false;
+    // Whole tiles: every slot without k-splitting, the data-parallel ones with it.
+    const int whole = kKSplit ? split.dp_tiles : sched::num_slots(schedule);
+    if (next_slot < whole) {
       u.work = sched::slot_work(schedule, next_slot);
       u.slot = next_slot;
       u.kb0 = 0;
       u.kb1 = num_kb;
+      u.pieces = 1;
+      u.piece = 0;
       next_slot += num_ctas;
       return true;
+    }
+    if constexpr (!kKSplit) {
+      return false;
     } else {
-      if (next_slot < split.dp_tiles) {
-        u.work = sched::slot_work(schedule, next_slot);
-        u.slot = next_slot;
-        u.kb0 = 0;
-        u.kb1 = num_kb;
-        u.pieces = 1;
-        u.piece = 0;
-        next_slot += num_ctas;
-        return true;
-      }
       if (it >= it_end) {  // this worker's range is done: the CTA's next worker
         if (next_worker >= split.workers) return false;
         worker = next_worker;

@@ -51,8 +51,7 @@ struct GemmTraits {
   static constexpr int kClusterSize = C.cluster_size();
   static constexpr bool kMulticastA = C.cluster_n == 2;  // N-neighbours share the A tile
   static constexpr bool kMulticastB = C.cluster_m == 2;  // M-neighbours share the B tile
-  static constexpr sched::ClusterAxis kClusterAxis =
-      kMulticastB ? sched::ClusterAxis::along_m : kMulticastA ? sched::ClusterAxis::along_n : sched::ClusterAxis::none;
+  static constexpr sched::ClusterAxis kClusterAxis = cluster_axis(C);
   static constexpr bool kRebalance = C.producer_regs != 0;
   static constexpr SmemLayout kLayout = config_smem_layout(C);
   static_assert(kLayout.fits(), "stages do not fit in the 227 KiB a block may opt into");

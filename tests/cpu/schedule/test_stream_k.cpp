@@ -56,6 +56,17 @@ void check_cover(const KSplit& split, int m_blocks, int n_blocks, int ctas) {
     tiles_seen.insert({u.work.tile.m_block, u.work.tile.n_block});
   }
   for (int c : covered) ASSERT_EQ(c, 1) << "a k-block computed other than once";
+  // No CTA walks more than busiest_cta says (the time model and the trace buffer are sized by it).
+  std::map<int, std::pair<int64_t, int64_t>> per_cta;  // cta -> (k-blocks, units)
+  for (const Walked& w : units) {
+    per_cta[w.cta].first += w.u.kb1 - w.u.kb0;
+    per_cta[w.cta].second += 1;
+  }
+  const sched::CtaShare bound = sched::busiest_cta(split, ctas);
+  for (const auto& [cta, walked] : per_cta) {
+    EXPECT_LE(walked.first, bound.k_blocks) << "cta " << cta;
+    EXPECT_LE(walked.second, bound.units) << "cta " << cta;
+  }
   EXPECT_EQ(int(tiles_seen.size()), split.tiles);
   std::set<int> partials;
   for (auto& [slot, pieces] : by_slot) {
