@@ -120,7 +120,7 @@ sched::KSplit launch_k_split(const GemmArgs& args, const PreparedKernel& prepare
 }
 
 size_t ksplit_partial_bytes(const sched::KSplit& ks, const plan::Config& c) {
-  return size_t(2) * size_t(ks.workers) * size_t(c.bm) * size_t(c.bn) * sizeof(float);
+  return size_t(ks.workers) * size_t(c.bm) * size_t(c.bn) * sizeof(float);  // one per worker (partial_index)
 }
 
 size_t ksplit_workspace_bytes(const GemmArgs& args, const PreparedKernel& prepared) {

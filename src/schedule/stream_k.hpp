@@ -46,8 +46,10 @@ struct KSplit {
   // The slots worker w starts and ends in.
   TG_HD constexpr int first_slot(int w) const { return dp_tiles + int(begin(w) / k_blocks); }
   TG_HD constexpr int last_slot(int w) const { return dp_tiles + int((begin(w + 1) - 1) / k_blocks); }
-  // Where worker w's partial of slot `slot` goes: 2 per worker (its first slot, and its last one).
-  TG_HD constexpr int partial_index(int w, int slot) const { return 2 * w + (slot == first_slot(w) ? 0 : 1); }
+  // Where the partial of a piece other than 0 goes: slot w of the workspace for worker w. Only such
+  // pieces write one, and each is its worker's first unit (its range starts inside that tile; the
+  // k-blocks before them are the earlier pieces'), so a worker writes at most one.
+  TG_HD constexpr int partial_index(int w) const { return w; }
   // Tiles that workers share (each has one fix-up counter per consumer): 0 when there are none.
   TG_HD constexpr int shared_tiles() const { return workers > 0 ? tiles - dp_tiles : 0; }
   // CTAs of the persistent launch on a device with `resident` resident CTAs: the data-parallel

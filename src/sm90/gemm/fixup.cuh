@@ -14,8 +14,9 @@
 // it allocates them; piece 0 puts its counter back to 0).
 // Memory order: writers store and meet at the barrier, then one thread fences (release at GPU
 // scope, cumulative over what the barrier ordered before it) and adds to the counter; piece 0's
-// thread reads the counter with acquire, meets its warpgroup at the barrier, and every thread
-// fences before reading the partials.
+// thread reads the counter with acquire and meets its warpgroup at the barrier before any thread
+// reads the partials (release -> acquire -> barrier: the PTX memory model's causality order is
+// transitive through the barrier's synchronisation, PTX ISA "Memory Consistency Model").
 #pragma once
 
 #include "schedule/stream_k.hpp"
@@ -37,22 +38,63 @@ __device__ __forceinline__ void store_partial_fragment(float* dst, const float (
     store_global_cg_f4(dst + (j * 128 + thread_in_wg) * 4, acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
 }
 
-// acc += partial tile `src` (this thread's BN / 8 float4).
-// NOTES: plain loads, not volatile asm, so that the compiler may issue the next piece's loads before
-// this piece's adds (volatile asm keeps them in program order). They cannot rise above the fence
-// before them (asm volatile with a memory clobber), and no line of a partial can be stale in this
-// SM's L1: each partial slot is written once and read once per launch, and a kernel sees what an
-// earlier kernel wrote.
-template <int BN>
-__device__ __forceinline__ void add_partial_fragment(float (&acc)[BN / 2], const float* src, int thread_in_wg) {
-  const float4* s4 = reinterpret_cast<const float4*>(src) + thread_in_wg;
+// How many 16-B partial loads one consumer thread keeps in flight while it sums: what the
+// registers hold beside the BN / 2 accumulators and ~40 of everything else, within [4, 32]. The
+// register budget per thread is what ptxas gives the whole kernel: 65536 / threads rounded down to
+// 8 (168 with two consumers), at most 255.
+template <int BN, int kThreads>
+inline constexpr int kFixupLoadsInFlight = [] {
+  const int budget = 65536 / kThreads / 8 * 8 < 255 ? 65536 / kThreads / 8 * 8 : 255;
+  const int n = (budget - BN / 2 - 40) / 4;
+  return n < 4 ? 4 : n > 32 ? 32 : n;
+}();
+
+// acc += the partial tiles of pieces 1 .. pieces - 1 (tile_of(i): piece i's partial), in piece order
+// for every element (((acc + p1) + p2) + ...), so the sum is the same bits whatever order the loads
+// land in.
+// NOTES: the loads of several partials go out together. Added one partial at a time (a loop over a
+// run-time piece count, each trip's loads waiting on the previous trip's), every partial cost a
+// full round trip to L2: measured on the H200, leaving the adds out took 2.7 us off 1x576x7168
+// (64x16 swap-AB, split 8: 10.6 -> 7.8 us), 2.7 off 128x576x7168 (64x64, split 7) and 2.2 off
+// 128x4096x7168 (128x128, split 4). Plain loads (not volatile asm), so the compiler may schedule
+// them freely; they cannot rise above the barrier before them (a memory clobber), and no line of a
+// partial can be stale in this SM's L1: each partial slot is written once and read once per
+// launch, and a kernel sees what an earlier kernel wrote.
+template <int BN, int kThreads, class TileOf>
+__device__ __forceinline__ void add_partials(float (&acc)[BN / 2], int pieces, const TileOf& tile_of,
+                                             int thread_in_wg) {
+  constexpr int kF4 = BN / 8;  // float4 of one partial per thread
+  constexpr int kInFlight = kFixupLoadsInFlight<BN, kThreads>;
+  constexpr int kJ = kF4 < kInFlight ? kF4 : kInFlight;  // float4 of one partial per batch
+  constexpr int kG = kInFlight / kJ;                     // partials per batch
 #pragma unroll
-  for (int j = 0; j < BN / 8; ++j) {
-    const float4 v = s4[j * 128];
-    acc[4 * j + 0] += v.x;
-    acc[4 * j + 1] += v.y;
-    acc[4 * j + 2] += v.z;
-    acc[4 * j + 3] += v.w;
+  for (int j0 = 0; j0 < kF4; j0 += kJ) {
+    for (int i0 = 1; i0 < pieces; i0 += kG) {
+      float4 v[kG][kJ];
+#pragma unroll
+      for (int g = 0; g < kG; ++g) {
+        if (i0 + g < pieces) {
+          const float4* s4 = reinterpret_cast<const float4*>(tile_of(i0 + g)) + thread_in_wg;
+#pragma unroll
+          for (int j = 0; j < kJ; ++j)
+            if (j0 + j < kF4) v[g][j] = s4[(j0 + j) * 128];
+        }
+      }
+#pragma unroll
+      for (int g = 0; g < kG; ++g) {
+        if (i0 + g < pieces) {
+#pragma unroll
+          for (int j = 0; j < kJ; ++j) {
+            if (j0 + j < kF4) {
+              acc[4 * (j0 + j) + 0] += v[g][j].x;
+              acc[4 * (j0 + j) + 1] += v[g][j].y;
+              acc[4 * (j0 + j) + 2] += v[g][j].z;
+              acc[4 * (j0 + j) + 3] += v[g][j].w;
+            }
+          }
+        }
+      }
+    }
   }
 }
 
@@ -71,14 +113,14 @@ __device__ __forceinline__ void add_partial_fragment(float (&acc)[BN / 2], const
 // (Before, every piece looked at the counter, wrote, counted and learned whether it was last,
 // and the last one summed: measured on the H200 that put ~3.5 us of round trips on each shared
 // unit, build 9f6fde9.)
-template <int BN>
+template <int BN, int kThreads>
 __device__ __forceinline__ bool fixup_piece(float (&acc)[BN / 2], float* workspace, uint32_t* counters,
                                             const sched::KSplit& split, const UnitWork& u, int consumers,
                                             int consumer, int thread_in_wg) {
   const uint32_t barrier_id = 1 + consumer;
   uint32_t* counter = counters + (u.slot - split.dp_tiles) * consumers + consumer;
   auto piece_tile = [&](int i) {
-    return partial_tile<BN>(workspace, split.partial_index(u.first_worker + i, u.slot), consumers, consumer);
+    return partial_tile<BN>(workspace, split.partial_index(u.first_worker + i), consumers, consumer);
   };
   if (u.piece != 0) {
     store_partial_fragment<BN>(piece_tile(u.piece), acc, thread_in_wg);
@@ -94,9 +136,10 @@ __device__ __forceinline__ bool fixup_piece(float (&acc)[BN / 2], float* workspa
     while (load_acquire_gpu(counter) != others) sleep_ns(64);
     store_relaxed_gpu(counter, 0u);  // every piece has counted: 0 again for the next launch
   }
+  // Thread 0's acquire, then the barrier: every thread's loads below come after the other pieces'
+  // stores (the barrier orders them after thread 0's acquire; no fence of its own needed, 0.3 us).
   named_barrier_sync(barrier_id, 128);
-  fence_acq_rel_gpu();  // the other pieces' partials after their counts
-  for (int i = 1; i < u.pieces; ++i) add_partial_fragment<BN>(acc, piece_tile(i), thread_in_wg);
+  add_partials<BN, kThreads>(acc, u.pieces, piece_tile, thread_in_wg);
   return true;
 }
 

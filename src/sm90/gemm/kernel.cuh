@@ -116,7 +116,7 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       TraceMark ts = te;               // the store's own step
       if constexpr (C.stream_k) {
         if (unit.pieces > 1) {  // a tile shared between units: its piece 0 sums the pieces and stores it
-          const bool store = fixup_piece<C.bn>(acc, p.workspace, p.counters, scheduler.split, unit, T::kConsumers,
+          const bool store = fixup_piece<C.bn, T::kThreads>(acc, p.workspace, p.counters, scheduler.split, unit, T::kConsumers,
                                                consumer, thread_in_wg);
           rec.record(te, store ? trace::EventKind::splitk_fixup : trace::EventKind::splitk_partial, 0, unit.kb0);
           if (!store) {

@@ -78,9 +78,14 @@ void check_cover(const KSplit& split, int m_blocks, int n_blocks, int ctas) {
       ASSERT_EQ(pieces[i].pieces, int(pieces.size()));
       if (pieces.size() > 1) {
         ASSERT_EQ(pieces[i].first_worker, pieces[0].first_worker);
-        // The fix-up reads piece i at partial_index(first_worker + i, slot): one place per piece.
-        EXPECT_TRUE(partials.insert(split.partial_index(pieces[i].first_worker + int(i), slot)).second);
-        EXPECT_LT(split.partial_index(pieces[i].first_worker + int(i), slot), 2 * split.workers);
+        // The fix-up reads piece i >= 1 at partial_index(first_worker + i): one place per piece, and
+        // that worker's range starts in this tile (so no worker has two partials to write).
+        if (i >= 1) {
+          const int w = pieces[i].first_worker + int(i);
+          EXPECT_EQ(split.first_slot(w), slot) << "worker " << w;
+          EXPECT_TRUE(partials.insert(split.partial_index(w)).second);
+          EXPECT_LT(split.partial_index(w), split.workers);
+        }
       }
     }
   }
