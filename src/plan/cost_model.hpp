@@ -47,7 +47,7 @@ SeedTerms seed_terms(const Problem& p, const Config& c, const DeviceProfile& d);
 // H200 for 64x128, 128x128, 128x144, 128x176, 128x192 and 128x256 (docs/PLANNER.md, "mainloop
 // efficiency"); the measured autotuner (issue 10) is meant to replace them.
 inline constexpr double kBnOverhead = 55.0;
-inline constexpr double kOneConsumerFactor = 0.59;
+inline constexpr double kOneConsumerFactor = 0.85;
 double mainloop_efficiency(const Config& c);
 
 // Predicted time (microseconds):

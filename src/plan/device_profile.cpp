@@ -65,9 +65,9 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.regs_per_sm = 65536;            // [hopper]
   p.fixed_us = 5.0;                 // assumption, see the file comment
   p.fixup_bytes_per_s_per_sm = 100e9;  // assumption
-  p.fixup_latency_us = 3.0;            // measured on the H200 (above)
+  p.fixup_latency_us = 2.0;            // measured on the H200 (above)
   p.tma_fill_bytes_per_s = 5.7e12 * hbm_eff_tbps / 4.3;  // measured on the H200 (above), scaled by HBM
-  p.tma_bytes_per_s_per_sm = 78e9;                          // measured on the H200 (above)
+  p.tma_bytes_per_s_per_sm = 95e9;                          // measured on the H200 (above)
   p.direct_store_bytes_per_cycle = 8.4;                     // measured on the H200 (above)
   p.cluster_factor = 0.985;                                 // measured on the H200 (above)
   return p;
