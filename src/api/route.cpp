@@ -169,7 +169,9 @@ Route route(const GemmArgs& in) {
       pk.src_row = 1;
       pk.src_col = x.ld;
     }
-    pk.ld = round_up(pk.cols, int64_t{8});
+    // Lines padded to whole 128-B (L2 line) multiples, not just TMA's 16 B: every line then starts
+    // on a line boundary, so a TMA box row (128 B of K) is one L2 line instead of straddling two.
+    pk.ld = round_up(pk.cols, int64_t{128 / pk.elem_bytes});
     pk.offset = offset;
     pk.why = std::move(why);
     offset = round_up(offset + pk.bytes(), size_t{256});

@@ -118,24 +118,25 @@ TEST(Route, OddStridesAndOffsetsStayOnTheSm90Kernel) {
   g.d.ld = 128;
   g.d.ptr = fake_ptr(0x190000002);
   EXPECT_FALSE(detail::route(g).problem.cd_pairs);
-  // Both A and B repacked: one workspace, the copies 256-B aligned one after the other.
+  // Both A and B repacked: one workspace, the copies 256-B aligned one after the other, each line
+  // padded to 128 B (64 bf16).
   g = nt(100, 60, 13);
   g.a.ld = 13;
   g.b.ld = 15;
   const detail::Route r = detail::route(g);
   ASSERT_EQ(r.packs.size(), 2u);
   EXPECT_EQ(r.packs[0].operand, detail::Pack::Operand::a);
-  EXPECT_EQ(r.packs[0].ld, 16);
+  EXPECT_EQ(r.packs[0].ld, 64);
   EXPECT_EQ(r.packs[0].src_row, 13);
   EXPECT_EQ(r.packs[1].operand, detail::Pack::Operand::b);
-  EXPECT_EQ(r.packs[1].offset, (100 * 16 * 2 + 255) / 256 * 256);
-  EXPECT_EQ(r.pack_bytes, r.packs[1].offset + (60 * 16 * 2 + 255) / 256 * 256);
+  EXPECT_EQ(r.packs[1].offset, (100 * 64 * 2 + 255) / 256 * 256);
+  EXPECT_EQ(r.pack_bytes, r.packs[1].offset + (60 * 64 * 2 + 255) / 256 * 256);
   MatrixRef c_copy;
   const GemmArgs launched = detail::launch_args(r, fake_ptr(0x700000000), &c_copy);
   EXPECT_EQ(launched.a.ptr, fake_ptr(0x700000000));
-  EXPECT_EQ(launched.a.ld, 16);
+  EXPECT_EQ(launched.a.ld, 64);
   EXPECT_EQ(launched.b.ptr, fake_ptr(0x700000000 + r.packs[1].offset));
-  EXPECT_EQ(launched.b.ld, 16);
+  EXPECT_EQ(launched.b.ld, 64);
   EXPECT_EQ(launched.d.ptr, g.d.ptr) << "D is never copied";
 }
 
@@ -177,7 +178,7 @@ TEST(Route, ColumnMajorDIsTheTransposedProblem) {
   const GemmArgs launched = detail::launch_args(copy, fake_ptr(0x700000000), &c_copy);
   ASSERT_NE(launched.c, nullptr);
   EXPECT_EQ(launched.c->major, row_major);
-  EXPECT_EQ(launched.c->ld, 104);
+  EXPECT_EQ(launched.c->ld, 128);  // 100 columns padded to 128 B lines (64 bf16)
   // C aliasing a column-major D is D's transposed view: read in place, not copied.
   const MatrixRef c_is_d = g.d;
   g.c = &c_is_d;
