@@ -220,8 +220,12 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // to global memory at the direct epilogue's measured store rate; a static launch also drains
   // each CTA's TMA store before it exits.
   const double tile_bytes = static_cast<double>(c.bm) * c.bn * dtype_bytes(p.out);
+  // smem_stores: the stmatrix into the staging smem, then the threads' own copy of every box to D.
+  const double staging_cycles = tile_bytes / (d.local_bytes_per_cycle / d.sm_count);
   const double epi_cycles = c.epilogue == Epilogue::direct ? tile_bytes / d.direct_store_bytes_per_cycle
-                                                           : tile_bytes / (d.local_bytes_per_cycle / d.sm_count);
+                            : c.epilogue == Epilogue::smem_stores
+                                ? staging_cycles + tile_bytes / d.smem_store_bytes_per_cycle
+                                : staging_cycles;
   const double stores = ksplit ? static_cast<double>(work.cta_stores) : static_cast<double>(s.num_waves);
   t.epilogue_us = cycles_to_us(epi_cycles * stores * (c.persistent ? 1 : 2), d);
   t.fixed_us = d.fixed_us;

@@ -20,20 +20,31 @@
 //   - tma_fill_bytes_per_s = 5.7e12 on the H200: M = 1 GEMMs whose tiles load 63 zero-filled A
 //     rows per k-block ran at (HBM bytes + zero-filled bytes) / 5.7 TB/s (64x128 split 2 and 64x64
 //     on 1x7168x16384: 61.6 and 82.6 us of streaming, predicted 61.4 and 81.8).
-//   - tma_bytes_per_s_per_sm = 78e9: the same kernels with only 56 CTAs (64x128 unsplit) streamed
-//     49152 lines per CTA in 80 us: 0.61 lines/ns per SM.
+//   - tma_bytes_per_s_per_sm = 95e9: fitted (2026-12-02, build bab34e7) with the one-consumer
+//     factor and the fix-up latency to 477 measured (shape, config) pairs (the tune of the llm and
+//     llama suites and forced sweeps, docs/PERF.md): in-bounds streaming at M = 128 measured
+//     100-120 GB/s per SM (128x2112x7168 64x64: 1.8 MB per CTA in 18.4 us). Tiles whose rows lie
+//     mostly past the matrix edge go slower (64x128 unsplit on 1x7168x16384, 56 CTAs, 63 of 64 A
+//     rows zero-filled: 78 GB/s), where the term is ~17% optimistic; M = 1 runs swap-AB instead.
 //   - direct_store_bytes_per_cycle = 8.4: 128x240 with the direct epilogue took 4.1 us more per tile
 //     than its mainloop (4096x24576x1536: 491.8 us vs 128x192's 410.6); 61440 B / 4.1 us at 1.83 GHz.
+//   - smem_store_bytes_per_cycle = 13: the smem_stores epilogue (a D that TMA cannot describe) copies
+//     each staged box to D with the consumer's threads, not overlapped with the next mainloop. Its
+//     cost per stored tile (128x256 bf16, 64 KB) measured against the aligned neighbour with the
+//     TMA store (build 8b8ce5e/b7ff74a): 4001x3999x256 30.6 vs 19.6 us and 4000x3999x2000 106.5
+//     vs 94.2 over 4 waves, 2048x6001x4096 143.2 vs 136.3 over 3: 2.3-3.1 us per tile, 12-15 B
+//     per cycle per SM.
 //   - cluster_factor = 0.985: 128x256 with a 2x1 cluster ran 1.1-1.4% slower than without at 4096^3
 //     and 8192^3 (1392 vs 1377 us, 181.5 vs 179.0), 1x2 slower still; in M = 1 streaming 6-30%.
 //   - fixup_bytes_per_s_per_sm = 100e9 (assumption): the k-split fix-up's partial tiles, written
 //     and read by one SM's consumer threads with 16-B accesses (sm90/gemm/fixup.cuh).
-//   - fixup_latency_us = 3.0: what a unit whose tile is shared adds to its CTA beyond its bytes
-//     (store, fence, count; piece 0: the count, fence, read: L2 round trips in series). Measured:
-//     with the last-arrival protocol (build 9f6fde9) split-K configs ran 3.4-3.9 us over the time
-//     model without it at 1x576x7168 (64x16 swap-AB split 8, 4 KB partials), 128x2112x7168
-//     (128x64 split 4), 128x4096x7168 (128x64 split 2) and 128x7168x2048 (128x128 split 2, 64 KB
-//     partials); piece 0 summing (build c82c3c8) took 0.3-0.8 us off each of nine k-split configs.
+//   - fixup_latency_us = 2.0: what a unit whose tile is shared adds to its CTA beyond its bytes
+//     (store, fence, count; piece 0: wait for the count, read the partials). Measured by taking
+//     the fix-up apart on the H200 (build 8b8ce5e): against the same k-split with no fix-up at all,
+//     the writers' store-fence-count cost 0.7-1.2 us, piece 0's wait ~1 us and its reads 2.2-2.7
+//     us, one L2 round trip per partial; with the reads batched (build bab34e7) 1x576x7168 (64x16
+//     swap-AB split 8) went 10.5 -> 7.7 us and 128x576x7168 (64x64 split 7) 11.8 -> 9.8. Fitted
+//     with the other two constants above (2.0; 1.5-3.0 pick the same configs).
 #include "plan/device_profile.hpp"
 
 #include <algorithm>
@@ -69,6 +80,7 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.tma_fill_bytes_per_s = 5.7e12 * hbm_eff_tbps / 4.3;  // measured on the H200 (above), scaled by HBM
   p.tma_bytes_per_s_per_sm = 95e9;                          // measured on the H200 (above)
   p.direct_store_bytes_per_cycle = 8.4;                     // measured on the H200 (above)
+  p.smem_store_bytes_per_cycle = 13.0;                      // measured on the H200 (above)
   p.cluster_factor = 0.985;                                 // measured on the H200 (above)
   return p;
 }
