@@ -15,14 +15,37 @@ bool same_launch(const Candidate& a, const Candidate& b) {
          config_spec_text(sm90::kernel_code_config(a.config)) == config_spec_text(sm90::kernel_code_config(b.config));
 }
 
+TuningFamily tuning_family(const Config& c) {
+  return TuningFamily{c.consumers(), !c.stream_k ? 0 : c.split_k > 1 ? 1 : 2, c.d_col_major};
+}
+
 std::vector<Candidate> tuning_candidates(const Plan& plan, int top) {
-  std::vector<Candidate> picked;
-  for (const Candidate& c : plan.ranked) {
-    if (static_cast<int>(picked.size()) >= std::max(1, top)) break;
-    const bool repeat =
-        std::any_of(picked.begin(), picked.end(), [&](const Candidate& p) { return same_launch(p, c); });
-    if (!repeat) picked.push_back(c);
+  const size_t want = static_cast<size_t>(std::max(1, top));
+  std::vector<size_t> taken;  // indices into plan.ranked
+  auto repeats = [&](size_t i) {
+    return std::any_of(taken.begin(), taken.end(),
+                       [&](size_t t) { return same_launch(plan.ranked[t], plan.ranked[i]); });
+  };
+  auto is_taken = [&](size_t i) { return std::find(taken.begin(), taken.end(), i) != taken.end(); };
+  if (plan.ranked.empty()) return {};
+  taken.push_back(0);  // the model's pick
+  // Other families near the pick: their best-ranked candidate, in at most top / 2 places.
+  const double window = plan.ranked[0].time.predicted_us * kTuningFamilyWindow;
+  std::vector<TuningFamily> seen{tuning_family(plan.ranked[0].config)};
+  const size_t family_places = 1 + want / 2;
+  for (size_t i = 1; i < plan.ranked.size() && taken.size() < std::min(want, family_places); ++i) {
+    const Candidate& c = plan.ranked[i];
+    if (c.time.predicted_us > window) continue;
+    const TuningFamily f = tuning_family(c.config);
+    if (std::find(seen.begin(), seen.end(), f) != seen.end() || repeats(i)) continue;
+    seen.push_back(f);
+    taken.push_back(i);
   }
+  for (size_t i = 1; i < plan.ranked.size() && taken.size() < want; ++i)
+    if (!is_taken(i) && !repeats(i)) taken.push_back(i);
+  std::sort(taken.begin(), taken.end());
+  std::vector<Candidate> picked;
+  for (size_t i : taken) picked.push_back(plan.ranked[i]);
   return picked;
 }
 

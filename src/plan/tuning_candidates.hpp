@@ -12,9 +12,26 @@ namespace tilegemm::plan {
 // persistent and the static launch of a tile whose units fit one wave.
 bool same_launch(const Candidate& a, const Candidate& b);
 
-// The configs to measure: plan.ranked in order, skipping any that is the same launch as one
-// already taken, until `top` are taken (fewer when the plan has fewer). The model's pick
-// (plan.chosen()) is always first, so it is measured even with top = 1.
+// A candidate's family for the tuner: its consumer warpgroups, how K is split (0 none, 1 split-K,
+// 2 stream-K) and swap-AB. The time model errs alike within a family and differently between
+// families (docs/PERF.md: the one-consumer factor was off by 40% for every BM = 64 tile at once),
+// so a list of the top K by the model alone can hold one family only and miss a faster one.
+struct TuningFamily {
+  int consumers = 0;
+  int ksplit = 0;
+  bool swap_ab = false;
+  bool operator==(const TuningFamily&) const = default;
+};
+TuningFamily tuning_family(const Config& c);
+
+// A family's best-ranked candidate is measured when the model predicts it within this factor of
+// its pick's time.
+inline constexpr double kTuningFamilyWindow = 1.3;
+
+// The configs to measure, `top` of them at most (fewer when the plan has fewer), in rank order, no
+// two the same launch: the model's pick (plan.chosen(): measured even with top = 1); then the
+// best-ranked candidate of each other family the model puts within kTuningFamilyWindow of the
+// pick, best first, in at most top / 2 places; then the rest of plan.ranked in order.
 std::vector<Candidate> tuning_candidates(const Plan& plan, int top);
 
 // Regret of the model's pick: t(model) / t(best) - 1 (0 when the model picked the fastest).

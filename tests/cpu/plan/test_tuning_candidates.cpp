@@ -3,6 +3,7 @@
 // model's pick and never runs the same launch twice, and the summary arithmetic.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -101,6 +102,43 @@ TEST(TuningCandidates, ModelPickFirstNoLaunchTwiceAtMostTop) {
     deduped_problems += repeat;
   }
   EXPECT_GT(deduped_problems, 0u) << "no suite shape has two equal launches among its top 6: dedupe untested";
+}
+
+// Every other family the model puts within the window gets its best-ranked candidate measured, as
+// many as top / 2 places allow, best first; with top = 1 only the pick.
+TEST(TuningCandidates, NearFamiliesGetTheirBestMeasured) {
+  const DeviceProfile h200 = *find_builtin_profile("h200");
+  size_t families_added = 0;
+  for (const auto& s : test::kSuite) {
+    const Plan plan = make_plan(test::nt_problem(s.m, s.n, s.k), h200);
+    ASSERT_EQ(tuning_candidates(plan, 1).size(), 1u);
+    for (int top : {2, 6, 12}) {
+      const std::vector<Candidate> picked = tuning_candidates(plan, top);
+      // The families other than the pick's, each with its best-ranked candidate, in rank order.
+      std::vector<TuningFamily> near;
+      const TuningFamily pick = tuning_family(plan.chosen().config);
+      for (const Candidate& c : plan.ranked) {
+        const TuningFamily f = tuning_family(c.config);
+        if (f == pick || std::find(near.begin(), near.end(), f) != near.end()) continue;
+        if (c.time.predicted_us <= plan.chosen().time.predicted_us * kTuningFamilyWindow) near.push_back(f);
+      }
+      const size_t places = std::min(near.size(), static_cast<size_t>(top / 2));
+      for (size_t i = 0; i < places; ++i) {
+        const bool measured = std::any_of(picked.begin(), picked.end(),
+                                          [&](const Candidate& c) { return tuning_family(c.config) == near[i]; });
+        EXPECT_TRUE(measured) << s.m << "x" << s.n << "x" << s.k << " top " << top << ": family " << i;
+      }
+      if (top == 6) families_added += places;
+    }
+  }
+  EXPECT_GT(families_added, 10u) << "the suite should have shapes where other families come near the pick";
+  // 128x4096x7168: the model picks a split one-consumer tile; the unsplit one-consumer 64x64 (23.0 us
+  // on the H200, the fastest measured, docs/PERF.md) is another family and is measured in the top 6.
+  const Plan plan = make_plan(test::nt_problem(128, 4096, 7168), h200);
+  const std::vector<Candidate> six = tuning_candidates(plan, 6);
+  EXPECT_TRUE(std::any_of(six.begin(), six.end(), [](const Candidate& c) {
+    return c.config.bm == 64 && c.config.bn == 64 && !c.config.stream_k;
+  }));
 }
 
 // The persistent and the static launch of a tile whose units fit one wave are the same launch; with
