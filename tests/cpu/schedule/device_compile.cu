@@ -1,8 +1,10 @@
-// Proves tile_mapping.hpp compiles as device code under nvcc (sm_90a) and stays constexpr there.
+// Proves tile_mapping.hpp and tp_chunks.hpp compile as device code under nvcc (sm_90a) and stay
+// constexpr there.
 // The kernel is never launched: the CPU tests cover the values, this file covers the compiler.
 #include <gtest/gtest.h>
 
 #include "schedule/tile_mapping.hpp"
+#include "schedule/tp_chunks.hpp"
 
 namespace tilegemm::sched {
 namespace {
@@ -32,10 +34,19 @@ __global__ void schedule_every_mapping(Schedule s, int* out) {
   out[blockIdx.x] = acc;
 }
 
+static_assert(TpChunkSchedule{RowChunks{1000, 4}, 1, 128, TpCollective::all_gather}.block_step(0) == 3);
+
+// What a kernel walking a tensor-parallel step would ask per m-block.
+__global__ void tp_steps(TpChunkSchedule s, int* out) {
+  TpStepRanges<8> ranges;
+  out[blockIdx.x] = tp_step_ranges(s, ranges) ? s.block_step(int(blockIdx.x) % s.num_blocks()) + ranges.end[0] : -1;
+}
+
 TEST(DeviceCompile, KernelUsingTheSchedulerBuilds) {
   // Taking the kernel's address keeps it in the binary; it is not launched (no GPU in CI).
   const void* kernel = reinterpret_cast<const void*>(&schedule_every_mapping);
   EXPECT_NE(kernel, nullptr);
+  EXPECT_NE(reinterpret_cast<const void*>(&tp_steps), nullptr);
 }
 
 }  // namespace
