@@ -222,7 +222,8 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   const double tile_bytes = static_cast<double>(c.bm) * c.bn * dtype_bytes(p.out);
   // smem_stores: the stmatrix into the staging smem, then the threads' own copy of every box to D.
   const double staging_cycles = tile_bytes / (d.local_bytes_per_cycle / d.sm_count);
-  const double epi_cycles = c.epilogue == Epilogue::direct ? tile_bytes / d.direct_store_bytes_per_cycle
+  const double direct_rate = c.cd_pairs ? d.direct_store_bytes_per_cycle : d.direct_scalar_store_bytes_per_cycle;
+  const double epi_cycles = c.epilogue == Epilogue::direct ? tile_bytes / direct_rate
                             : c.epilogue == Epilogue::smem_stores
                                 ? staging_cycles + tile_bytes / d.smem_store_bytes_per_cycle
                                 : staging_cycles;

@@ -28,6 +28,10 @@
 //     rows zero-filled: 78 GB/s), where the term is ~17% optimistic; M = 1 runs swap-AB instead.
 //   - direct_store_bytes_per_cycle = 8.4: 128x240 with the direct epilogue took 4.1 us more per tile
 //     than its mainloop (4096x24576x1536: 491.8 us vs 128x192's 410.6); 61440 B / 4.1 us at 1.83 GHz.
+//   - direct_scalar_store_bytes_per_cycle = 2.6: the direct epilogue element by element (an odd
+//     leading dimension of D: its (col, col + 1) pairs are not 4-B aligned). 2049x6001x4097 with
+//     128x208 took 321.5 us where 2049x6000x4097 took 290.8 (build 92e9b6e, same run): 7.7 us more
+//     per 53-KB tile over 4 waves, on top of the paired rate's 3.5 us.
 //   - smem_store_bytes_per_cycle = 13: the smem_stores epilogue (a D that TMA cannot describe) copies
 //     each staged box to D with the consumer's threads, not overlapped with the next mainloop. Its
 //     cost per stored tile (128x256 bf16, 64 KB) measured against the aligned neighbour with the
@@ -81,6 +85,7 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.tma_bytes_per_s_per_sm = 95e9;                          // measured on the H200 (above)
   p.direct_store_bytes_per_cycle = 8.4;                     // measured on the H200 (above)
   p.smem_store_bytes_per_cycle = 13.0;                      // measured on the H200 (above)
+  p.direct_scalar_store_bytes_per_cycle = 2.6;              // measured on the H200 (above)
   p.cluster_factor = 0.985;                                 // measured on the H200 (above)
   return p;
 }

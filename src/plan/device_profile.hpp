@@ -38,6 +38,7 @@ struct DeviceProfile {
   double tma_fill_bytes_per_s = 0;         // lines that miss L2 or lie past the edge, whole GPU
   double tma_bytes_per_s_per_sm = 0;       // every line a CTA loads, one SM
   double direct_store_bytes_per_cycle = 0; // the direct epilogue's stores from registers, one SM
+  double direct_scalar_store_bytes_per_cycle = 0;  // the same element by element (D's pairs unaligned)
   double smem_store_bytes_per_cycle = 0;   // the smem_stores epilogue's copy-out of staged boxes, one SM
   double cluster_factor = 1;               // throughput of a 2-CTA cluster's lock-stepped rings
   double fixup_bytes_per_s_per_sm = 0;  // k-split fix-up: fp32 partial tiles one SM writes or reads (L2)

@@ -67,7 +67,8 @@ ordered_json device_json(const DeviceProfile& d, const std::string& note) {
       {"hbm_bytes_per_s", d.hbm_bytes_per_s}, {"hbm_datasheet_bytes_per_s", d.hbm_datasheet_bytes_per_s},
       {"tc_peak_flops", d.tc_peak_flops}, {"l2_bytes", d.l2_bytes},
       {"smem_per_block_optin", d.smem_per_block_optin}, {"smem_per_sm", d.smem_per_sm},
-      {"regs_per_sm", d.regs_per_sm}, {"fixed_us", d.fixed_us}, {"fixup_bytes_per_s_per_sm", d.fixup_bytes_per_s_per_sm}, {"fixup_latency_us", d.fixup_latency_us}, {"smem_store_bytes_per_cycle", d.smem_store_bytes_per_cycle}};
+      {"regs_per_sm", d.regs_per_sm}, {"fixed_us", d.fixed_us}, {"fixup_bytes_per_s_per_sm", d.fixup_bytes_per_s_per_sm}, {"fixup_latency_us", d.fixup_latency_us}, {"smem_store_bytes_per_cycle", d.smem_store_bytes_per_cycle},
+      {"direct_scalar_store_bytes_per_cycle", d.direct_scalar_store_bytes_per_cycle}};
 }
 
 // Rejected candidates grouped by rule id (std::map: alphabetical, deterministic).
