@@ -244,7 +244,7 @@ void add_tune_command(CLI::App& app) {
                                        "Suite file (one 'M N K' per line) or builtin name: llm (default), llama, squares");
   CLI::Option* shape = cmd->add_option("--shape", a->shapes, "Shape(s) MxNxK instead of a suite (repeatable)");
   suite->excludes(shape);
-  cmd->add_option("--top", a->top, "Configurations measured per problem: the model's pick and the next ones")
+  cmd->add_option("--top", a->top, "Configurations measured per problem: the model's pick, the best of each other tile family near it (up to half), then the next ones by rank")
       ->capture_default_str();
   cmd->add_option("--layout", a->layout, "nt | nn | tn | tt | all (DeepGEMM names; nt = A and B K-major)")
       ->check(CLI::IsMember({"nt", "nn", "tn", "tt", "all"}))

@@ -6,7 +6,8 @@
 //
 //   dst[r * ld_dst + c] = src[r * src_row + c * src_col]   for r < rows, c < cols,
 //   dst[r * ld_dst + c] = 0                                for cols <= c < ld_dst,
-// with dst 256-B aligned and ld_dst a multiple of 8 elements (16 B for bf16, 32 B for fp32).
+// with dst 256-B aligned and ld_dst a multiple of 8 elements (16 B for bf16, 32 B for fp32); the
+// router (src/api/route.cpp) pads to whole 128-B lines, so every line starts on an L2 line.
 //   pack_rows_body       src_col = 1: lines copied as they are (any src alignment). One thread
 //                        per 16 B of dst: two aligned 16-B loads funnel-shifted into place (the
 //                        source may start anywhere), one aligned 16-B store.
