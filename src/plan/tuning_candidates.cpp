@@ -26,7 +26,6 @@ std::vector<Candidate> tuning_candidates(const Plan& plan, int top) {
     return std::any_of(taken.begin(), taken.end(),
                        [&](size_t t) { return same_launch(plan.ranked[t], plan.ranked[i]); });
   };
-  auto is_taken = [&](size_t i) { return std::find(taken.begin(), taken.end(), i) != taken.end(); };
   if (plan.ranked.empty()) return {};
   taken.push_back(0);  // the model's pick
   // Other families near the pick: their best-ranked candidate, in at most top / 2 places.
@@ -42,7 +41,7 @@ std::vector<Candidate> tuning_candidates(const Plan& plan, int top) {
     taken.push_back(i);
   }
   for (size_t i = 1; i < plan.ranked.size() && taken.size() < want; ++i)
-    if (!is_taken(i) && !repeats(i)) taken.push_back(i);
+    if (!repeats(i)) taken.push_back(i);  // (a taken one repeats itself: same_launch is reflexive)
   std::sort(taken.begin(), taken.end());
   std::vector<Candidate> picked;
   for (size_t i : taken) picked.push_back(plan.ranked[i]);
