@@ -53,7 +53,7 @@ GeneratedSource gemm_kernel_source(const sm90::Config& config) {
   if (c.out_dtype == DType::fp32) g.label += " fp32";
   if (c.with_c) g.label += " +C";
   if (!c.cd_pairs) g.label += " scalar";
-  if (sm90::staged_epilogue(c.epilogue) && c.stage_cols < c.bn) g.label += " stage" + std::to_string(c.stage_cols);
+  if (sm90::partly_staged(c)) g.label += " stage" + std::to_string(c.stage_cols);
   if (c.fixed_n || c.fixed_k) g.label += " N=" + std::to_string(c.fixed_n) + " K=" + std::to_string(c.fixed_k);
   if (c.d_col_major) g.label += " swapab";
   if (c.stream_k) g.label += " streamk";

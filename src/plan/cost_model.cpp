@@ -219,7 +219,11 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // SM-local rate (TMA store: the global write drains while the next mainloop runs), or straight
   // to global memory at the direct epilogue's measured store rate; a static launch also drains
   // each CTA's TMA store before it exits.
-  const double tile_bytes = static_cast<double>(c.bm) * c.bn * dtype_bytes(p.out);
+  // (Staged: every box, the overlapping last one whole: config.hpp, store_boxes.)
+  const int staged_cols = sm90::staged_epilogue(c.epilogue)
+                              ? sm90::store_boxes(c.bn, p.out) * sm90::store_box_cols(p.out)
+                              : c.bn;
+  const double tile_bytes = static_cast<double>(c.bm) * staged_cols * dtype_bytes(p.out);
   // smem_stores: the stmatrix into the staging smem, then the threads' own copy of every box to D.
   const double staging_cycles = tile_bytes / (d.local_bytes_per_cycle / d.sm_count);
   const double direct_rate = c.cd_pairs ? d.direct_store_bytes_per_cycle : d.direct_scalar_store_bytes_per_cycle;

@@ -24,19 +24,21 @@ constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
 constexpr int64_t kSwapAbMaxM = 64;
 
 
-// The staging width of a TMA-store epilogue: the whole tile, unless that leaves fewer than
-// kComfortStages stages; then the widest whole-box divisor of BN that gives the most stages.
+// The staging width of a TMA-store epilogue: every box of the tile, unless that leaves fewer than
+// kComfortStages stages; then the most slots that divide the tile's boxes and give the most stages.
 int choose_stage_cols(const Config& c, int limit) {
   const int box = sm90::store_box_cols(c.out_dtype);  // 64 bf16 / 32 fp32 columns
+  const int boxes = sm90::store_boxes(c.bn, c.out_dtype);
   auto stages_with = [&](int cols) {
     Config t = c;
     t.stage_cols = cols;
     return sm90::config_max_stages(t, limit);
   };
-  int best = c.bn, best_stages = stages_with(c.bn);
+  int best = boxes * box, best_stages = stages_with(best);
   if (best_stages >= kComfortStages) return best;
-  for (int cols = c.bn - box; cols >= box; cols -= box) {
-    if (c.bn % cols != 0) continue;
+  for (int slots = boxes - 1; slots >= 1; --slots) {
+    if (boxes % slots != 0) continue;
+    const int cols = slots * box;
     const int s = stages_with(cols);
     if (s > best_stages) {
       best = cols;
@@ -56,13 +58,15 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
   c.out_dtype = p.out;
   c.with_c = p.accumulate;
   c.cd_pairs = p.cd_pairs || c.d_col_major;  // (column-major D: element by element anyway)
-  // The staged epilogues take whole 128-B boxes (64 bf16 / 32 fp32 columns): TMA stores D (and
-  // loads C) when TMA can describe them, the threads otherwise (smem_stores); other widths are
-  // stored from registers (direct).
-  const bool whole_boxes = c.bn % sm90::store_box_cols(p.out) == 0;
+  // The staged epilogues take 128-B boxes (64 bf16 / 32 fp32 columns), the last one overlapping
+  // its neighbour where the box does not divide BN (without C: config.hpp, store_boxes): TMA
+  // stores D (and loads C) when TMA can describe them, the threads otherwise (smem_stores); tiles
+  // narrower than a box, and other widths with C, are stored from registers (direct).
+  const int box = sm90::store_box_cols(p.out);
+  const bool boxes_fit = c.bn % box == 0 || (c.bn > box && !p.accumulate);
   const bool tma_ok = p.d_tma && (!p.accumulate || p.c_tma);
   // Swap-AB (a column-major D for the kernel) stores from the registers.
-  c.epilogue = !whole_boxes || c.d_col_major ? Epilogue::direct
+  c.epilogue = !boxes_fit || c.d_col_major ? Epilogue::direct
                : tma_ok                      ? Epilogue::tma_store
                                              : Epilogue::smem_stores;  // staged, then written (and C read) by the threads
   if (c.split_k > 1) c.stream_k = true;  // split-K is a k-split (the in-kernel fix-up)
@@ -166,17 +170,26 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
                 ") and the weights' rows fill BM = " + std::to_string(c.bm) +
                 "; D is stored column-major, element by element, from the registers");
   if (c.epilogue == Epilogue::direct && !c.d_col_major) {
-    f.push_back(std::string("direct epilogue: BN is not a whole number of 128-B store boxes, so the tile is stored "
-                            "from registers (no staging smem, no overlap with the next mainloop)") +
+    f.push_back(std::string("direct epilogue: ") +
+                (c.bn < sm90::store_box_cols(c.out_dtype) ? "BN is narrower than one 128-B store box"
+                                                          : "BN is not a whole number of 128-B store boxes and C is read") +
+                ", so the tile is stored from registers (no staging smem, no overlap with the next mainloop)" +
                 (p.accumulate ? "; C's tile rows are prefetched into L2 during the mainloop" : ""));
   }
   if (c.epilogue == Epilogue::smem_stores)
     f.push_back(std::string("smem_stores epilogue: TMA cannot describe ") + (!p.d_tma ? "D" : "C") +
                 " (leading dimension or base), so the staged boxes are written" + (p.accumulate ? " and C read" : "") +
                 " by the threads, row by row");
-  if (sm90::staged_epilogue(c.epilogue) && c.stage_cols < c.bn)
-    f.push_back("the epilogue stages " + std::to_string(c.stage_cols) + " of " + std::to_string(c.bn) +
-                " columns at a time, which makes room for " + std::to_string(c.stages) + " stages");
+  if (sm90::staged_epilogue(c.epilogue) && c.bn % sm90::store_box_cols(c.out_dtype) != 0)
+    f.push_back("the epilogue's last store box overlaps its neighbour (BN " + std::to_string(c.bn) +
+                " is not a whole number of " + std::to_string(sm90::store_box_cols(c.out_dtype)) +
+                "-column boxes): both write the same values to " +
+                std::to_string(sm90::store_box_cols(c.out_dtype) - c.bn % sm90::store_box_cols(c.out_dtype)) +
+                " columns");
+  if (sm90::partly_staged(c))
+    f.push_back("the epilogue stages " + std::to_string(c.stage_cols) + " columns at a time (of " +
+                std::to_string(sm90::store_boxes(c.bn, c.out_dtype) * sm90::store_box_cols(c.out_dtype)) +
+                " in its boxes), which makes room for " + std::to_string(c.stages) + " stages");
   if (c.stream_k) {
     const KSplitWork w = ksplit_work(p, c, d);
     const std::string how =

@@ -41,6 +41,14 @@ enum class Epilogue : int {
 TG_HD constexpr int out_elem_bytes(DType out) { return out == DType::fp32 ? 4 : 2; }  // D and C: bf16 or fp32
 // Columns of one 128-B (swizzle-span) store box of the staged epilogue: 64 bf16 or 32 fp32.
 TG_HD constexpr int store_box_cols(DType out) { return 128 / out_elem_bytes(out); }
+// The staged boxes of one consumer's 64 x bn tile: whole boxes from column 0; when the box does
+// not divide bn, the last one is moved left to end at bn, so it overlaps its neighbour and both
+// write the same values to the same columns (bn 144: boxes at columns 0, 64 and 80). Only without
+// C: with C aliasing D, the overlapping box would read C's columns after its neighbour stored them.
+TG_HD constexpr int store_boxes(int bn, DType out) { return (bn + store_box_cols(out) - 1) / store_box_cols(out); }
+TG_HD constexpr int store_box_col0(int box, int bn, int box_cols) {
+  return (box + 1) * box_cols <= bn ? box * box_cols : bn - box_cols;
+}
 
 // The epilogues that stage boxes of the tile in shared memory (stage_cols of them at a time).
 TG_HD constexpr bool staged_epilogue(Epilogue e) { return e == Epilogue::tma_store || e == Epilogue::smem_stores; }
@@ -76,7 +84,7 @@ struct Config {
   sched::Mapping mapping{};
   // ---- epilogue --------------------------------------------------------------------------------
   Epilogue epilogue = Epilogue::tma_store;
-  int stage_cols = 0;    // staged epilogues: tile columns staged at once (whole boxes dividing bn)
+  int stage_cols = 0;    // staged epilogues: columns staged at once, a whole number of boxes (store_boxes)
   // ---- operands and output ---------------------------------------------------------------------
   Major a_major = Major::k_major;
   Major b_major = Major::k_major;
@@ -111,6 +119,12 @@ struct Config {
   TG_HD constexpr int accumulators() const { return bn / 2; }  // fp32 registers per consumer thread
 };
 
+// A staged epilogue that holds fewer boxes than the tile has, reusing its slots box by box (the
+// "stageN" of a kernel's label).
+TG_HD constexpr bool partly_staged(const Config& c) {
+  return staged_epilogue(c.epilogue) && c.stage_cols < store_boxes(c.bn, c.out_dtype) * store_box_cols(c.out_dtype);
+}
+
 // The rule the kernel template enforces (kernel.cuh static_asserts it): 0 when `c` can be
 // instantiated, otherwise a code naming the first broken rule (config_rule_text gives the words).
 enum class ConfigRule : int {
@@ -123,7 +137,8 @@ enum class ConfigRule : int {
   cluster_split,    // split-K / stream-K run without clusters, persistent
   multicast_rows,   // a multicast half of a tile is a whole number of 8-row swizzle atoms
   registers,        // setmaxnreg counts: both 0, or multiples of 8 in [24, 256] within the SM's file
-  epilogue_boxes,   // staged: bn and stage_cols whole 128-B boxes (64 bf16 / 32 fp32 columns), stage_cols | bn
+  epilogue_boxes,   // staged: bn >= one 128-B box (64 bf16 / 32 fp32 columns), whole boxes with C;
+                    // stage_cols whole boxes, their count dividing the tile's (store_boxes)
   epilogue_split,   // split_k > 1 only with stream_k, at most kMaxSplitK
   operand_major,    // an MN-major operand's tile (and its multicast half) is whole 64-element chunks
   output_dtype,     // bf16 or fp32 output
@@ -148,11 +163,13 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
                           c.consumer_regs <= 256 && c.producer_regs % 8 == 0 && c.consumer_regs % 8 == 0;
     if (!in_range || 128 * (c.producer_regs + c.consumers() * c.consumer_regs) > 65536) return ConfigRule::registers;
   }
-  const int box_cols = store_box_cols(c.out_dtype);
-  if (staged_epilogue(c.epilogue) &&
-      (c.bn % box_cols != 0 || c.stage_cols < box_cols || c.stage_cols > c.bn || c.stage_cols % box_cols != 0 ||
-       c.bn % c.stage_cols != 0))
-    return ConfigRule::epilogue_boxes;
+  if (staged_epilogue(c.epilogue)) {
+    const int box_cols = store_box_cols(c.out_dtype), boxes = store_boxes(c.bn, c.out_dtype);
+    const bool overlapped = c.bn % box_cols != 0;  // the last box overlaps its neighbour (store_boxes)
+    if (c.bn < box_cols || (overlapped && c.with_c) || c.stage_cols < box_cols || c.stage_cols % box_cols != 0 ||
+        c.stage_cols > boxes * box_cols || boxes % (c.stage_cols / box_cols) != 0)
+      return ConfigRule::epilogue_boxes;
+  }
   if ((c.split_k > 1 && !c.stream_k) || c.split_k < 1 || c.split_k > kMaxSplitK) return ConfigRule::epilogue_split;
   // MN-major operands load in chunks of 64 MN elements x 64 K (one 128-B swizzle row each): the
   // tile, and the half a CTA of a multicasting pair loads, must be whole chunks.
@@ -182,8 +199,8 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::registers:
       return "setmaxnreg counts must both be 0 or multiples of 8 in [24, 256] that fit 64K registers";
     case ConfigRule::epilogue_boxes:
-      return "the staged epilogues need bn and stage_cols in whole 128-B store boxes (64 bf16 or 32 fp32 "
-             "columns), stage_cols dividing bn";
+      return "the staged epilogues need bn of at least one 128-B store box (64 bf16 or 32 fp32 columns), a "
+             "whole number of them with C, and stage_cols a whole number of boxes dividing the tile's boxes";
     case ConfigRule::epilogue_split: return "split_k > 1 (at most 32) only with stream_k (the in-kernel fix-up)";
     case ConfigRule::operand_major:
       return "an MN-major operand's tile (and a multicast half of it) must be a multiple of 64 elements along MN";

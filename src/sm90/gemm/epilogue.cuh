@@ -31,18 +31,17 @@ __device__ __forceinline__ void stmatrix_block(uint8_t* row_addr, const float (&
 }
 
 // The tail columns [n_tma, N) (< 8 bf16 or < 4 fp32: less than one 16-B chunk) of one staged
-// box (tile columns [kBoxCols·box, kBoxCols·(box + 1))), written with plain stores by threads
+// box (tile columns [col0, col0 + 128 B)), written with plain stores by threads
 // 0..63 (one row each). Call between the "box written" barrier and the next barrier that lets the
 // slot be overwritten.
 template <int kElem = 2>
-__device__ __forceinline__ void store_tail_columns(const uint8_t* box_smem, int box, int thread_in_wg, int n_tma,
+__device__ __forceinline__ void store_tail_columns(const uint8_t* box_smem, int col0, int thread_in_wg, int n_tma,
                                                    const TileOut& o) {
-  constexpr int kBoxCols = 128 / kElem;  // store_box_cols of D's dtype
   if (thread_in_wg < kStoreBoxRows) {
     const int row = thread_in_wg, m = o.row0 + row;
     if (m < o.m_total)
       for (int c = n_tma; c < o.n_total; ++c) {
-        const uint8_t* src = box_smem + swizzle_128b(uint32_t(row * 128 + (c - o.n0 - box * kBoxCols) * kElem));
+        const uint8_t* src = box_smem + swizzle_128b(uint32_t(row * 128 + (c - o.n0 - col0) * kElem));
         uint8_t* dst = static_cast<uint8_t*>(o.d) + (int64_t(m) * o.ldd + c) * kElem;
         if constexpr (kElem == 4) {
           *reinterpret_cast<float*>(dst) = *reinterpret_cast<const float*>(src);
@@ -54,8 +53,9 @@ __device__ __forceinline__ void store_tail_columns(const uint8_t* box_smem, int 
 }
 
 // One consumer's accumulators -> alpha · acc in bf16 -> its staging boxes -> TMA stores.
-// Box j of consumer c holds tile rows [64c, 64c + 64) x cols [64j, 64j + 64), 128B-swizzled; with
-// kSlots < BN / 64 staging slots box j goes to slot j % kSlots, one bulk group per box, and before
+// Box j of consumer c holds tile rows [64c, 64c + 64) x cols [64j, 64j + 64), 128B-swizzled (the
+// last one, when 64 does not divide BN, cols [BN - 64, BN): store_box_col0); with
+// kSlots < store_boxes staging slots box j goes to slot j % kSlots, one bulk group per box, and before
 // refilling a slot the issuing thread waits (wait_group.read kSlots - 1) for the store that last
 // read it: every box commits one group, so that store is exactly kSlots groups back.
 // NOTES: the TMA store clips at the tensor end only in whole 16-B chunks (measured on the H200:
@@ -67,7 +67,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
                                            uint8_t* slots, int consumer, int thread_in_wg, const TileOut& o,
                                            Trace& rec) {
   using trace::EventKind;
-  constexpr int kBoxes = BN / kBfBoxCols;
+  constexpr int kBoxes = store_boxes(BN, DType::bf16);
   static_assert(kSlots >= 1 && kSlots <= kBoxes && kBoxes % kSlots == 0);
   const int n_tma = o.n_total & ~7;
   const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
@@ -75,9 +75,10 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
   // warp's 16 rows at columns +0..7, matrices 2/3 the same rows at columns +8..15.
   const int row = 16 * warp + (lane & 7) + 8 * ((lane >> 3) & 1);
   const int col = 8 * (lane >> 4);
-  // The < 8 tail columns [n_tma, N) all lie in one box (n_tma is a multiple of 8, boxes of 64).
+  // The < 8 tail columns [n_tma, N) all lie in one box (n_tma is a multiple of 8, boxes of 64
+  // from a multiple of 8); where the last box overlaps its neighbour, the neighbour writes them.
   const bool has_tail = n_tma < o.n_total && n_tma >= o.n0 && n_tma < o.n0 + BN;
-  const int tail_box = has_tail ? (n_tma - o.n0) / kBfBoxCols : -1;
+  const int tail_box = has_tail ? min((n_tma - o.n0) / kBfBoxCols, kBoxes - 1) : -1;
   const uint32_t barrier_id = 1 + consumer;  // one named barrier per consumer warpgroup
   if constexpr (kSlots == kBoxes) {
     // ---- full tile: stage every box, then store them all ----
@@ -89,9 +90,10 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
 #pragma unroll
     for (int box = 0; box < kBoxes; ++box) {
       uint8_t* dst = slots + box * kStoreBoxBytes;
+      const int q0 = store_box_col0(box, BN, kBfBoxCols) / 16;  // a constant once unrolled
 #pragma unroll
       for (int p = 0; p < kBfBoxCols / 16; ++p)
-        stmatrix_block<BN>(dst + kmajor_sw128_offset(row, 16 * p + col), acc, alpha, (box * kBfBoxCols) / 16 + p);
+        stmatrix_block<BN>(dst + kmajor_sw128_offset(row, 16 * p + col), acc, alpha, q0 + p);
     }
     fence_proxy_async_smem();             // my stmatrix writes before the async-proxy (TMA) read
     named_barrier_sync(barrier_id, 128);  // all boxes written
@@ -100,14 +102,17 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
     if (thread_in_wg == 0) {
       if (o.row0 < o.m_total) {  // NOTES: a box wholly past M or N has nothing to write: skip it
 #pragma unroll
-        for (int box = 0; box < kBoxes; ++box)
-          if (o.n0 + box * kBfBoxCols < n_tma)
-            tma_store_2d(tmap_d, slots + box * kStoreBoxBytes, o.n0 + box * kBfBoxCols, o.row0);
+        for (int box = 0; box < kBoxes; ++box) {
+          const int col = o.n0 + store_box_col0(box, BN, kBfBoxCols);
+          if (col < n_tma) tma_store_2d(tmap_d, slots + box * kStoreBoxBytes, col, o.row0);
+        }
       }
       tma_store_commit();
     }
     rec.record(t, EventKind::tma_store_issue, 0, -1);
-    if (has_tail) store_tail_columns(slots + tail_box * kStoreBoxBytes, tail_box, thread_in_wg, n_tma, o);
+    if (has_tail)
+      store_tail_columns(slots + tail_box * kStoreBoxBytes, store_box_col0(tail_box, BN, kBfBoxCols), thread_in_wg,
+                         n_tma, o);
   } else {
     // ---- in parts: box b through slot b % kSlots, one bulk group per box ----
 #pragma unroll
@@ -118,9 +123,10 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
       named_barrier_sync(barrier_id, 128);  // ... and only then may anyone overwrite it
       rec.record(t, EventKind::tma_store_wait, box, -1);
       t = rec.now();
+      const int col0 = store_box_col0(box, BN, kBfBoxCols);
 #pragma unroll
       for (int p = 0; p < kBfBoxCols / 16; ++p)
-        stmatrix_block<BN>(slot + kmajor_sw128_offset(row, 16 * p + col), acc, alpha, (box * kBfBoxCols) / 16 + p);
+        stmatrix_block<BN>(slot + kmajor_sw128_offset(row, 16 * p + col), acc, alpha, col0 / 16 + p);
       fence_proxy_async_smem();
       named_barrier_sync(barrier_id, 128);  // the whole box is written
       rec.record(t, EventKind::stmatrix, box, -1);
@@ -128,12 +134,11 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
       if (thread_in_wg == 0) {
         // NOTES: a box wholly past M or N has nothing to write: skip the store, but still commit
         // (an empty group), so that the group count per box stays one.
-        if (o.row0 < o.m_total && o.n0 + box * kBfBoxCols < n_tma)
-          tma_store_2d(tmap_d, slot, o.n0 + box * kBfBoxCols, o.row0);
+        if (o.row0 < o.m_total && o.n0 + col0 < n_tma) tma_store_2d(tmap_d, slot, o.n0 + col0, o.row0);
         tma_store_commit();
       }
       rec.record(t, EventKind::tma_store_issue, box, -1);
-      if (box == tail_box) store_tail_columns(slot, box, thread_in_wg, n_tma, o);
+      if (box == tail_box) store_tail_columns(slot, col0, thread_in_wg, n_tma, o);
     }
   }
 }
@@ -190,7 +195,7 @@ __device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN /
 #pragma unroll
     for (int p = 0; p < kBfBoxCols / 16; ++p) {
       uint8_t* addr = slot + kmajor_sw128_offset(row, 16 * p + col);
-      const int q = (box * kBfBoxCols) / 16 + p;  // 16-column block of the fragment
+      const int q = store_box_col0(box, BN, kBfBoxCols) / 16 + p;  // 16-column block of the fragment
       uint32_t cw[4] = {0u, 0u, 0u, 0u};
       if constexpr (kWithC) ldmatrix_x4(addr, cw[0], cw[1], cw[2], cw[3]);
       uint32_t dw[4];
@@ -206,14 +211,15 @@ __device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN /
       stmatrix_x4(addr, dw[0], dw[1], dw[2], dw[3]);
     }
   } else {
-    // fp32: box b holds fragment groups j = 4b .. 4b + 3 (8 columns each); the thread's pair of
-    // group j, row i is at byte column 4 * (8 (j - 4b) + 2 (lane % 4)) of box row 16 warp + lane / 4 + 8 i.
+    // fp32: the box from tile column col0 holds fragment groups j = col0 / 8 .. + 3 (8 columns
+    // each); the thread's pair of group j, row i is at byte column 4 * (8 (j - col0 / 8) + 2 (lane % 4))
+    // of box row 16 warp + lane / 4 + 8 i.
 #pragma unroll
     for (int i = 0; i < 2; ++i) {
       const int row = 16 * warp + lane / 4 + 8 * i;
 #pragma unroll
       for (int g = 0; g < 4; ++g) {
-        const int j = 4 * box + g;
+        const int j = store_box_col0(box, BN, store_box_cols(DType::fp32)) / 8 + g;
         float2* addr = reinterpret_cast<float2*>(slot + swizzle_128b(uint32_t(row * 128 + 4 * (8 * g + 2 * (lane % 4)))));
         float2 v = make_float2(alpha * acc[4 * j + 2 * i], alpha * acc[4 * j + 2 * i + 1]);
         if constexpr (kWithC) {
@@ -287,14 +293,15 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
                                                   int thread_in_wg, const TileOut& o) {
   constexpr int kElem = out_elem_bytes(kOut);
   constexpr int kBoxCols = store_box_cols(kOut);
-  constexpr int kBoxes = BN / kBoxCols;
+  constexpr int kBoxes = store_boxes(BN, kOut);
   static_assert(kSlots >= 1 && kSlots <= kBoxes && kBoxes % kSlots == 0);
+  static_assert(!kWithC || BN % kBoxCols == 0, "with C every box is whole (store_boxes)");
   if constexpr (kThreads) {
     const uint32_t barrier_id = 1 + consumer;
 #pragma unroll  // box indexes the accumulators: it must be a constant
     for (int box = 0; box < kBoxes; ++box) {
       uint8_t* slot = slots + (box % kSlots) * kStoreBoxBytes;
-      const int col0 = o.n0 + box * kBoxCols;
+      const int col0 = o.n0 + store_box_col0(box, BN, kBoxCols);
       named_barrier_sync(barrier_id, 128);  // the slot's previous copy-out is done
       if constexpr (kWithC) {
         copy_box_rows<kElem, false>(slot, col0, thread_in_wg, const_cast<void*>(o.c), o.ldc, o);
@@ -308,12 +315,13 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
   }
   const int n_tma = o.n_total & ~(16 / kElem - 1);  // TMA stores clip in 16-B chunks (store_tile's NOTES)
   const bool has_tail = n_tma < o.n_total && n_tma >= o.n0 && n_tma < o.n0 + BN;
-  const int tail_box = has_tail ? (n_tma - o.n0) / kBoxCols : -1;
+  const int tail_box = has_tail ? min((n_tma - o.n0) / kBoxCols, kBoxes - 1) : -1;
   const uint32_t barrier_id = 1 + consumer;
 #pragma unroll
   for (int box = 0; box < kBoxes; ++box) {
     const int s = box % kSlots;
     uint8_t* slot = slots + s * kStoreBoxBytes;
+    const int col0 = store_box_col0(box, BN, kBoxCols);
     if constexpr (kWithC) {
       if (box_loaded<kBoxCols>(o, box)) {  // C's box is in the slot
         mbar_wait(&sc.bars[s], (sc.phase >> s) & 1u);
@@ -327,10 +335,10 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
     fence_proxy_async_smem();             // my shared writes before the async-proxy (TMA) read
     named_barrier_sync(barrier_id, 128);  // the whole box is written (and C's box read)
     if (thread_in_wg == 0) {
-      if (o.row0 < o.m_total && o.n0 + box * kBoxCols < n_tma) tma_store_2d(tmap_d, slot, o.n0 + box * kBoxCols, o.row0);
+      if (o.row0 < o.m_total && o.n0 + col0 < n_tma) tma_store_2d(tmap_d, slot, o.n0 + col0, o.row0);
       tma_store_commit();  // one group per box, empty or not
     }
-    if (box == tail_box) store_tail_columns<kElem>(slot, box, thread_in_wg, n_tma, o);
+    if (box == tail_box) store_tail_columns<kElem>(slot, col0, thread_in_wg, n_tma, o);
     if constexpr (kWithC) {
       const int next = box + kSlots;
       if (next < kBoxes && box_loaded<kBoxCols>(o, next)) {

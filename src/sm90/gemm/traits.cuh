@@ -68,7 +68,7 @@ struct GemmTraits {
   static constexpr int kMnChunkBytes = 64 * kBlockK * 2;  // one MN-major chunk: 64 MN x 64 K bf16
   // Epilogue staging: each consumer stages its 64 rows in kSlots boxes of 64 rows x 128 B at a time.
   static constexpr int kBoxCols = store_box_cols(C.out_dtype);
-  static constexpr int kBoxesPerConsumer = kBlockN / kBoxCols;
+  static constexpr int kBoxesPerConsumer = store_boxes(C.bn, C.out_dtype);  // the last may overlap (config.hpp)
   static constexpr int kSlotsPerConsumer = staged_epilogue(C.epilogue) ? C.stage_cols / kBoxCols : 0;
   static constexpr bool kStagedC = C.epilogue == Epilogue::tma_store && C.with_c;  // C loaded into the slots
   static_assert(kLayout.d_bytes == kConsumers * kSlotsPerConsumer * kStoreBoxBytes, "staging = the slots");

@@ -49,7 +49,7 @@ std::vector<sm90::Config> covering_configs() {
     out.push_back(plan::select_config(p, d).config);
   const std::vector<std::function<bool(const sm90::Config&)>> wanted = {
       [](const sm90::Config& c) { return c.epilogue == sm90::Epilogue::direct; },
-      [](const sm90::Config& c) { return c.epilogue == sm90::Epilogue::tma_store && c.stage_cols < c.bn; },
+      [](const sm90::Config& c) { return c.epilogue == sm90::Epilogue::tma_store && sm90::partly_staged(c); },
       [](const sm90::Config& c) { return c.cluster_size() == 2; },
       [](const sm90::Config& c) { return c.bm == 64; },
       [](const sm90::Config& c) { return c.stream_k && c.split_k > 1 && c.epilogue == sm90::Epilogue::tma_store; },

@@ -35,18 +35,17 @@ TEST(Filter, EveryRankedConfigIsAKernelTemplateConfigThatFits) {
         Config deeper = k;
         ++deeper.stages;
         if (k.stages < sm90::kMaxStages) ASSERT_FALSE(sm90::config_smem_layout(deeper).fits(d.smem_per_block_optin));
-        // The epilogue follows from the tile: TMA store for whole 64-column boxes, direct stores
-        // otherwise (with or without a k-split); the staging narrows only below kComfortStages.
+        // The epilogue follows from the tile: TMA store for tiles of at least one 64-column box
+        // (no C here: the last box may overlap its neighbour), direct stores for narrower ones
+        // (with or without a k-split); the staging narrows only below kComfortStages.
         // Split-K is a k-split (stream_k); a k-split runs 1x1 and persistent.
         if (k.split_k > 1) ASSERT_TRUE(k.stream_k);
         if (k.stream_k) ASSERT_TRUE(k.cluster_size() == 1 && k.persistent);
-        if (k.bn % 64 == 0) {
+        if (k.bn >= 64 && !k.d_col_major) {
           ASSERT_EQ(k.epilogue, Epilogue::tma_store);
-          if (k.stage_cols < k.bn) {
-            Config full = k;
-            full.stage_cols = k.bn;
-            ASSERT_LT(sm90::max_stages_that_fit(k.bm, k.bn, k.bk, 2, d.smem_per_block_optin, 2, k.bn), kComfortStages);
-          }
+          const int staged = sm90::store_boxes(k.bn, k.out_dtype) * 64;  // every box of the tile
+          if (k.stage_cols < staged)
+            ASSERT_LT(sm90::max_stages_that_fit(k.bm, k.bn, k.bk, 2, d.smem_per_block_optin, 2, staged), kComfortStages);
         } else {
           ASSERT_EQ(k.epilogue, Epilogue::direct);
         }

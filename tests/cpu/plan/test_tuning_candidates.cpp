@@ -54,7 +54,7 @@ TEST(ConfigSpecText, EveryRankedCandidateRoundTrips) {
       ++checked;
       split += c.config.split_k > 1;
       staticl += !c.config.persistent;
-      staged_narrow += sm90::staged_epilogue(c.config.epilogue) && c.config.stage_cols < c.config.bn;
+      staged_narrow += sm90::partly_staged(c.config);
     }
   }
   // The variety the text has to carry is really there.

@@ -1,0 +1,76 @@
+// The staged epilogues' store boxes (sm90/gemm/config.hpp: store_boxes, store_box_col0) and the
+// kernel template's rule for them (check_kernel_config, epilogue_boxes).
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "sm90/gemm/config.hpp"
+#include "sm90/gemm/traits.cuh"
+
+namespace tilegemm::sm90 {
+namespace {
+
+TEST(StoreBoxes, TheBoxesCoverTheTileExactlyAndStayInsideIt) {
+  for (DType out : {DType::bf16, DType::fp32}) {
+    const int box = store_box_cols(out);
+    for (int bn = box; bn <= 256; bn += 16) {
+      SCOPED_TRACE(testing::Message() << (out == DType::fp32 ? "fp32" : "bf16") << " bn " << bn);
+      const int boxes = store_boxes(bn, out);
+      EXPECT_EQ(boxes, (bn + box - 1) / box);
+      std::vector<int> writers(bn, 0);
+      for (int b = 0; b < boxes; ++b) {
+        const int c0 = store_box_col0(b, bn, box);
+        ASSERT_GE(c0, 0);
+        ASSERT_LE(c0 + box, bn);      // never a column of the next tile
+        ASSERT_EQ(c0 % 16, 0);        // whole 16-column fragment blocks (stmatrix, write_box)
+        if (b + 1 < boxes) EXPECT_EQ(c0, b * box);
+        for (int c = c0; c < c0 + box; ++c) ++writers[c];
+      }
+      int twice = 0;
+      for (int c = 0; c < bn; ++c) {
+        ASSERT_GE(writers[c], 1) << "column " << c << " is in no box";
+        ASSERT_LE(writers[c], 2);
+        twice += writers[c] == 2;
+      }
+      EXPECT_EQ(twice, bn % box == 0 ? 0 : box - bn % box);  // only the last box overlaps
+    }
+  }
+}
+
+Config staged(int bn, DType out, int stage_cols, bool with_c) {
+  Config c;
+  c.bm = 128;
+  c.bn = bn;
+  c.stages = 4;
+  c.out_dtype = out;
+  c.with_c = with_c;
+  c.stage_cols = stage_cols;
+  c.epilogue = Epilogue::tma_store;
+  return c;
+}
+
+TEST(StoreBoxes, TheTemplateTakesOverlappingBoxesOnlyWithoutC) {
+  // bf16: 144 = 64 + 64 + 16 -> three boxes, the last from column 80.
+  EXPECT_EQ(check_kernel_config(staged(144, DType::bf16, 192, false)), ConfigRule::ok);
+  EXPECT_EQ(check_kernel_config(staged(144, DType::bf16, 64, false)), ConfigRule::ok);    // 1 slot of 3
+  EXPECT_EQ(check_kernel_config(staged(144, DType::bf16, 128, false)), ConfigRule::epilogue_boxes);  // 2 of 3
+  EXPECT_EQ(check_kernel_config(staged(144, DType::bf16, 256, false)), ConfigRule::epilogue_boxes);  // > boxes
+  EXPECT_EQ(check_kernel_config(staged(144, DType::bf16, 192, true)), ConfigRule::epilogue_boxes);   // with C
+  EXPECT_EQ(check_kernel_config(staged(48, DType::bf16, 64, false)), ConfigRule::epilogue_boxes);    // < 1 box
+  EXPECT_EQ(check_kernel_config(staged(256, DType::bf16, 128, true)), ConfigRule::ok);
+  // fp32: 32-column boxes; 208 = 6 x 32 + 16 -> seven boxes.
+  EXPECT_EQ(check_kernel_config(staged(208, DType::fp32, 32, false)), ConfigRule::ok);
+  EXPECT_EQ(check_kernel_config(staged(208, DType::fp32, 224, false)), ConfigRule::ok);
+  EXPECT_EQ(check_kernel_config(staged(208, DType::fp32, 64, false)), ConfigRule::epilogue_boxes);
+  Config direct = staged(144, DType::bf16, 0, true);
+  direct.epilogue = Epilogue::direct;
+  EXPECT_EQ(check_kernel_config(direct), ConfigRule::ok);
+  // The staging smem holds whole boxes: three for 144 fully staged, one when partly.
+  EXPECT_FALSE(partly_staged(staged(144, DType::bf16, 192, false)));
+  EXPECT_TRUE(partly_staged(staged(144, DType::bf16, 64, false)));
+  EXPECT_EQ(config_smem_layout(staged(144, DType::bf16, 192, false)).d_bytes, 2 * 3 * kStoreBoxBytes);
+  EXPECT_EQ(config_smem_layout(staged(144, DType::bf16, 64, false)).d_bytes, 2 * 1 * kStoreBoxBytes);
+}
+
+}  // namespace
+}  // namespace tilegemm::sm90
