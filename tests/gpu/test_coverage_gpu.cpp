@@ -358,21 +358,24 @@ TEST(CoverageGpu, StreamKWithCAndFp32AndOddD) {
 }
 
 TEST(CoverageGpu, ForcedTilesEveryEpilogueVariant) {
-  // The direct epilogue's widths (whole and partial 64-column chunks of C), one and two
-  // consumers, clusters, with C and fp32 output, pairs and element-wise.
-  const char* tiles[] = {"128x256", "128x144", "64x208", "128x48", "128x256,cluster=2x1", "64x128,cluster=1x2"};
+  // Whole and partial 128-B boxes, one and two consumers, clusters, bf16 and fp32 output: with C
+  // the partial widths take the direct epilogue (pairs, and element-wise with an odd ldd); without
+  // C the staged epilogues with the last box overlapping its neighbour (TMA store, and the
+  // threads' copy-out with an odd ldd). N = 500 ends inside a tile, inside a 16-B chunk.
+  const char* tiles[] = {"128x256", "128x144", "64x208", "128x48", "128x80", "128x256,cluster=2x1", "64x128,cluster=1x2"};
   for (const char* tile : tiles)
-    for (int64_t ldd_pad : {0, 1}) {
-      Case cs{256, 512, 200};
-      cs.config = tile;
-      cs.with_c = true;
-      cs.beta = 1.0f;
-      cs.ldd_pad = ldd_pad;
-      cs.ldc_pad = ldd_pad;
-      run_case(cs, 91);
-      cs.out = DType::fp32;
-      run_case(cs, 92);
-    }
+    for (bool with_c : {true, false})
+      for (int64_t ldd_pad : {0, 1}) {
+        Case cs{256, with_c ? 512 : 500, 200};
+        cs.config = tile;
+        cs.with_c = with_c;
+        cs.beta = with_c ? 1.0f : 0.0f;
+        cs.ldd_pad = ldd_pad;
+        cs.ldc_pad = ldd_pad;
+        run_case(cs, with_c ? 91 : 93);
+        cs.out = DType::fp32;
+        run_case(cs, with_c ? 92 : 94);
+      }
 }
 
 TEST(CoverageGpu, BitwiseIdenticalAcrossRuns) {

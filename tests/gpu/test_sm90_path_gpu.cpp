@@ -234,9 +234,10 @@ TEST(Sm90PathGpu, PaddedLeadingDimensionsAndGuards) {
   }
 }
 
-TEST(Sm90PathGpu, DirectEpilogueOddShapesGuardsTwoSeeds) {
-  // BN not a multiple of 64 (direct bounds-checked stores, no TMA store): N ragged inside a tile,
-  // inside a 16-column wgmma block and inside a column pair (odd N); ldd > N keeps its guards.
+TEST(Sm90PathGpu, PartialBoxTilesOddShapesGuardsTwoSeeds) {
+  // BN not a multiple of 64 (the TMA store's last box overlaps its neighbour, config.hpp
+  // store_boxes): N ragged inside a tile, inside a 16-column wgmma block and inside a column pair
+  // (odd N: the < 8 tail columns by plain stores); ldd > N keeps its guards.
   const FastCase shapes[] = {{1000, 577, 520},  {777, 2113, 136, 8, 8, 24}, {129, 143, 72},
                              {256, 176, 64},    {300, 145, 1000, 0, 0, 40}, {130, 353, 8},
                              {4096, 576, 7168}, {4096, 2112, 704}};
