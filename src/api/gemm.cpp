@@ -69,19 +69,20 @@ Status current_device(int* device, const plan::DeviceProfile** profile) {
 
 // ---- plans: the planner's view of an sm90-routed call -> its prepared kernel ---------------------
 // Everything the planner looks at is in the key: the device, the shape, the operand majors, the
-// output dtype, C, and whether D takes TMA stores and aligned element pairs (the tuning cache keys
+// output dtype, C, whether D takes TMA stores and aligned element pairs, whether A's and B's lines
+// start on 128-B boundaries (the tuning cache keys
 // its entries on the same fields: plan::tuning_problem_key); and whether the tuning cache may decide.
 struct PlanKey {
   int device;
   int64_t m, n, k;
   Major a_major, b_major;
   DType out;
-  bool accumulate, d_tma, cd_pairs, c_tma, tuning;
+  bool accumulate, d_tma, cd_pairs, c_tma, a_lines, b_lines, tuning;
   bool operator==(const PlanKey&) const = default;
 };
 PlanKey plan_key(int device, const plan::Problem& p, bool tuning) {
   return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate, p.d_tma, p.cd_pairs, p.c_tma,
-                 tuning};
+                 p.a_lines_aligned, p.b_lines_aligned, tuning};
 }
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
@@ -93,8 +94,9 @@ struct PlanKeyHash {
     size_t bits = static_cast<size_t>(k.a_major) | static_cast<size_t>(k.b_major) << 1 |
                   static_cast<size_t>(k.accumulate) << 2 | static_cast<size_t>(k.d_tma) << 3 |
                   static_cast<size_t>(k.cd_pairs) << 4 | static_cast<size_t>(k.c_tma) << 5 |
-                  static_cast<size_t>(k.tuning) << 6;
-    return h * 128u + bits;
+                  static_cast<size_t>(k.tuning) << 6 | static_cast<size_t>(k.a_lines) << 7 |
+                  static_cast<size_t>(k.b_lines) << 8;
+    return h * 512u + bits;
   }
 };
 std::shared_mutex g_plan_mutex;
@@ -279,7 +281,7 @@ Status gemm_with_options(const GemmArgs& args, const GemmOptions& options) {
   Route r;
   {
     TraceSpan span(options.trace, "route");
-    r = options.force_fallback ? fallback_route(args, "forced") : route(args);
+    r = options.force_fallback ? fallback_route(args, "forced") : route(args, profile);
     span.set_detail(path_name(r.path));
   }
   if (r.path == Path::fallback) {
@@ -306,6 +308,7 @@ Status choose_launch(const GemmArgs& args, const GemmOptions& options, LaunchCho
   int device = 0;
   const plan::DeviceProfile* profile = nullptr;
   if (Status s = current_device(&device, &profile); !s.ok()) return s;
+  if (!options.force_fallback) out->route = route(args, profile);  // the device's repack choices, as gemm()
   return resolve_config(out->route, device, *profile, options, &out->config);
 }
 

@@ -1,10 +1,15 @@
 // route(), launch_args() and problem_of() (route.hpp).
 #include "api/route.hpp"
 
+#include <cstdio>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "core/math.hpp"
+#include "plan/planner.hpp"
+#include "plan/tuning_cache.hpp"
 
 namespace tilegemm::detail {
 
@@ -22,6 +27,35 @@ bool tma_describable(const MatrixRef& x) {
 // The lines of a stored matrix: its rows (row-major / K-major) or its columns.
 int64_t line_count(const MatrixRef& x) { return x.major == Major::k_major ? x.rows : x.cols; }
 int64_t line_length(const MatrixRef& x) { return x.major == Major::k_major ? x.cols : x.rows; }
+
+// Lines on 128-B (L2 line) boundaries: base and leading dimension (plan::Problem).
+bool lines_aligned(const MatrixRef& x) {
+  return (x.ld * dtype_bytes(x.dtype)) % 128 == 0 && address(x.ptr) % 128 == 0;
+}
+
+// plan::choose_line_repack for a problem, remembered per (device profile, problem): route() runs on
+// every call, the planner's comparison once per shape.
+plan::LineRepack cached_line_repack(const plan::Problem& p, const plan::DeviceProfile& d, double a_bytes,
+                                    double b_bytes) {
+  static std::mutex mutex;
+  static auto* seen = new std::unordered_map<std::string, plan::LineRepack>;  // never destroyed
+  const std::string key = d.name + "|" + d.source + "|" + plan::tuning_problem_key(p);
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = seen->find(key); it != seen->end()) return it->second;
+  }
+  const plan::LineRepack lr = plan::choose_line_repack(p, d, a_bytes, b_bytes);
+  std::lock_guard lock(mutex);
+  if (seen->size() >= 4096) seen->clear();  // bounded: a long-running caller with ever new shapes
+  seen->emplace(key, lr);
+  return lr;
+}
+
+std::string fmt_us(double us) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f us", us);
+  return buf;
+}
 
 std::string misalignment(const MatrixRef& x, const char* name) {
   const int e = dtype_bytes(x.dtype);
@@ -60,6 +94,8 @@ plan::Problem problem_of(const GemmArgs& args) {
   const MatrixRef d = args.d;
   const int e = dtype_bytes(d.dtype);
   p.d_tma = tma_describable(d);
+  p.a_lines_aligned = lines_aligned(args.a);
+  p.b_lines_aligned = lines_aligned(args.b);
   p.cd_pairs = address(d.ptr) % (2 * e) == 0 && d.ld % 2 == 0;
   if (p.accumulate) {
     p.cd_pairs = p.cd_pairs && address(args.c->ptr) % (2 * e) == 0 && args.c->ld % 2 == 0;
@@ -114,7 +150,7 @@ Route fallback_route(const GemmArgs& args, const std::string& why) {
   return r;
 }
 
-Route route(const GemmArgs& in) {
+Route route(const GemmArgs& in, const plan::DeviceProfile* profile) {
   Route r;
   r.args = canonical_args(in);
   GemmArgs& args = r.args;
@@ -181,6 +217,28 @@ Route route(const GemmArgs& in) {
   };
   if (!tma_describable(args.a)) add_pack(Pack::Operand::a, args.a, false, misalignment(args.a, "a"));
   if (!tma_describable(args.b)) add_pack(Pack::Operand::b, args.b, false, misalignment(args.b, "b"));
+  // Operands TMA can read whose lines straddle L2 lines: repacked when the time model says so.
+  const bool a_split = tma_describable(args.a) && !lines_aligned(args.a);
+  const bool b_split = tma_describable(args.b) && !lines_aligned(args.b);
+  if (profile != nullptr && (a_split || b_split)) {
+    MatrixRef c_as_is;
+    const plan::Problem as_is = problem_of(launch_args(r, reinterpret_cast<void*>(uintptr_t{1} << 12), &c_as_is));
+    auto repack_bytes = [](const MatrixRef& x) {
+      const int e = dtype_bytes(x.dtype);
+      return static_cast<double>(line_count(x)) *
+             static_cast<double>(line_length(x) + round_up(line_length(x), int64_t{128 / e})) * e;
+    };
+    const plan::LineRepack lr = cached_line_repack(as_is, *profile, repack_bytes(args.a), repack_bytes(args.b));
+    auto why = [&](const MatrixRef& x, const char* name) {
+      return std::string(name) + "'s lines do not start on 128-B boundaries (" + name + ".ld = " +
+             std::to_string(x.ld) + " elements, base " + std::to_string(address(x.ptr) % 128) +
+             " B past a 128-B boundary): every TMA box row would straddle two L2 lines; the time model predicts " +
+             fmt_us(lr.as_is_us) + " as is, " + fmt_us(lr.chosen_us) + " repacked + " + fmt_us(lr.repack_us) +
+             " to repack";
+    };
+    if (lr.a) add_pack(Pack::Operand::a, args.a, false, why(args.a, "a"));
+    if (lr.b) add_pack(Pack::Operand::b, args.b, false, why(args.b, "b"));
+  }
   if (args.c != nullptr && args.c->major != row_major)
     add_pack(Pack::Operand::c, *args.c, true,
              std::string("c is ") + (r.transposed ? "row-major but D column-major" : "column-major but D row-major") +

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "plan/device_profile.hpp"
 #include "plan/problem.hpp"
 #include "schedule/mapping.hpp"
 #include "tilegemm/tilegemm.hpp"
@@ -100,9 +101,12 @@ GemmArgs placeholder_args(const plan::Problem& p, MatrixRef* c_storage);
 //   - A or B whose leading dimension is not a multiple of 8 elements or whose base is not 16-B
 //     aligned (TMA's rules) is repacked into an aligned workspace; so is a C stored in the other
 //     major from D;
+//   - with a device profile: A or B that TMA can read but whose lines do not start on 128-B
+//     boundaries (every box row straddles two L2 lines) is repacked too when the time model says
+//     the faster GEMM pays for the copy (plan::choose_line_repack); without one, never;
 //   - D (and C) need no alignment beyond their element: the epilogue writes D with TMA when it can
 //     (bf16, no C, ldd a multiple of 8, base 16-B aligned) and with plain stores otherwise.
-Route route(const GemmArgs& args);
+Route route(const GemmArgs& args, const plan::DeviceProfile* profile = nullptr);
 
 // The arguments the sm90 kernel is launched with: r.args with every packed operand pointing at its
 // copy in `workspace` (r.pack_bytes bytes, 256-B aligned); *c_storage holds a packed C.

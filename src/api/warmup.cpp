@@ -33,7 +33,7 @@ Status warmup_problem(const plan::Problem& problem, const plan::DeviceProfile& p
   MatrixRef c_storage;
   const GemmArgs args = placeholder_args(problem, &c_storage);
   if (Status s = validate(args); !s.ok()) return s;
-  const Route r = route(args);
+  const Route r = route(args, &profile);
   out->path = path_name(r.path);
   out->route_reason = r.reason;
   out->kernels.clear();

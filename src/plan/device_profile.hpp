@@ -43,6 +43,9 @@ struct DeviceProfile {
   double cluster_factor = 1;               // throughput of a 2-CTA cluster's lock-stepped rings
   double fixup_bytes_per_s_per_sm = 0;  // k-split fix-up: fp32 partial tiles one SM writes or reads (L2)
   double fixup_latency_us = 0;          // k-split fix-up: per shared unit, on its CTA's critical path
+  double split_line_factor = 1;         // TMA feed cost of an operand line straddling two L2 lines
+  double repack_bytes_per_s = 0;        // operand repack (route.cpp): bytes read + written, whole GPU
+  double repack_launch_us = 0;          // operand repack: one more kernel
 
   double tc_flops_per_cycle_per_sm() const { return tc_peak_flops / (sm_count * clock_ghz * 1e9); }
 };

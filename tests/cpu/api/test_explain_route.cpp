@@ -125,7 +125,8 @@ std::string cli_options(const Combo& x) {
 
 std::vector<Combo> combos() {
   std::vector<Combo> v;
-  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{128, 256, 64}, {129, 200, 72}})
+  // 2000x2000x5000: rows 10000 B apart, not on 128-B lines; the model repacks an operand for that.
+  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{128, 256, 64}, {129, 200, 72}, {2000, 2000, 5000}})
     for (Major am : {Major::k_major, Major::mn_major})
       for (Major bm : {Major::k_major, Major::mn_major})
         for (DType out : {DType::bf16, DType::fp32})
@@ -140,15 +141,16 @@ TEST(ExplainRoute, ExplainReportsExactlyRoutesPathAndReason) {
   const std::vector<Combo> all = combos();
   ASSERT_GE(all.size(), 50u);
   const plan::DeviceProfile h200 = *plan::find_builtin_profile("h200");
-  int sm90_as_given = 0, sm90_with_steps = 0, fallback = 0;
+  int sm90_as_given = 0, sm90_with_steps = 0, fallback = 0, line_repacks = 0;
   for (const Combo& x : all) {
     SCOPED_TRACE(x.name());
     MatrixRef c;
     const GemmArgs g = caller_args(x, &c);
     ASSERT_TRUE(validate(g).ok()) << validate(g).message;
-    const detail::Route r = detail::route(g);
+    const detail::Route r = detail::route(g, &h200);  // explain's device
     if (r.path == detail::Path::fallback) ++fallback;
     else (r.notes.empty() ? sm90_as_given : sm90_with_steps)++;
+    for (const std::string& step : r.notes) line_repacks += step.find("128-B boundaries") != std::string::npos;
 
     std::string json_text, text;
     ASSERT_TRUE(detail::explain_call(request_of(x, true), &json_text).ok());
@@ -176,6 +178,7 @@ TEST(ExplainRoute, ExplainReportsExactlyRoutesPathAndReason) {
   // extents past INT32_MAX, which explain cannot plan, so no combination here need reach it.
   EXPECT_GT(sm90_as_given, 0);
   EXPECT_GT(sm90_with_steps, 0);
+  EXPECT_GT(line_repacks, 0);  // the model's repack of an operand on split lines, in explain's words too
   EXPECT_EQ(sm90_as_given + sm90_with_steps + fallback, static_cast<int>(all.size()));
 }
 
@@ -188,7 +191,7 @@ TEST(ExplainRoute, WithATuningCacheExplainShowsWhatGemmRuns) {
   plan::TuningCache cache;
   for (const Combo& x : combos()) {
     MatrixRef c;
-    const detail::Route r = detail::route(caller_args(x, &c));
+    const detail::Route r = detail::route(caller_args(x, &c), &h200);  // explain's device
     if (r.path != detail::Path::sm90) continue;
     const plan::Plan pl = plan::make_plan(r.problem, h200);
     ASSERT_GE(pl.ranked.size(), 2u);
@@ -210,7 +213,7 @@ TEST(ExplainRoute, WithATuningCacheExplainShowsWhatGemmRuns) {
   for (const Combo& x : combos()) {
     SCOPED_TRACE(x.name());
     MatrixRef c;
-    const detail::Route r = detail::route(caller_args(x, &c));
+    const detail::Route r = detail::route(caller_args(x, &c), &h200);  // explain's device
     if (r.path != detail::Path::sm90) continue;
     detail::ExplainRequest rq = request_of(x, true);
     rq.tuning = state;
@@ -233,12 +236,13 @@ TEST(ExplainRoute, TheCliReportsExactlyRoutesPathAndReason) {
   const std::string cli = std::string(TILEGEMM_BINARY_DIR) + "/cli/tilegemm";
   if (!std::filesystem::exists(cli)) GTEST_SKIP() << cli << " is not built (target tilegemm_cli)";
   const std::vector<Combo> all = combos();
+  const plan::DeviceProfile h200 = *plan::find_builtin_profile("h200");
   int checked = 0;
   for (size_t i = 0; i < all.size(); i += 5) {  // 77 of the 384 (a stride of 5 varies every loop), one process each
     const Combo& x = all[i];
     SCOPED_TRACE(x.name());
     MatrixRef c;
-    const detail::Route r = detail::route(caller_args(x, &c));
+    const detail::Route r = detail::route(caller_args(x, &c), &h200);  // explain's device
     const std::string command = cli + " explain " + cli_options(x) + " --top 1 --rejected 0 2>&1";
     FILE* pipe = popen(command.c_str(), "r");
     ASSERT_NE(pipe, nullptr);
