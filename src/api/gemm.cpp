@@ -281,7 +281,7 @@ Status gemm_with_options(const GemmArgs& args, const GemmOptions& options) {
   Route r;
   {
     TraceSpan span(options.trace, "route");
-    r = options.force_fallback ? fallback_route(args, "forced") : route(args, profile);
+    r = options.force_fallback ? fallback_route(args, "forced") : route(args, options.line_repacks ? profile : nullptr);
     span.set_detail(path_name(r.path));
   }
   if (r.path == Path::fallback) {
@@ -308,7 +308,7 @@ Status choose_launch(const GemmArgs& args, const GemmOptions& options, LaunchCho
   int device = 0;
   const plan::DeviceProfile* profile = nullptr;
   if (Status s = current_device(&device, &profile); !s.ok()) return s;
-  if (!options.force_fallback) out->route = route(args, profile);  // the device's repack choices, as gemm()
+  if (!options.force_fallback && options.line_repacks) out->route = route(args, profile);  // as gemm() routes
   return resolve_config(out->route, device, *profile, options, &out->config);
 }
 

@@ -128,6 +128,9 @@ struct GemmOptions {
   TraceCapture* trace = nullptr;
   // Let the tuning cache choose the Config when none is forced (api/tuning.hpp); false: the model.
   bool use_tuning_cache = true;
+  // Let route() repack operands whose lines straddle L2 lines when the model says it pays (route());
+  // false: they are read in place (operands TMA cannot read at all are still repacked).
+  bool line_repacks = true;
 };
 
 Status gemm_with_options(const GemmArgs& args, const GemmOptions& options);
