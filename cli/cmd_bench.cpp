@@ -39,7 +39,7 @@ struct BenchOptions {
   uint64_t seed = 20261129;
   bool no_flush = false, no_cublas = false, json = false;
   bool no_tuning = false;  // gemm() without the tuning cache: the model's picks
-  bool no_line_repacks = false;  // gemm() reads operands on split lines in place
+  bool no_row_repacks = false;  // gemm() reads operands whose rows start inside sectors in place
   std::string json_out;
   std::string mapping;  // --mapping NAME: tile order of the sm90 kernel (empty: the planner's)
   std::string config;   // --config SPEC: the sm90 kernel configuration (empty: the planner's)
@@ -174,7 +174,7 @@ int run_bench(const BenchOptions& o, const std::string& title) {
       gemm_options.mapping ? sched::mapping_name(*gemm_options.mapping) : std::string("the planner's");
   // Whether gemm() may run tuned configs (api/tuning.hpp): model-only and tuned runs say which they are.
   gemm_options.use_tuning_cache = !o.no_tuning;
-  gemm_options.line_repacks = !o.no_line_repacks;
+  gemm_options.row_repacks = !o.no_row_repacks;
   const std::shared_ptr<const detail::TuningState> tuning = detail::process_tuning();
   const std::string tuning_label = o.no_tuning || tuning->off()
                                        ? "off (" + (o.no_tuning ? std::string("--no-tuning") : tuning->why_off()) + ")"
@@ -367,9 +367,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--no-cublas", o->no_cublas, "Do not run the cuBLASLt baseline");
   cmd->add_flag("--no-tuning", o->no_tuning,
                 "Run the model's picks: gemm() does not read the tuning cache (tilegemm tune; default: it does)");
-  cmd->add_flag("--no-line-repacks", o->no_line_repacks,
-                "Read A and B in place even where their lines straddle L2 lines (ld or base not a multiple "
-                "of 128 B; default: repacked when the time model says it pays)");
+  cmd->add_flag("--no-row-repacks", o->no_row_repacks,
+                "Read A and B in place even where their rows start inside 32-B sectors (ld or base an odd "
+                "multiple of 16 B; default: repacked when the time model says it pays)");
   cmd->add_flag("--json", o->json, "JSON on stdout instead of the table");
   cmd->add_option("--json-out", o->json_out, "Also write the JSON to this file");
   cmd->callback([o] {

@@ -70,7 +70,7 @@ Status current_device(int* device, const plan::DeviceProfile** profile) {
 // ---- plans: the planner's view of an sm90-routed call -> its prepared kernel ---------------------
 // Everything the planner looks at is in the key: the device, the shape, the operand majors, the
 // output dtype, C, whether D takes TMA stores and aligned element pairs, whether A's and B's lines
-// start on 128-B boundaries (the tuning cache keys
+// start on 32-B sector boundaries (the tuning cache keys
 // its entries on the same fields: plan::tuning_problem_key); and whether the tuning cache may decide.
 struct PlanKey {
   int device;
@@ -82,7 +82,7 @@ struct PlanKey {
 };
 PlanKey plan_key(int device, const plan::Problem& p, bool tuning) {
   return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate, p.d_tma, p.cd_pairs, p.c_tma,
-                 p.a_lines_aligned, p.b_lines_aligned, tuning};
+                 p.a_rows_sectored, p.b_rows_sectored, tuning};
 }
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
@@ -281,7 +281,7 @@ Status gemm_with_options(const GemmArgs& args, const GemmOptions& options) {
   Route r;
   {
     TraceSpan span(options.trace, "route");
-    r = options.force_fallback ? fallback_route(args, "forced") : route(args, options.line_repacks ? profile : nullptr);
+    r = options.force_fallback ? fallback_route(args, "forced") : route(args, options.row_repacks ? profile : nullptr);
     span.set_detail(path_name(r.path));
   }
   if (r.path == Path::fallback) {
@@ -308,7 +308,7 @@ Status choose_launch(const GemmArgs& args, const GemmOptions& options, LaunchCho
   int device = 0;
   const plan::DeviceProfile* profile = nullptr;
   if (Status s = current_device(&device, &profile); !s.ok()) return s;
-  if (!options.force_fallback && options.line_repacks) out->route = route(args, profile);  // as gemm() routes
+  if (!options.force_fallback && options.row_repacks) out->route = route(args, profile);  // as gemm() routes
   return resolve_config(out->route, device, *profile, options, &out->config);
 }
 

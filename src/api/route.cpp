@@ -28,23 +28,23 @@ bool tma_describable(const MatrixRef& x) {
 int64_t line_count(const MatrixRef& x) { return x.major == Major::k_major ? x.rows : x.cols; }
 int64_t line_length(const MatrixRef& x) { return x.major == Major::k_major ? x.cols : x.rows; }
 
-// Lines on 128-B (L2 line) boundaries: base and leading dimension (plan::Problem).
-bool lines_aligned(const MatrixRef& x) {
-  return (x.ld * dtype_bytes(x.dtype)) % 128 == 0 && address(x.ptr) % 128 == 0;
+// Rows (lines) on 32-B (L2 sector) boundaries: base and leading dimension (plan::Problem).
+bool rows_sectored(const MatrixRef& x) {
+  return (x.ld * dtype_bytes(x.dtype)) % 32 == 0 && address(x.ptr) % 32 == 0;
 }
 
-// plan::choose_line_repack for a problem, remembered per (device profile, problem): route() runs on
+// plan::choose_row_repack for a problem, remembered per (device profile, problem): route() runs on
 // every call, the planner's comparison once per shape.
-plan::LineRepack cached_line_repack(const plan::Problem& p, const plan::DeviceProfile& d, double a_bytes,
+plan::RowRepack cached_row_repack(const plan::Problem& p, const plan::DeviceProfile& d, double a_bytes,
                                     double b_bytes) {
   static std::mutex mutex;
-  static auto* seen = new std::unordered_map<std::string, plan::LineRepack>;  // never destroyed
+  static auto* seen = new std::unordered_map<std::string, plan::RowRepack>;  // never destroyed
   const std::string key = d.name + "|" + d.source + "|" + plan::tuning_problem_key(p);
   {
     std::lock_guard lock(mutex);
     if (auto it = seen->find(key); it != seen->end()) return it->second;
   }
-  const plan::LineRepack lr = plan::choose_line_repack(p, d, a_bytes, b_bytes);
+  const plan::RowRepack lr = plan::choose_row_repack(p, d, a_bytes, b_bytes);
   std::lock_guard lock(mutex);
   if (seen->size() >= 4096) seen->clear();  // bounded: a long-running caller with ever new shapes
   seen->emplace(key, lr);
@@ -94,8 +94,8 @@ plan::Problem problem_of(const GemmArgs& args) {
   const MatrixRef d = args.d;
   const int e = dtype_bytes(d.dtype);
   p.d_tma = tma_describable(d);
-  p.a_lines_aligned = lines_aligned(args.a);
-  p.b_lines_aligned = lines_aligned(args.b);
+  p.a_rows_sectored = rows_sectored(args.a);
+  p.b_rows_sectored = rows_sectored(args.b);
   p.cd_pairs = address(d.ptr) % (2 * e) == 0 && d.ld % 2 == 0;
   if (p.accumulate) {
     p.cd_pairs = p.cd_pairs && address(args.c->ptr) % (2 * e) == 0 && args.c->ld % 2 == 0;
@@ -217,9 +217,9 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile) {
   };
   if (!tma_describable(args.a)) add_pack(Pack::Operand::a, args.a, false, misalignment(args.a, "a"));
   if (!tma_describable(args.b)) add_pack(Pack::Operand::b, args.b, false, misalignment(args.b, "b"));
-  // Operands TMA can read whose lines straddle L2 lines: repacked when the time model says so.
-  const bool a_split = tma_describable(args.a) && !lines_aligned(args.a);
-  const bool b_split = tma_describable(args.b) && !lines_aligned(args.b);
+  // Operands TMA can read whose rows start inside L2 sectors: repacked when the time model says so.
+  const bool a_split = tma_describable(args.a) && !rows_sectored(args.a);
+  const bool b_split = tma_describable(args.b) && !rows_sectored(args.b);
   if (profile != nullptr && (a_split || b_split)) {
     MatrixRef c_as_is;
     const plan::Problem as_is = problem_of(launch_args(r, reinterpret_cast<void*>(uintptr_t{1} << 12), &c_as_is));
@@ -228,11 +228,11 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile) {
       return static_cast<double>(line_count(x)) *
              static_cast<double>(line_length(x) + round_up(line_length(x), int64_t{128 / e})) * e;
     };
-    const plan::LineRepack lr = cached_line_repack(as_is, *profile, repack_bytes(args.a), repack_bytes(args.b));
+    const plan::RowRepack lr = cached_row_repack(as_is, *profile, repack_bytes(args.a), repack_bytes(args.b));
     auto why = [&](const MatrixRef& x, const char* name) {
-      return std::string(name) + "'s lines do not start on 128-B boundaries (" + name + ".ld = " +
-             std::to_string(x.ld) + " elements, base " + std::to_string(address(x.ptr) % 128) +
-             " B past a 128-B boundary): every TMA box row would straddle two L2 lines; the time model predicts " +
+      return std::string(name) + "'s rows do not start on 32-B sector boundaries (" + name + ".ld = " +
+             std::to_string(x.ld) + " elements, base " + std::to_string(address(x.ptr) % 32) +
+             " B past one): TMA reads such rows at about half speed; the time model predicts " +
              fmt_us(lr.as_is_us) + " as is, " + fmt_us(lr.chosen_us) + " repacked + " + fmt_us(lr.repack_us) +
              " to repack";
     };

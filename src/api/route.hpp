@@ -101,9 +101,9 @@ GemmArgs placeholder_args(const plan::Problem& p, MatrixRef* c_storage);
 //   - A or B whose leading dimension is not a multiple of 8 elements or whose base is not 16-B
 //     aligned (TMA's rules) is repacked into an aligned workspace; so is a C stored in the other
 //     major from D;
-//   - with a device profile: A or B that TMA can read but whose lines do not start on 128-B
-//     boundaries (every box row straddles two L2 lines) is repacked too when the time model says
-//     the faster GEMM pays for the copy (plan::choose_line_repack); without one, never;
+//   - with a device profile: A or B that TMA can read but whose rows do not start on 32-B (L2
+//     sector) boundaries (TMA reads them at half speed) is repacked too when the time model says
+//     the faster GEMM pays for the copy (plan::choose_row_repack); without one, never;
 //   - D (and C) need no alignment beyond their element: the epilogue writes D with TMA when it can
 //     (bf16, no C, ldd a multiple of 8, base 16-B aligned) and with plain stores otherwise.
 Route route(const GemmArgs& args, const plan::DeviceProfile* profile = nullptr);
@@ -128,9 +128,9 @@ struct GemmOptions {
   TraceCapture* trace = nullptr;
   // Let the tuning cache choose the Config when none is forced (api/tuning.hpp); false: the model.
   bool use_tuning_cache = true;
-  // Let route() repack operands whose lines straddle L2 lines when the model says it pays (route());
+  // Let route() repack operands whose rows start inside L2 sectors when the model says it pays;
   // false: they are read in place (operands TMA cannot read at all are still repacked).
-  bool line_repacks = true;
+  bool row_repacks = true;
 };
 
 Status gemm_with_options(const GemmArgs& args, const GemmOptions& options);

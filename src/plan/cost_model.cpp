@@ -73,8 +73,8 @@ Problem kernel_problem(const Problem& p, const Config& c) {
   t.b_major = p.a_major;
   t.lda = p.ldb;
   t.ldb = p.lda;
-  t.a_lines_aligned = p.b_lines_aligned;
-  t.b_lines_aligned = p.a_lines_aligned;
+  t.a_rows_sectored = p.b_rows_sectored;
+  t.b_rows_sectored = p.a_rows_sectored;
   return t;
 }
 
@@ -208,9 +208,9 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // stream-K its data-parallel tiles plus its share of the rest (ksplit_work).
   const double cta_kb = ksplit ? static_cast<double>(work.cta_kb)
                                    : static_cast<double>(s.num_waves) * static_cast<double>(ceil_div(ks.k_split, c.bk));
-  // (An operand whose lines straddle L2 lines costs split_line_factor per line: two line requests.)
-  const double a_lines = c.bm * (p.a_lines_aligned ? 1.0 : d.split_line_factor);
-  const double b_lines = c.bn * (p.b_lines_aligned ? 1.0 : d.split_line_factor);
+  // (An operand whose rows start inside 32-B sectors costs unsectored_row_factor per line.)
+  const double a_lines = c.bm * (p.a_rows_sectored ? 1.0 : d.unsectored_row_factor);
+  const double b_lines = c.bn * (p.b_rows_sectored ? 1.0 : d.unsectored_row_factor);
   const double cta_us = cta_kb * (a_lines + b_lines) * line / d.tma_bytes_per_s_per_sm * 1e6;
   t.l2_us = std::max(fill_us, cta_us);
 

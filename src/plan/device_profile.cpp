@@ -49,11 +49,13 @@
 //     us, one L2 round trip per partial; with the reads batched (build bab34e7) 1x576x7168 (64x16
 //     swap-AB split 8) went 10.5 -> 7.7 us and 128x576x7168 (64x64 split 7) 11.8 -> 9.8. Fitted
 //     with the other two constants above (2.0; 1.5-3.0 pick the same configs).
-//   - split_line_factor = 2.0: an operand whose lines do not start on 128-B boundaries (K = 5000:
-//     rows 10000 B apart) has every 128-B TMA box row straddle two L2 lines. Measured on the H200
-//     (build 3c65fdb): 1024x1024x5000 34.4 us where 1024x1024x5120 took 20.2 (128x128 split 2; the
-//     traced k-block 0.59 us against the aligned term's 0.34: 1.7x); 2000x2000x5000 128x256 ran
-//     its k-blocks at 1.12 us against the aligned term's 0.52 (2.2x).
+//   - unsectored_row_factor = 2.0: an operand whose rows do not start on 32-B sector boundaries
+//     (K = 5000: rows 10000 B apart, an odd multiple of 16 B) is read by TMA at about half speed.
+//     Measured on the H200 (build bb4cb2c, operands read in place, 128x256 / 128x192): 4096x4096xK
+//     with K = 4008, 4024, 4040, 4056 (rows 16 B off a sector) took 270-278 us where K = 4000,
+//     4016, 4032, 4048, 4064 and 4096 (rows on 32-B, 64-B or 128-B boundaries) took 175-181 us:
+//     only sector alignment matters, not 128-B lines. Against the aligned TMA term per k-block:
+//     4096^2 1.07 vs 0.52 us, 2048x2048x5000 1.20 vs 0.52, 3000^3 0.89 vs 0.43 (2.0-2.3x).
 //   - repack_bytes_per_s = 3.3e12: the operand repack (sm90/gemm/pack.cuh) read + written bytes;
 //     2049x6001x4097's repacks measured ~40 us for ~130 MB (build b7ff74a). repack_launch_us = 2.0
 //     (assumption): what one more small kernel adds.
@@ -95,7 +97,7 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.smem_store_bytes_per_cycle = 13.0;                      // measured on the H200 (above)
   p.direct_scalar_store_bytes_per_cycle = 2.6;              // measured on the H200 (above)
   p.cluster_factor = 0.985;                                 // measured on the H200 (above)
-  p.split_line_factor = 2.0;                                // measured on the H200 (above)
+  p.unsectored_row_factor = 2.0;                                // measured on the H200 (above)
   p.repack_bytes_per_s = 3.3e12 * hbm_eff_tbps / 4.3;       // measured on the H200 (above), scaled by HBM
   p.repack_launch_us = 2.0;                                 // assumption
   return p;

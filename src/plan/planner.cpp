@@ -426,18 +426,18 @@ Selection select_config(const Problem& p, const DeviceProfile& d, const PlanOpti
   return sel;
 }
 
-LineRepack choose_line_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes) {
-  LineRepack best;
+RowRepack choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes) {
+  RowRepack best;
   const Selection as_is = select_config(p, d);
   best.as_is_us = best.chosen_us = as_is.predicted_us;
   double best_total = as_is.found ? as_is.predicted_us : 0.0;
   if (!as_is.found) return best;
   for (int way = 1; way < 4; ++way) {
     const bool a = (way & 1) != 0, b = (way & 2) != 0;
-    if ((a && p.a_lines_aligned) || (b && p.b_lines_aligned)) continue;  // only misaligned ones
+    if ((a && p.a_rows_sectored) || (b && p.b_rows_sectored)) continue;  // only misaligned ones
     Problem q = p;
-    q.a_lines_aligned = p.a_lines_aligned || a;
-    q.b_lines_aligned = p.b_lines_aligned || b;
+    q.a_rows_sectored = p.a_rows_sectored || a;
+    q.b_rows_sectored = p.b_rows_sectored || b;
     const Selection sel = select_config(q, d);
     if (!sel.found) continue;
     const double repack = (a ? d.repack_launch_us + a_bytes / d.repack_bytes_per_s * 1e6 : 0.0) +

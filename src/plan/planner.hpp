@@ -95,18 +95,18 @@ struct Selection {
 };
 Selection select_config(const Problem& p, const DeviceProfile& d, const PlanOptions& options = {});
 
-// Whether to repack A and/or B, whose lines do not start on 128-B boundaries (Problem::
-// a_lines_aligned / b_lines_aligned false), into aligned copies first: each way the model's best
+// Whether to repack A and/or B, whose rows do not start on 32-B sector boundaries (Problem::
+// a_rows_sectored / b_rows_sectored false), into aligned copies first: each way the model's best
 // config's predicted time plus, per repacked operand, DeviceProfile::repack_launch_us and its
 // bytes (read + written, `a_bytes` / `b_bytes`) at repack_bytes_per_s; the fastest wins, a tie
-// repacks nothing. An operand whose lines are aligned is never repacked.
-struct LineRepack {
+// repacks nothing. An operand whose rows are on sector boundaries is never repacked.
+struct RowRepack {
   bool a = false, b = false;   // repack A / B
   double as_is_us = 0;         // predicted GEMM time as the operands are
   double chosen_us = 0;        // predicted GEMM time of the choice, repacks excluded
   double repack_us = 0;        // predicted time of the chosen repacks
 };
-LineRepack choose_line_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes);
+RowRepack choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes);
 
 // Problem checks before planning (M, N, K >= 1; leading dimensions >= the packed ones; BF16 or
 // FP32 output). The message names the argument, the value and the rule.

@@ -24,12 +24,13 @@ struct Problem {
   bool d_tma = true;
   bool cd_pairs = true;
   bool c_tma = true;  // with accumulate: C can be read by TMA (ldc a multiple of 16 B, base 16-B aligned)
-  // A's and B's lines (the rows TMA reads: K-major rows, MN-major columns) start on 128-B (L2
-  // line) boundaries: base 128-B aligned and the leading dimension a multiple of 128 B. Otherwise
-  // every 128-B box row straddles two L2 lines and the TMA feed slows (the time model charges it,
-  // DeviceProfile::split_line_factor; route() repacks the operand when that pays).
-  bool a_lines_aligned = true;
-  bool b_lines_aligned = true;
+  // A's and B's rows (the lines TMA reads: K-major rows, MN-major columns) start on 32-B (L2
+  // sector) boundaries: base and leading dimension multiples of 32 B. Otherwise (an odd multiple
+  // of 16 B: K = 5000, 10000-B rows) every 128-B TMA box row starts inside a sector and the TMA
+  // feed runs about half as fast (the time model charges it, DeviceProfile::unsectored_row_factor;
+  // route() repacks the operand when that pays).
+  bool a_rows_sectored = true;
+  bool b_rows_sectored = true;
 };
 
 // The problem the kernel of `c` computes: `p` itself, or with swap-AB (c.d_col_major) the

@@ -41,7 +41,7 @@ ordered_json entry_json(const TuningEntry& e) {
       {"problem", {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"a_major", to_string(p.a_major)},
                    {"b_major", to_string(p.b_major)}, {"out", to_string(p.out)}, {"accumulate", p.accumulate},
                    {"d_tma", p.d_tma}, {"cd_pairs", p.cd_pairs}, {"c_tma", p.c_tma},
-                   {"a_lines_aligned", p.a_lines_aligned}, {"b_lines_aligned", p.b_lines_aligned}}},
+                   {"a_rows_sectored", p.a_rows_sectored}, {"b_rows_sectored", p.b_rows_sectored}}},
       {"best", time_json(e.best)},
       {"model", time_json(e.model)},
       {"label", e.label},
@@ -97,8 +97,8 @@ TuningEntry entry_of(const nlohmann::json& j) {
   e.problem.cd_pairs = field<bool>(p, "cd_pairs");
   e.problem.c_tma = field<bool>(p, "c_tma");
   // (Entries written before these fields existed were all measured with aligned lines.)
-  e.problem.a_lines_aligned = p.contains("a_lines_aligned") ? field<bool>(p, "a_lines_aligned") : true;
-  e.problem.b_lines_aligned = p.contains("b_lines_aligned") ? field<bool>(p, "b_lines_aligned") : true;
+  e.problem.a_rows_sectored = p.contains("a_rows_sectored") ? field<bool>(p, "a_rows_sectored") : true;
+  e.problem.b_rows_sectored = p.contains("b_rows_sectored") ? field<bool>(p, "b_rows_sectored") : true;
   e.best = time_of(member(j, "best"));
   e.model = time_of(member(j, "model"));
   e.label = j.contains("label") ? field<std::string>(j, "label") : std::string();
@@ -135,9 +135,9 @@ std::string tuning_problem_key(const Problem& p) {
   return std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) + " a=" + to_string(p.a_major) +
          " b=" + to_string(p.b_major) + " out=" + to_string(p.out) + " accumulate=" + bit(p.accumulate) +
          " d_tma=" + bit(p.d_tma) + " cd_pairs=" + bit(p.cd_pairs) + " c_tma=" + bit(p.c_tma) +
-         (p.a_lines_aligned && p.b_lines_aligned
+         (p.a_rows_sectored && p.b_rows_sectored
               ? std::string()  // (the keys of aligned problems are as before these fields)
-              : " a_lines=" + bit(p.a_lines_aligned) + " b_lines=" + bit(p.b_lines_aligned));
+              : " a_sectored=" + bit(p.a_rows_sectored) + " b_sectored=" + bit(p.b_rows_sectored));
 }
 
 TuningCache TuningCache::load(const std::string& path, std::vector<std::string>* warnings) {

@@ -41,7 +41,7 @@ struct FastCase {
   std::string config;       // --config spec; "" = the planner's choice
   bool expect_sm90 = true;  // what route() must say
   int expect_splits = -1;   // >= 0: the split count the launched config must have
-  int expect_line_repacks = -1;  // >= 0: operands route() repacks because their lines straddle L2 lines (h200)
+  int expect_row_repacks = -1;  // >= 0: operands route() repacks because their rows start inside sectors (h200)
   Major a_major = Major::k_major;  // A [M, K]: k_major = [M][lda], mn_major = [K][lda] (lda >= M)
   Major b_major = Major::k_major;  // B [N, K] likewise
 
@@ -116,12 +116,12 @@ void run_fast_case(const FastCase& cs, uint64_t seed, std::vector<__nv_bfloat16>
   args.d = MutMatrixRef{d_base + first, cs.m, cs.n, ldd, DType::bf16, row_major};
   args.alpha = cs.alpha;
   EXPECT_EQ(detail::route(args).path == detail::Path::sm90, cs.expect_sm90) << detail::route(args).reason;
-  if (cs.expect_line_repacks >= 0) {
+  if (cs.expect_row_repacks >= 0) {
     const plan::DeviceProfile h200 = *plan::find_builtin_profile("h200");
-    int line_repacks = 0;
+    int row_repacks = 0;
     for (const auto& pk : detail::route(args, &h200).packs)
-      line_repacks += pk.why.find("128-B boundaries") != std::string::npos;
-    EXPECT_EQ(line_repacks, cs.expect_line_repacks);
+      row_repacks += pk.why.find("32-B sector boundaries") != std::string::npos;
+    EXPECT_EQ(row_repacks, cs.expect_row_repacks);
   }
   detail::GemmOptions options;
   ASSERT_TRUE(test::forced_config(cs.config, &options));
@@ -206,21 +206,20 @@ TEST(Sm90PathGpu, OddShapesEveryTileKindTwoSeeds) {
 }
 
 TEST(Sm90PathGpu, SplitLinesRepackedWhereTheModelSaysSoAndRightEitherWay) {
-  // Lines that straddle L2 lines (ld not a multiple of 128 B, or a base 16 B past a 128-B
-  // boundary): route() repacks an operand when the time model says it pays (and the kernel reads
-  // the copy), otherwise the kernel reads the operand in place. Both must be right.
+  // Rows that start inside 32-B L2 sectors (ld or base an odd multiple of 16 B): route() repacks an
+  // operand when the time model says it pays (and the kernel reads the copy), otherwise the kernel
+  // reads the operand in place. Both must be right.
   FastCase big{3000, 3000, 3000};  // lda = ldb = 3000: rows 6000 B apart
-  big.expect_line_repacks = 1;      // (h200's model: one operand)
+  big.expect_row_repacks = 1;      // (h200's model: one operand)
   run_fast_case(big, 71);
   FastCase shifted{2048, 2048, 2048};
   shifted.offset = 8;               // every base 16 B past alignment
   run_fast_case(shifted, 72);
   FastCase mn{1000, 3000, 3000};
   mn.a_major = Major::mn_major;     // A [K][M], M = 1000: columns 2000 B apart
-  mn.lda_pad = 8;
   run_fast_case(mn, 73);
   FastCase decode{1, 7168, 5000};   // the weights are read once: never copied first
-  decode.expect_line_repacks = 0;
+  decode.expect_row_repacks = 0;
   run_fast_case(decode, 74);
 }
 

@@ -125,7 +125,7 @@ std::string cli_options(const Combo& x) {
 
 std::vector<Combo> combos() {
   std::vector<Combo> v;
-  // 2000x2000x5000: rows 10000 B apart, not on 128-B lines; the model repacks an operand for that.
+  // 2000x2000x5000: rows 10000 B apart, not on 32-B sectors; the model repacks an operand for that.
   for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{128, 256, 64}, {129, 200, 72}, {2000, 2000, 5000}})
     for (Major am : {Major::k_major, Major::mn_major})
       for (Major bm : {Major::k_major, Major::mn_major})
@@ -141,7 +141,7 @@ TEST(ExplainRoute, ExplainReportsExactlyRoutesPathAndReason) {
   const std::vector<Combo> all = combos();
   ASSERT_GE(all.size(), 50u);
   const plan::DeviceProfile h200 = *plan::find_builtin_profile("h200");
-  int sm90_as_given = 0, sm90_with_steps = 0, fallback = 0, line_repacks = 0;
+  int sm90_as_given = 0, sm90_with_steps = 0, fallback = 0, row_repacks = 0;
   for (const Combo& x : all) {
     SCOPED_TRACE(x.name());
     MatrixRef c;
@@ -150,7 +150,7 @@ TEST(ExplainRoute, ExplainReportsExactlyRoutesPathAndReason) {
     const detail::Route r = detail::route(g, &h200);  // explain's device
     if (r.path == detail::Path::fallback) ++fallback;
     else (r.notes.empty() ? sm90_as_given : sm90_with_steps)++;
-    for (const std::string& step : r.notes) line_repacks += step.find("128-B boundaries") != std::string::npos;
+    for (const std::string& step : r.notes) row_repacks += step.find("32-B sector boundaries") != std::string::npos;
 
     std::string json_text, text;
     ASSERT_TRUE(detail::explain_call(request_of(x, true), &json_text).ok());
@@ -178,7 +178,7 @@ TEST(ExplainRoute, ExplainReportsExactlyRoutesPathAndReason) {
   // extents past INT32_MAX, which explain cannot plan, so no combination here need reach it.
   EXPECT_GT(sm90_as_given, 0);
   EXPECT_GT(sm90_with_steps, 0);
-  EXPECT_GT(line_repacks, 0);  // the model's repack of an operand on split lines, in explain's words too
+  EXPECT_GT(row_repacks, 0);  // the model's repack of an operand off sectors, in explain's words too
   EXPECT_EQ(sm90_as_given + sm90_with_steps + fallback, static_cast<int>(all.size()));
 }
 
