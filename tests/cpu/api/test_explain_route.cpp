@@ -1,5 +1,5 @@
-// explain tells the truth: for 384 calls (layout x output dtype x D's major x C mode x packed or odd
-// leading dimensions x aligned or odd pointer offsets x two shapes), the path and the reason that
+// explain tells the truth: for 576 calls (layout x output dtype x D's major x C mode x packed or odd
+// leading dimensions x aligned or odd pointer offsets x three shapes), the path and the reason that
 // explain_call reports -- and `tilegemm explain --json` with the same options -- are exactly what
 // route(), the function gemm() uses, decides for GemmArgs built here by hand, the way a caller builds
 // them. On the sm90 path explain's chosen configuration is select_config's for route's problem (what
@@ -238,7 +238,7 @@ TEST(ExplainRoute, TheCliReportsExactlyRoutesPathAndReason) {
   const std::vector<Combo> all = combos();
   const plan::DeviceProfile h200 = *plan::find_builtin_profile("h200");
   int checked = 0;
-  for (size_t i = 0; i < all.size(); i += 5) {  // 77 of the 384 (a stride of 5 varies every loop), one process each
+  for (size_t i = 0; i < all.size(); i += 5) {  // 116 of the 576 (a stride of 5 varies every loop), one process each
     const Combo& x = all[i];
     SCOPED_TRACE(x.name());
     MatrixRef c;
