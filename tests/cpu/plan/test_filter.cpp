@@ -41,6 +41,8 @@ TEST(Filter, EveryRankedConfigIsAKernelTemplateConfigThatFits) {
         // Split-K is a k-split (stream_k); a k-split runs 1x1 and persistent.
         if (k.split_k > 1) ASSERT_TRUE(k.stream_k);
         if (k.stream_k) ASSERT_TRUE(k.cluster_size() == 1 && k.persistent);
+        // Split-K's units fit one wave (planner.cpp, kSplitKFactors; stream-K covers more).
+        if (k.split_k > 1) ASSERT_LE(kernel_shape(kernel_problem(pl.problem, k), k).blocks, d.sm_count) << describe(k);
         if (k.bn >= 64 && !k.d_col_major) {
           ASSERT_EQ(k.epilogue, Epilogue::tma_store);
           const int staged = sm90::store_boxes(k.bn, k.out_dtype) * 64;  // every box of the tile
