@@ -28,9 +28,10 @@ bool tma_describable(const MatrixRef& x) {
 int64_t line_count(const MatrixRef& x) { return x.major == Major::k_major ? x.rows : x.cols; }
 int64_t line_length(const MatrixRef& x) { return x.major == Major::k_major ? x.cols : x.rows; }
 
-// Rows (lines) on 32-B (L2 sector) boundaries: base and leading dimension (plan::Problem).
+// Rows (lines) on 32-B (L2 sector) boundaries: base and leading dimension (plan::Problem); a
+// single line has only its base.
 bool rows_sectored(const MatrixRef& x) {
-  return (x.ld * dtype_bytes(x.dtype)) % 32 == 0 && address(x.ptr) % 32 == 0;
+  return (line_count(x) == 1 || (x.ld * dtype_bytes(x.dtype)) % 32 == 0) && address(x.ptr) % 32 == 0;
 }
 
 // plan::choose_row_repack for a problem, remembered per (device profile, problem): route() runs on

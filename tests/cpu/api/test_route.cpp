@@ -270,6 +270,9 @@ TEST(RowRepack, TheProblemSaysWhetherRowsStartOnSectorBoundaries) {
   p = detail::problem_of(g);
   EXPECT_FALSE(p.a_rows_sectored);
   EXPECT_TRUE(p.b_rows_sectored);  // ld 4096 still
+  g = nt(1, 256, 5000);  // one row of A: its ld (5000, 10000 B) is never stepped over
+  EXPECT_TRUE(detail::problem_of(g).a_rows_sectored);
+  EXPECT_FALSE(detail::problem_of(g).b_rows_sectored);
   g = nt(256, 256, 4096);
   g.b.ptr = fake_ptr(0x90000000 + 64);  // on a sector: fine
   EXPECT_TRUE(detail::problem_of(g).b_rows_sectored);
