@@ -37,7 +37,7 @@ bool rows_sectored(const MatrixRef& x) {
 // plan::choose_row_repack for a problem, remembered per (device profile, problem): route() runs on
 // every call, the planner's comparison once per shape.
 plan::RowRepack cached_row_repack(const plan::Problem& p, const plan::DeviceProfile& d, double a_bytes,
-                                    double b_bytes) {
+                                  double b_bytes) {
   static std::mutex mutex;
   static auto* seen = new std::unordered_map<std::string, plan::RowRepack>;  // never destroyed
   const std::string key = d.name + "|" + d.source + "|" + plan::tuning_problem_key(p);
@@ -45,11 +45,11 @@ plan::RowRepack cached_row_repack(const plan::Problem& p, const plan::DeviceProf
     std::lock_guard lock(mutex);
     if (auto it = seen->find(key); it != seen->end()) return it->second;
   }
-  const plan::RowRepack lr = plan::choose_row_repack(p, d, a_bytes, b_bytes);
+  const plan::RowRepack choice = plan::choose_row_repack(p, d, a_bytes, b_bytes);
   std::lock_guard lock(mutex);
   if (seen->size() >= 4096) seen->clear();  // bounded: a long-running caller with ever new shapes
-  seen->emplace(key, lr);
-  return lr;
+  seen->emplace(key, choice);
+  return choice;
 }
 
 std::string fmt_us(double us) {
@@ -219,9 +219,9 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile) {
   if (!tma_describable(args.a)) add_pack(Pack::Operand::a, args.a, false, misalignment(args.a, "a"));
   if (!tma_describable(args.b)) add_pack(Pack::Operand::b, args.b, false, misalignment(args.b, "b"));
   // Operands TMA can read whose rows start inside L2 sectors: repacked when the time model says so.
-  const bool a_split = tma_describable(args.a) && !rows_sectored(args.a);
-  const bool b_split = tma_describable(args.b) && !rows_sectored(args.b);
-  if (profile != nullptr && (a_split || b_split)) {
+  const bool a_off = tma_describable(args.a) && !rows_sectored(args.a);
+  const bool b_off = tma_describable(args.b) && !rows_sectored(args.b);
+  if (profile != nullptr && (a_off || b_off)) {
     MatrixRef c_as_is;
     const plan::Problem as_is = problem_of(launch_args(r, reinterpret_cast<void*>(uintptr_t{1} << 12), &c_as_is));
     auto repack_bytes = [](const MatrixRef& x) {
@@ -229,16 +229,16 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile) {
       return static_cast<double>(line_count(x)) *
              static_cast<double>(line_length(x) + round_up(line_length(x), int64_t{128 / e})) * e;
     };
-    const plan::RowRepack lr = cached_row_repack(as_is, *profile, repack_bytes(args.a), repack_bytes(args.b));
+    const plan::RowRepack rr = cached_row_repack(as_is, *profile, repack_bytes(args.a), repack_bytes(args.b));
     auto why = [&](const MatrixRef& x, const char* name) {
       return std::string(name) + "'s rows do not start on 32-B sector boundaries (" + name + ".ld = " +
              std::to_string(x.ld) + " elements, base " + std::to_string(address(x.ptr) % 32) +
              " B past one): TMA reads such rows at about half speed; the time model predicts " +
-             fmt_us(lr.as_is_us) + " as is, " + fmt_us(lr.chosen_us) + " repacked + " + fmt_us(lr.repack_us) +
+             fmt_us(rr.as_is_us) + " as is, " + fmt_us(rr.chosen_us) + " repacked + " + fmt_us(rr.repack_us) +
              " to repack";
     };
-    if (lr.a) add_pack(Pack::Operand::a, args.a, false, why(args.a, "a"));
-    if (lr.b) add_pack(Pack::Operand::b, args.b, false, why(args.b, "b"));
+    if (rr.a) add_pack(Pack::Operand::a, args.a, false, why(args.a, "a"));
+    if (rr.b) add_pack(Pack::Operand::b, args.b, false, why(args.b, "b"));
   }
   if (args.c != nullptr && args.c->major != row_major)
     add_pack(Pack::Operand::c, *args.c, true,

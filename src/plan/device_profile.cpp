@@ -97,7 +97,7 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.smem_store_bytes_per_cycle = 13.0;                      // measured on the H200 (above)
   p.direct_scalar_store_bytes_per_cycle = 2.6;              // measured on the H200 (above)
   p.cluster_factor = 0.985;                                 // measured on the H200 (above)
-  p.unsectored_row_factor = 2.0;                                // measured on the H200 (above)
+  p.unsectored_row_factor = 2.0;                            // measured on the H200 (above)
   p.repack_bytes_per_s = 3.3e12 * hbm_eff_tbps / 4.3;       // measured on the H200 (above), scaled by HBM
   p.repack_launch_us = 2.0;                                 // assumption
   return p;

@@ -18,11 +18,12 @@ namespace {
 
 constexpr int kGroups[] = {8, 16};  // seed: G from 8 / 16
 // Split-K factors tried when the tiles leave SMs idle, besides floor(SMs / tiles) (one full wave),
-// each only while its units (tiles x S) fit one wave: split-K fills idle SMs; beyond one wave a
-// tile's pieces run in different waves and the k-split's fix-up traffic outgrows what the shorter
-// units save (measured on the H200, build 4f74eb4, 4096x576x7168 NN and TN: 128x192 split 4, 384
-// units, 70.7 us where the 96 unsplit tiles took 55.3 and split 2, 192 units, 68.2; the k-splits
-// the model picks for the llm suite's shapes are all one wave). Stream-K covers several waves.
+// each only while its units (tiles x S) fit one wave: split-K is there to fill idle SMs. Measured
+// on the H200 (build 4f74eb4, 4096x576x7168 NN and TN): 128x192 split 4, 384 units, took 70.7 us
+// and split 2, 192 units, 68.2, where the 96 unsplit tiles took 55.3 -- though split 4's busiest
+// CTA runs 84 k-blocks against 112; the time model does not see why (the fix-up's partial traffic
+// and pieces waiting on later waves are the suspects), so such splits are not offered. The k-splits
+// the model picks for the llm suite's shapes are all one wave; stream-K covers several waves.
 constexpr int kSplitKFactors[] = {2, 3, 4, 6, 8, 12, 16, 24, 32};
 constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
 // Swap-AB is enumerated for M up to this (the transposed tile's BN covers M in at most 64).
