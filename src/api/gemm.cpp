@@ -69,7 +69,7 @@ Status current_device(int* device, const plan::DeviceProfile** profile) {
 
 // ---- plans: the planner's view of an sm90-routed call -> its prepared kernel ---------------------
 // Everything the planner looks at is in the key: the device, the shape, the operand majors, the
-// output dtype, C, whether D takes TMA stores and aligned element pairs, whether A's and B's lines
+// output dtype, C, whether D takes TMA stores and aligned element pairs, whether A's and B's rows
 // start on 32-B sector boundaries (the tuning cache keys
 // its entries on the same fields: plan::tuning_problem_key); and whether the tuning cache may decide.
 struct PlanKey {
@@ -77,7 +77,7 @@ struct PlanKey {
   int64_t m, n, k;
   Major a_major, b_major;
   DType out;
-  bool accumulate, d_tma, cd_pairs, c_tma, a_lines, b_lines, tuning;
+  bool accumulate, d_tma, cd_pairs, c_tma, a_sectored, b_sectored, tuning;
   bool operator==(const PlanKey&) const = default;
 };
 PlanKey plan_key(int device, const plan::Problem& p, bool tuning) {
@@ -94,8 +94,8 @@ struct PlanKeyHash {
     size_t bits = static_cast<size_t>(k.a_major) | static_cast<size_t>(k.b_major) << 1 |
                   static_cast<size_t>(k.accumulate) << 2 | static_cast<size_t>(k.d_tma) << 3 |
                   static_cast<size_t>(k.cd_pairs) << 4 | static_cast<size_t>(k.c_tma) << 5 |
-                  static_cast<size_t>(k.tuning) << 6 | static_cast<size_t>(k.a_lines) << 7 |
-                  static_cast<size_t>(k.b_lines) << 8;
+                  static_cast<size_t>(k.tuning) << 6 | static_cast<size_t>(k.a_sectored) << 7 |
+                  static_cast<size_t>(k.b_sectored) << 8;
     return h * 512u + bits;
   }
 };

@@ -47,7 +47,7 @@ struct KernelExtents {
 KernelExtents kernel_extents(const GemmArgs& args, const plan::Config& config);
 // The k-split a prepared config launches with for `args` (sm90::config_k_split).
 sched::KSplit launch_k_split(const GemmArgs& args, const PreparedKernel& prepared);
-// The partial tiles of decomposition `ks` (2 per worker) in bytes (its grid: KSplit::launch_ctas,
+// The partial tiles of decomposition `ks` (one per worker) in bytes (its grid: KSplit::launch_ctas,
 // its counters: sm90::ksplit_counters).
 size_t ksplit_partial_bytes(const sched::KSplit& ks, const plan::Config& config);
 // The partial bytes a prepared config writes for `args` (0 without stream_k).

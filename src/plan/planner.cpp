@@ -175,10 +175,11 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
                 "): the batch's " + std::to_string(p.n) + " rows are wgmma's N (BN = " + std::to_string(c.bn) +
                 ") and the weights' rows fill BM = " + std::to_string(c.bm) +
                 "; D is stored column-major, element by element, from the registers");
+  const int box = sm90::store_box_cols(c.out_dtype);
   if (c.epilogue == Epilogue::direct && !c.d_col_major) {
     f.push_back(std::string("direct epilogue: ") +
-                (c.bn < sm90::store_box_cols(c.out_dtype) ? "BN is narrower than one 128-B store box"
-                                                          : "BN is not a whole number of 128-B store boxes and C is read") +
+                (c.bn < box ? "BN is narrower than one 128-B store box"
+                            : "BN is not a whole number of 128-B store boxes and C is read") +
                 ", so the tile is stored from registers (no staging smem, no overlap with the next mainloop)" +
                 (p.accumulate ? "; C's tile rows are prefetched into L2 during the mainloop" : ""));
   }
@@ -186,16 +187,14 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
     f.push_back(std::string("smem_stores epilogue: TMA cannot describe ") + (!p.d_tma ? "D" : "C") +
                 " (leading dimension or base), so the staged boxes are written" + (p.accumulate ? " and C read" : "") +
                 " by the threads, row by row");
-  if (sm90::staged_epilogue(c.epilogue) && c.bn % sm90::store_box_cols(c.out_dtype) != 0)
+  if (sm90::staged_epilogue(c.epilogue) && c.bn % box != 0)
     f.push_back("the epilogue's last store box overlaps its neighbour (BN " + std::to_string(c.bn) +
-                " is not a whole number of " + std::to_string(sm90::store_box_cols(c.out_dtype)) +
-                "-column boxes): both write the same values to " +
-                std::to_string(sm90::store_box_cols(c.out_dtype) - c.bn % sm90::store_box_cols(c.out_dtype)) +
-                " columns");
+                " is not a whole number of " + std::to_string(box) + "-column boxes): both write the same values to " +
+                std::to_string(box - c.bn % box) + " columns");
   if (sm90::partly_staged(c))
     f.push_back("the epilogue stages " + std::to_string(c.stage_cols) + " columns at a time (of " +
-                std::to_string(sm90::store_boxes(c.bn, c.out_dtype) * sm90::store_box_cols(c.out_dtype)) +
-                " in its boxes), which makes room for " + std::to_string(c.stages) + " stages");
+                std::to_string(sm90::store_boxes(c.bn, c.out_dtype) * box) + " in its boxes), which makes room for " +
+                std::to_string(c.stages) + " stages");
   if (c.stream_k) {
     const KSplitWork w = ksplit_work(p, c, d);
     const std::string how =
@@ -436,9 +435,9 @@ Selection select_config(const Problem& p, const DeviceProfile& d, const PlanOpti
 RowRepack choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes) {
   RowRepack best;
   const Selection as_is = select_config(p, d);
-  best.as_is_us = best.chosen_us = as_is.predicted_us;
-  double best_total = as_is.found ? as_is.predicted_us : 0.0;
   if (!as_is.found) return best;
+  best.as_is_us = best.chosen_us = as_is.predicted_us;
+  double best_total = as_is.predicted_us;
   for (int way = 1; way < 4; ++way) {
     const bool a = (way & 1) != 0, b = (way & 2) != 0;
     if ((a && p.a_rows_sectored) || (b && p.b_rows_sectored)) continue;  // only misaligned ones
