@@ -1,0 +1,148 @@
+// Micro-benchmark (docs/PERF.md, 2026-12-02 fifth session): how fast can 132 CTAs write a 4096-row
+// bf16 matrix whose leading dimension is, or is not, a multiple of 8 elements (16 B)?
+//   tma        one 64 x 64 TMA store box per step (the aligned production epilogue's box)
+//   classes    the row-class maps of Epilogue::tma_row_classes: rows r = j mod 8 form a tensor with
+//              stride 8·ld from their first 16-B-aligned column; 8 stores of 8 rows x 128 B per step
+//   thr4       the threads: 4 B per lane, one 128-B row segment per warp store (smem_stores)
+//   thr16      the threads: 16 B per lane (aligned ld only)
+// Every CTA stores the same 8-KiB smem box over and over to its share of the matrix; L2 is flushed
+// before each timed launch; median of 15 (CUDA events). The data written is not checked.
+// Build: cmake --build --preset release --target tilegemm_micro_tma_store_rows
+#include <cuda.h>  // CUtensorMap and enums only
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+#define CHECK(x)                                                                     \
+  do {                                                                               \
+    const auto e_ = (x);                                                             \
+    if (e_) {                                                                        \
+      std::fprintf(stderr, "%s failed (%d) at line %d\n", #x, int(e_), __LINE__);  \
+      std::exit(1);                                                                  \
+    }                                                                                \
+  } while (0)
+
+struct Maps {
+  CUtensorMap m[8];
+};
+
+__device__ __forceinline__ uint32_t smem_addr(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
+
+__device__ __forceinline__ void store_box(const CUtensorMap* map, const void* src, int x, int y) {
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(map), "r"(x),
+               "r"(y), "r"(smem_addr(src))
+               : "memory");
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+  asm volatile("cp.async.bulk.wait_group.read 4;" ::: "memory");
+}
+
+enum Mode { kTma, kClasses, kThreads4, kThreads16 };
+
+__global__ void store_kernel(const __grid_constant__ Maps maps, Mode mode, uint16_t* d, int64_t ld, int m_boxes,
+                             int n_boxes) {
+  extern __shared__ uint8_t smem_raw[];
+  uint8_t* box = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+  for (int i = threadIdx.x; i < 8192; i += blockDim.x) box[i] = uint8_t(i * 7);
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int b = blockIdx.x; b < m_boxes * n_boxes; b += gridDim.x) {
+    const int row0 = (b / n_boxes) * 64, col0 = (b % n_boxes) * 64;
+    if (mode == kTma) {
+      if (threadIdx.x == 0) store_box(&maps.m[0], box, col0, row0);
+    } else if (mode == kClasses) {
+      if (threadIdx.x < 8) store_box(&maps.m[threadIdx.x], box + threadIdx.x * 1024, col0, row0 / 8);
+    } else if (mode == kThreads4) {
+      for (int r = 0; r < 16; ++r) {  // warp w: rows 16w .. 16w + 15; lane: 4 B of the row
+        const int row = 16 * warp + r;
+        const uint32_t v = *reinterpret_cast<const uint32_t*>(box + row * 128 + lane * 4);
+        uint16_t* g = d + int64_t(row0 + row) * ld + col0 + 2 * lane;
+        if ((reinterpret_cast<uintptr_t>(g) & 3u) == 0) {
+          *reinterpret_cast<uint32_t*>(g) = v;
+        } else {
+          g[0] = uint16_t(v);
+          g[1] = uint16_t(v >> 16);
+        }
+      }
+    } else {
+      for (int s = 0; s < 4; ++s) {  // 8 lanes per row, 4 rows per warp store
+        const int row = 16 * warp + 4 * s + lane / 8;
+        const uint4 v = *reinterpret_cast<const uint4*>(box + row * 128 + (lane % 8) * 16);
+        *reinterpret_cast<uint4*>(d + int64_t(row0 + row) * ld + col0 + 8 * (lane % 8)) = v;
+      }
+    }
+  }
+  if (threadIdx.x < 8) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
+
+using EncodeFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                              const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                              CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+void encode(EncodeFn fn, CUtensorMap* map, void* base, uint64_t cols, uint64_t rows, uint64_t stride_bytes,
+            uint32_t box_rows) {
+  const cuuint64_t dims[2] = {cols, rows}, strides[1] = {stride_bytes};
+  const cuuint32_t box[2] = {64, box_rows}, estrides[2] = {1, 1};
+  CHECK(fn(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box, estrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+           CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+}
+
+}  // namespace
+
+int main() {
+  CHECK(cudaFree(nullptr));
+  EncodeFn encode_fn = nullptr;
+  cudaDriverEntryPointQueryResult q;
+  CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void**>(&encode_fn), 12000,
+                                         cudaEnableDefault, &q));
+  constexpr int kRows = 4096, kCols = 4032;  // 63 boxes of 64 columns per row
+  constexpr int kMaxLd = 4104;
+  uint16_t* d = nullptr;
+  void* flush = nullptr;
+  CHECK(cudaMalloc(&d, size_t(kRows) * kMaxLd * 2));
+  CHECK(cudaMalloc(&flush, size_t(256) << 20));
+  const int smem = 8192 + 1024;
+  CHECK(cudaFuncSetAttribute(store_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  cudaEvent_t e0, e1;
+  CHECK(cudaEventCreate(&e0));
+  CHECK(cudaEventCreate(&e1));
+  const char* names[] = {"tma", "classes", "thr4", "thr16"};
+  std::printf("%-8s %6s %10s %8s\n", "mode", "ld", "median_us", "TB/s");
+  for (int ld : {4096, 4104, 4095, 4097, 4100}) {
+    for (Mode mode : {kTma, kClasses, kThreads4, kThreads16}) {
+      if ((mode == kTma || mode == kThreads16) && ld % 8 != 0) continue;  // TMA and 16-B stores need 16-B rows
+      Maps maps;
+      std::memset(&maps, 0, sizeof maps);
+      if (mode == kTma) encode(encode_fn, &maps.m[0], d, kCols, kRows, uint64_t(ld) * 2, 64);
+      if (mode == kClasses)
+        for (int j = 0; j < 8; ++j) {
+          const uintptr_t row_j = reinterpret_cast<uintptr_t>(d) + uintptr_t(j) * uintptr_t(ld) * 2;
+          const uint64_t shift = ((16 - row_j % 16) % 16) / 2;
+          encode(encode_fn, &maps.m[j], reinterpret_cast<void*>(row_j + shift * 2), (kCols - shift) / 8 * 8, kRows / 8,
+                 uint64_t(ld) * 16, 8);
+        }
+      std::vector<float> ms;
+      for (int it = 0; it < 15; ++it) {
+        CHECK(cudaMemsetAsync(flush, it, size_t(256) << 20));
+        CHECK(cudaEventRecord(e0));
+        store_kernel<<<132, 128, smem>>>(maps, mode, d, ld, kRows / 64, kCols / 64 - 1);
+        CHECK(cudaEventRecord(e1));
+        CHECK(cudaEventSynchronize(e1));
+        float t = 0;
+        CHECK(cudaEventElapsedTime(&t, e0, e1));
+        ms.push_back(t);
+      }
+      CHECK(cudaGetLastError());
+      std::sort(ms.begin(), ms.end());
+      const double bytes = double(kRows) * (kCols - 64) * 2;
+      std::printf("%-8s %6d %10.1f %8.2f\n", names[mode], ld, ms[7] * 1e3, bytes / (ms[7] * 1e-3) / 1e12);
+    }
+  }
+  return 0;
+}
