@@ -57,9 +57,7 @@ uint32_t trace_lane_capacity(const GemmArgs& args, const plan::Config& c, int re
   // sum. Per k-block: producer WAIT EMPTY + TMA issue; consumer WAIT FULL, WGMMA issue, WGMMA wait,
   // release.
   const int64_t boxes = sm90::staged_boxes(c);
-  const int64_t epilogue_parts = c.epilogue == sm90::Epilogue::tma_store ? (sm90::partly_staged(c) ? 3 * boxes : 3)
-                                 : c.epilogue == sm90::Epilogue::tma_row_classes ? 3 * boxes
-                                                                                 : 1;
+  const int64_t epilogue_parts = c.epilogue == sm90::Epilogue::tma_store ? (sm90::partly_staged(c) ? 3 * boxes : 3) : 1;
   const int64_t per_unit = 1 + 1 + epilogue_parts + 1;
   const int64_t lane = units_per_cta * per_unit + 4 * kb_per_cta + 1;  // + the final store drain
   return uint32_t(std::min<int64_t>(lane, int64_t(UINT32_MAX) / 2));

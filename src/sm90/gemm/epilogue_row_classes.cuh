@@ -102,13 +102,10 @@ __device__ __forceinline__ void store_row_class_edges(const float (&acc)[BN / 2]
 
 // One consumer's tile. `slots`: kSlots boxes of 8 KiB (1024-B aligned); `window`: 64 rows of
 // row_class_window_pitch bytes.
-// Traced: per box a tma_store_wait (the slot free, the window written), a stmatrix (the shifted
-// copy into the sub-boxes) and a tma_store_issue event.
-template <int BN, int kSlots, DType kOut, class Trace>
+template <int BN, int kSlots, DType kOut>
 __device__ __forceinline__ void store_tile_row_classes(const float (&acc)[BN / 2], float alpha,
                                                        const TmaDescriptor* tmaps, uint8_t* slots, uint8_t* window,
-                                                       int consumer, int thread_in_wg, const TileOut& o, Trace& rec) {
-  using trace::EventKind;
+                                                       int consumer, int thread_in_wg, const TileOut& o) {
   constexpr int kElem = out_elem_bytes(kOut);
   constexpr int kP = chunk_cols(kOut);
   constexpr int kBoxCols = store_box_cols(kOut);
@@ -160,11 +157,8 @@ __device__ __forceinline__ void store_tile_row_classes(const float (&acc)[BN / 2
         }
       }
     }
-    TraceMark t = rec.now();
     if (issuer) tma_store_wait_read<kSlots - 1>();  // the slot's last store (of my class) has read it
-    named_barrier_sync(barrier_id, 128);            // the window is written, the slot free
-    rec.record(t, EventKind::tma_store_wait, box, -1);
-    t = rec.now();
+    named_barrier_sync(barrier_id, 128);                      // the window is written, the slot free
     // 2. window -> the slot's sub-boxes, shifted by the row's class.
 #pragma unroll
     for (int pass = 0; pass < 4; ++pass) {
@@ -179,15 +173,12 @@ __device__ __forceinline__ void store_tile_row_classes(const float (&acc)[BN / 2
     }
     fence_proxy_async_smem();             // the sub-boxes before the async proxy (TMA) reads them
     named_barrier_sync(barrier_id, 128);  // the whole slot is written; the window is read
-    rec.record(t, EventKind::stmatrix, box, -1);
-    t = rec.now();
     // 3. one store per class, one bulk group per box and issuer (empty or not).
     if (issuer) {
       if (issuer_rows && o.n0 + col0 < issuer_cols)
         tma_store_2d(&tmaps[thread_in_wg], slot + thread_in_wg * 1024, o.n0 + col0, y);
       tma_store_commit();
     }
-    rec.record(t, EventKind::tma_store_issue, box, -1);
   }
 }
 

@@ -137,7 +137,7 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       } else if constexpr (C.epilogue == Epilogue::tma_row_classes) {
         store_tile_row_classes<C.bn, T::kSlotsPerConsumer, C.out_dtype>(
             acc, p.alpha, p.tmap_d_rows, slots, slots + T::kSlotsPerConsumer * kStoreBoxBytes, consumer, thread_in_wg,
-            out, rec);
+            out);
       } else if constexpr (C.epilogue == Epilogue::smem_stores) {
         store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, true>(
             acc, p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out);
