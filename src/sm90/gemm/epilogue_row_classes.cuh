@@ -16,8 +16,8 @@
 //      the eight rows of one store fall on different banks);
 //   2. the threads copy the window into the slot's 8 sub-boxes, sub-box j = rows j, j + 8, ...,
 //      j + 56, each row's 16-B chunks funnel-shifted by c_j elements, 128B-swizzled (TMA's layout);
-//   3. one TMA store per class (map j, 8 rows x 128 B) issued by lane j of the consumer's first
-//      warp, one bulk group per box and lane, drained while the next tile's mainloop runs.
+//   3. one TMA store per class (map j, 8 rows x 128 B), one bulk group per box, drained while the
+//      next tile's mainloop runs.
 // The threads store the rest from registers: columns [0, c_j) and [BN - P + c_j, BN) of each row
 // (one chunk per row and tile), and in the tile at the right edge the columns past class j's map
 // (the TMA store clips only in whole 16-B chunks: the map ends at N - c_j rounded down to a chunk).
@@ -25,7 +25,6 @@
 
 #include "sm90/ptx.cuh"
 #include "sm90/swizzle.hpp"
-#include "sm90/gemm/epilogue.cuh"
 #include "sm90/gemm/epilogue_direct.cuh"
 #include "sm90/gemm/params.hpp"
 #include "sm90/gemm/traits.cuh"
@@ -122,11 +121,6 @@ __device__ __forceinline__ void store_tile_row_classes(const float (&acc)[BN / 2
   const int u = thread_in_wg % 8, copy_class = (thread_in_wg / 8) % 8;
   const uint32_t copy_shift = uint32_t(row_class_shift<kElem>(o.d, o.ldd, copy_class) * kElem);  // bytes
   const int y = o.row0 / 8;  // the tile's first row of every class, in class rows
-  // Lanes 0..7 of warp 0 issue the stores, lane j those of class j (each lane commits and waits
-  // on its own bulk groups); their map's extent, once per tile.
-  const bool issuer = thread_in_wg < kRowClasses;
-  const int issuer_cols = row_class_map_cols<kElem>(o.n_total, row_class_shift<kElem>(o.d, o.ldd, thread_in_wg % 8));
-  const bool issuer_rows = o.m_total > thread_in_wg % 8 && y < (o.m_total - thread_in_wg % 8 + 7) / 8;
   // The threads' own columns first: the boxes below then use up the accumulators one by one.
   const int my_shift = row_class_shift<kElem>(o.d, o.ldd, lane / 4);
   store_row_class_edges<BN, kOut>(acc, alpha, thread_in_wg, o, my_shift,
@@ -137,27 +131,24 @@ __device__ __forceinline__ void store_tile_row_classes(const float (&acc)[BN / 2
     const int col0 = store_box_col0(box, kSpan, kBoxCols);
     const int s0 = col0 & ~15;  // the window: tile columns [s0, s0 + kWinCols)
     // 1. fragment -> window, unshifted. (The previous box's copy out of the window is behind the
-    // barrier that ended it.) bf16: stmatrix, one 16-column fragment block per x4 (store_tile's
-    // lane addressing); fp32: the thread's column pairs.
-    if constexpr (kElem == 2) {
-      const int row = 16 * warp + (lane & 7) + 8 * ((lane >> 3) & 1), col = 8 * (lane >> 4);
+    // barrier that ended it.)
 #pragma unroll
-      for (int b16 = 0; b16 < kWinCols / 16; ++b16)
-        if (s0 + 16 * b16 < BN) stmatrix_block<BN>(window + row * kPitch + (16 * b16 + col) * 2, acc, alpha, s0 / 16 + b16);
-    } else {
+    for (int i = 0; i < 2; ++i) {
+      uint8_t* wrow = window + (16 * warp + lane / 4 + 8 * i) * kPitch;
 #pragma unroll
-      for (int i = 0; i < 2; ++i) {
-        uint8_t* wrow = window + (16 * warp + lane / 4 + 8 * i) * kPitch;
-#pragma unroll
-        for (int gg = 0; gg < kWinCols / 8; ++gg) {
-          const int g = s0 / 8 + gg;
-          if (g < BN / 8)
-            *reinterpret_cast<float2*>(wrow + (8 * gg + 2 * q) * 4) =
-                make_float2(alpha * acc[4 * g + 2 * i], alpha * acc[4 * g + 2 * i + 1]);
+      for (int gg = 0; gg < kWinCols / 8; ++gg) {
+        const int g = s0 / 8 + gg;
+        if (g < BN / 8) {
+          const float v0 = alpha * acc[4 * g + 2 * i], v1 = alpha * acc[4 * g + 2 * i + 1];
+          if constexpr (kElem == 4) {
+            *reinterpret_cast<float2*>(wrow + (8 * gg + 2 * q) * 4) = make_float2(v0, v1);
+          } else {
+            *reinterpret_cast<uint32_t*>(wrow + (8 * gg + 2 * q) * 2) = pack_bf16x2(v0, v1);
+          }
         }
       }
     }
-    if (issuer) tma_store_wait_read<kSlots - 1>();  // the slot's last store (of my class) has read it
+    if (thread_in_wg == 0) tma_store_wait_read<kSlots - 1>();  // the slot's last store has read it
     named_barrier_sync(barrier_id, 128);                      // the window is written, the slot free
     // 2. window -> the slot's sub-boxes, shifted by the row's class.
 #pragma unroll
@@ -173,10 +164,15 @@ __device__ __forceinline__ void store_tile_row_classes(const float (&acc)[BN / 2
     }
     fence_proxy_async_smem();             // the sub-boxes before the async proxy (TMA) reads them
     named_barrier_sync(barrier_id, 128);  // the whole slot is written; the window is read
-    // 3. one store per class, one bulk group per box and issuer (empty or not).
-    if (issuer) {
-      if (issuer_rows && o.n0 + col0 < issuer_cols)
-        tma_store_2d(&tmaps[thread_in_wg], slot + thread_in_wg * 1024, o.n0 + col0, y);
+    // 3. one store per class, one bulk group per box (empty or not).
+    if (thread_in_wg == 0) {
+#pragma unroll
+      for (int j = 0; j < kRowClasses; ++j) {
+        const int shift = row_class_shift<kElem>(o.d, o.ldd, j);
+        const int rows = o.m_total > j ? (o.m_total - j + 7) / 8 : 0;
+        if (y < rows && o.n0 + col0 < row_class_map_cols<kElem>(o.n_total, shift))
+          tma_store_2d(&tmaps[j], slot + j * 1024, o.n0 + col0, y);
+      }
       tma_store_commit();
     }
   }

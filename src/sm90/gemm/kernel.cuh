@@ -153,8 +153,7 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     }
     if constexpr (C.epilogue == Epilogue::tma_store || C.epilogue == Epilogue::tma_row_classes) {
       const TraceMark t = rec.now();
-      // The staging smem must outlive the last store (row classes: lanes 0..7 each issued some).
-      if (thread_in_wg < (C.epilogue == Epilogue::tma_row_classes ? kRowClasses : 1)) tma_store_wait_all<0>();
+      if (thread_in_wg == 0) tma_store_wait_all<0>();  // the staging smem must outlive the last store
       rec.record(t, trace::EventKind::tma_store_wait, 0, -1, trace::kFlagDrain);
     }
     rec.finish();
