@@ -191,26 +191,6 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
       if (std::string err = encode(cm, box, "C", &params.tmap_c); !err.empty()) return setup_error(err);
     }
   }
-  if (c.epilogue == sm90::Epilogue::tma_row_classes) {
-    // Row class j (D's rows j, j + 8, ...): from its first 16-B-aligned column c_j, N - c_j
-    // columns rounded down to whole chunks, stride 8·ldd (a multiple of 16 B for any ldd); boxes of
-    // 8 rows x 128 B (sm90/gemm/epilogue_row_classes.cuh, which computes c_j and the extents the
-    // same way). A class without rows or columns gets a one-chunk map the kernel never stores with.
-    const bool fp32 = args.d.dtype == DType::fp32;
-    const auto type = fp32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : bf16;
-    const int64_t elem = fp32 ? 4 : 2, chunk = 16 / elem;
-    const sm90::Box2d box{uint32_t(sm90::store_box_cols(c.out_dtype)), 8u};
-    for (int j = 0; j < sm90::kRowClasses; ++j) {
-      const auto row_j = reinterpret_cast<uintptr_t>(args.d.ptr) + uintptr_t(j) * uintptr_t(args.d.ld) * uintptr_t(elem);
-      const int64_t shift = int64_t((16 - row_j % 16) % 16) / elem;
-      const int64_t cols = params.n > shift ? (params.n - shift) / chunk * chunk : 0;
-      const int64_t rows = params.m > j ? (params.m - j + 7) / 8 : 0;
-      const sm90::Matrix2d dm{reinterpret_cast<const void*>(row_j + uintptr_t(shift * elem)), uint64_t(std::max<int64_t>(rows, 1)),
-                              uint64_t(std::max(cols, chunk)), uint64_t(8 * args.d.ld), type};
-      const std::string name = "D (row class " + std::to_string(j) + ")";
-      if (std::string err = encode(dm, box, name.c_str(), &params.tmap_d_rows[j]); !err.empty()) return setup_error(err);
-    }
-  }
 
   if (c.stream_k) {
     const sched::KSplit ks = launch_k_split(args, prepared);

@@ -56,7 +56,7 @@ uint32_t trace_lane_capacity(const GemmArgs& args, const plan::Config& c, int re
   // Per unit: producer = tile; consumer = tile + the epilogue and its parts + the fix-up's partial or
   // sum. Per k-block: producer WAIT EMPTY + TMA issue; consumer WAIT FULL, WGMMA issue, WGMMA wait,
   // release.
-  const int64_t boxes = sm90::staged_boxes(c);
+  const int64_t boxes = sm90::store_boxes(c.bn, c.out_dtype);
   const int64_t epilogue_parts = c.epilogue == sm90::Epilogue::tma_store ? (sm90::partly_staged(c) ? 3 * boxes : 3) : 1;
   const int64_t per_unit = 1 + 1 + epilogue_parts + 1;
   const int64_t lane = units_per_cta * per_unit + 4 * kb_per_cta + 1;  // + the final store drain

@@ -169,7 +169,6 @@ std::string describe(const Config& c) {
   if (c.d_col_major) s.append(" swapAB");
   if (c.epilogue == Epilogue::direct) s.append(" direct");
   if (c.epilogue == Epilogue::smem_stores) s.append(" smem_stores");
-  if (c.epilogue == Epilogue::tma_row_classes) s.append(" row_classes");
   if (sm90::partly_staged(c)) s.append(" stage").append(std::to_string(c.stage_cols));
   if (c.stream_k) {
     if (c.split_k > 1) {

@@ -225,18 +225,17 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // to global memory at the direct epilogue's measured store rate; a static launch also drains
   // each CTA's TMA store before it exits.
   // (Staged: every box, the overlapping last one whole: config.hpp, store_boxes.)
-  const int staged_cols = sm90::staged_epilogue(c.epilogue) ? sm90::staged_boxes(c) * sm90::store_box_cols(p.out) : c.bn;
+  const int staged_cols = sm90::staged_epilogue(c.epilogue)
+                              ? sm90::store_boxes(c.bn, p.out) * sm90::store_box_cols(p.out)
+                              : c.bn;
   const double tile_bytes = static_cast<double>(c.bm) * staged_cols * dtype_bytes(p.out);
   // smem_stores: the stmatrix into the staging smem, then the threads' own copy of every box to D.
   const double staging_cycles = tile_bytes / (d.local_bytes_per_cycle / d.sm_count);
   const double direct_rate = c.cd_pairs ? d.direct_store_bytes_per_cycle : d.direct_scalar_store_bytes_per_cycle;
-  // tma_row_classes: the tile goes through shared memory three times (the window written, read,
-  // and the sub-boxes written) before the TMA store, which drains like tma_store's.
   const double epi_cycles = c.epilogue == Epilogue::direct ? tile_bytes / direct_rate
                             : c.epilogue == Epilogue::smem_stores
                                 ? staging_cycles + tile_bytes / d.smem_store_bytes_per_cycle
-                            : c.epilogue == Epilogue::tma_row_classes ? 3.0 * staging_cycles
-                                                                      : staging_cycles;
+                                : staging_cycles;
   const double stores = ksplit ? static_cast<double>(work.cta_stores) : static_cast<double>(s.num_waves);
   t.epilogue_us = cycles_to_us(epi_cycles * stores * (c.persistent ? 1 : 2), d);
   t.fixed_us = d.fixed_us;

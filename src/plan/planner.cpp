@@ -34,7 +34,7 @@ constexpr int64_t kSwapAbMaxM = 64;
 // kComfortStages stages; then the most slots that divide the tile's boxes and give the most stages.
 int choose_stage_cols(const Config& c, int limit) {
   const int box = sm90::store_box_cols(c.out_dtype);  // 64 bf16 / 32 fp32 columns
-  const int boxes = sm90::staged_boxes(c);
+  const int boxes = sm90::store_boxes(c.bn, c.out_dtype);
   auto stages_with = [&](int cols) {
     Config t = c;
     t.stage_cols = cols;
@@ -66,18 +66,14 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
   c.cd_pairs = p.cd_pairs || c.d_col_major;  // (column-major D: element by element anyway)
   // The staged epilogues take 128-B boxes (64 bf16 / 32 fp32 columns), the last one overlapping
   // its neighbour where the box does not divide BN (without C: config.hpp, store_boxes): TMA
-  // stores D (and loads C) when TMA can describe them; a D it cannot describe as one tensor, without
-  // C, is stored by TMA one row class at a time (tma_row_classes, when the tile is at least a box
-  // plus one 16-B chunk wide), the threads write the staged boxes otherwise (smem_stores); tiles
+  // stores D (and loads C) when TMA can describe them, the threads otherwise (smem_stores); tiles
   // narrower than a box, and other widths with C, are stored from registers (direct).
   const int box = sm90::store_box_cols(p.out);
   const bool boxes_fit = c.bn % box == 0 || (c.bn > box && !p.accumulate);
   const bool tma_ok = p.d_tma && (!p.accumulate || p.c_tma);
-  const bool row_classes = !p.d_tma && !p.accumulate && c.bn - sm90::chunk_cols(p.out) >= box;
   // Swap-AB (a column-major D for the kernel) stores from the registers.
   c.epilogue = !boxes_fit || c.d_col_major ? Epilogue::direct
                : tma_ok                      ? Epilogue::tma_store
-               : row_classes                 ? Epilogue::tma_row_classes
                                              : Epilogue::smem_stores;  // staged, then written (and C read) by the threads
   if (c.split_k > 1) c.stream_k = true;  // split-K is a k-split (the in-kernel fix-up)
   c.producer_regs = c.consumers() >= 2 ? kProducerRegs : 0;
@@ -191,19 +187,13 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
     f.push_back(std::string("smem_stores epilogue: TMA cannot describe ") + (!p.d_tma ? "D" : "C") +
                 " (leading dimension or base), so the staged boxes are written" + (p.accumulate ? " and C read" : "") +
                 " by the threads, row by row");
-  if (c.epilogue == Epilogue::tma_row_classes)
-    f.push_back("tma_row_classes epilogue: TMA cannot describe D as one tensor (leading dimension or base), but "
-                "every 8th row can: each 64-row box is restaged in 8 row classes, each shifted to its first "
-                "16-B-aligned column, and TMA-stored one class at a time (drained during the next mainloop); "
-                "the threads store one 16-B chunk per row and tile");
-  const int span = sm90::staged_span(c.epilogue, c.bn, c.out_dtype);
-  if (sm90::staged_epilogue(c.epilogue) && span % box != 0)
-    f.push_back("the epilogue's last store box overlaps its neighbour (" + std::to_string(span) +
-                " columns are not a whole number of " + std::to_string(box) + "-column boxes): both write the same values to " +
-                std::to_string(box - span % box) + " columns");
+  if (sm90::staged_epilogue(c.epilogue) && c.bn % box != 0)
+    f.push_back("the epilogue's last store box overlaps its neighbour (BN " + std::to_string(c.bn) +
+                " is not a whole number of " + std::to_string(box) + "-column boxes): both write the same values to " +
+                std::to_string(box - c.bn % box) + " columns");
   if (sm90::partly_staged(c))
     f.push_back("the epilogue stages " + std::to_string(c.stage_cols) + " columns at a time (of " +
-                std::to_string(sm90::staged_boxes(c) * box) + " in its boxes), which makes room for " +
+                std::to_string(sm90::store_boxes(c.bn, c.out_dtype) * box) + " in its boxes), which makes room for " +
                 std::to_string(c.stages) + " stages");
   if (c.stream_k) {
     const KSplitWork w = ksplit_work(p, c, d);

@@ -36,14 +36,6 @@ enum class Epilogue : int {
   // unaligned base): the consumer's threads write each staged box to D row by row, coalesced (and
   // read C's box into the slot the same way).
   smem_stores = 3,
-  // Staged, for a D that TMA cannot describe as one tensor (odd leading dimension, base off 16 B),
-  // without C: rows r and r + 8 lie 8·ldd elements apart, a multiple of 16 B, so the rows of one
-  // class j = r mod 8 form a tensor TMA can describe, starting at the class's first 16-B-aligned
-  // column c_j (kRowClasses maps, GemmParams::tmap_d_rows). Each 64-row box is restaged shifted by
-  // c_j into 8 sub-boxes (class j: rows j, j + 8, ..., j + 56) and stored with one TMA store per
-  // class, drained while the next mainloop runs; the threads store the one 16-B chunk per row and
-  // tile the maps do not reach (columns [0, c_j) and [BN - P + c_j, BN), P = 16 B of elements).
-  tma_row_classes = 4,
 };
 
 TG_HD constexpr int out_elem_bytes(DType out) { return out == DType::fp32 ? 4 : 2; }  // D and C: bf16 or fp32
@@ -59,21 +51,7 @@ TG_HD constexpr int store_box_col0(int box, int bn, int box_cols) {
 }
 
 // The epilogues that stage boxes of the tile in shared memory (stage_cols of them at a time).
-TG_HD constexpr bool staged_epilogue(Epilogue e) {
-  return e == Epilogue::tma_store || e == Epilogue::smem_stores || e == Epilogue::tma_row_classes;
-}
-
-// Epilogue::tma_row_classes: the row classes (rows r with r mod 8 = j), the columns of one 16-B
-// chunk (the threads store one per row and tile), and the restaging window: one box plus a
-// 16-column margin (the shift c_j < one chunk, and the window starts on a 16-column fragment
-// block), rows padded by 16 B so that the window's rows fall on different banks.
-inline constexpr int kRowClasses = 8;
-TG_HD constexpr int chunk_cols(DType out) { return 16 / out_elem_bytes(out); }  // 8 bf16 / 4 fp32
-TG_HD constexpr int row_class_window_pitch(DType out) { return (store_box_cols(out) + 16) * out_elem_bytes(out) + 16; }
-// The tile columns a staged epilogue's boxes span per row: BN, or BN - one chunk (row classes).
-TG_HD constexpr int staged_span(Epilogue e, int bn, DType out) {
-  return e == Epilogue::tma_row_classes ? bn - chunk_cols(out) : bn;
-}
+TG_HD constexpr bool staged_epilogue(Epilogue e) { return e == Epilogue::tma_store || e == Epilogue::smem_stores; }
 
 // The one name table of Epilogue (explain's JSON and the generated source use it).
 TG_HD constexpr const char* epilogue_id(Epilogue e) {
@@ -81,7 +59,6 @@ TG_HD constexpr const char* epilogue_id(Epilogue e) {
     case Epilogue::tma_store: return "tma_store";
     case Epilogue::direct: return "direct";
     case Epilogue::smem_stores: return "smem_stores";
-    case Epilogue::tma_row_classes: return "tma_row_classes";
   }
   return "unknown";
 }
@@ -144,12 +121,8 @@ struct Config {
 
 // A staged epilogue that holds fewer boxes than the tile has, reusing its slots box by box (the
 // "stageN" of a kernel's label).
-// The staged boxes of one consumer's tile (store_boxes over staged_span).
-TG_HD constexpr int staged_boxes(const Config& c) {
-  return store_boxes(staged_span(c.epilogue, c.bn, c.out_dtype), c.out_dtype);
-}
 TG_HD constexpr bool partly_staged(const Config& c) {
-  return staged_epilogue(c.epilogue) && c.stage_cols < staged_boxes(c) * store_box_cols(c.out_dtype);
+  return staged_epilogue(c.epilogue) && c.stage_cols < store_boxes(c.bn, c.out_dtype) * store_box_cols(c.out_dtype);
 }
 
 // The rule the kernel template enforces (kernel.cuh static_asserts it): 0 when `c` can be
@@ -191,12 +164,10 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
     if (!in_range || 128 * (c.producer_regs + c.consumers() * c.consumer_regs) > 65536) return ConfigRule::registers;
   }
   if (staged_epilogue(c.epilogue)) {
-    const int box_cols = store_box_cols(c.out_dtype), boxes = staged_boxes(c);
-    const int span = staged_span(c.epilogue, c.bn, c.out_dtype);
-    const bool overlapped = span % box_cols != 0;  // the last box overlaps its neighbour (store_boxes)
-    if (span < box_cols || (overlapped && c.with_c) || c.stage_cols < box_cols || c.stage_cols % box_cols != 0 ||
-        c.stage_cols > boxes * box_cols || boxes % (c.stage_cols / box_cols) != 0 ||
-        (c.epilogue == Epilogue::tma_row_classes && c.with_c))
+    const int box_cols = store_box_cols(c.out_dtype), boxes = store_boxes(c.bn, c.out_dtype);
+    const bool overlapped = c.bn % box_cols != 0;  // the last box overlaps its neighbour (store_boxes)
+    if (c.bn < box_cols || (overlapped && c.with_c) || c.stage_cols < box_cols || c.stage_cols % box_cols != 0 ||
+        c.stage_cols > boxes * box_cols || boxes % (c.stage_cols / box_cols) != 0)
       return ConfigRule::epilogue_boxes;
   }
   if ((c.split_k > 1 && !c.stream_k) || c.split_k < 1 || c.split_k > kMaxSplitK) return ConfigRule::epilogue_split;
@@ -228,9 +199,8 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::registers:
       return "setmaxnreg counts must both be 0 or multiples of 8 in [24, 256] that fit 64K registers";
     case ConfigRule::epilogue_boxes:
-      return "the staged epilogues need bn of at least one 128-B store box (64 bf16 or 32 fp32 columns; "
-             "tma_row_classes: bn minus one 16-B chunk), a whole number of them with C (tma_row_classes: no C), "
-             "and stage_cols a whole number of boxes dividing the tile's boxes";
+      return "the staged epilogues need bn of at least one 128-B store box (64 bf16 or 32 fp32 columns), a "
+             "whole number of them with C, and stage_cols a whole number of boxes dividing the tile's boxes";
     case ConfigRule::epilogue_split: return "split_k > 1 (at most 32) only with stream_k (the in-kernel fix-up)";
     case ConfigRule::operand_major:
       return "an MN-major operand's tile (and a multicast half of it) must be a multiple of 64 elements along MN";

@@ -20,7 +20,6 @@
 #pragma once
 
 #include "sm90/gemm/epilogue.cuh"
-#include "sm90/gemm/epilogue_row_classes.cuh"
 #include "sm90/gemm/fixup.cuh"
 #include "sm90/gemm/mainloop.cuh"
 #include "sm90/gemm/params.hpp"
@@ -95,7 +94,7 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     if constexpr (T::kRebalance) setmaxnreg_inc<C.consumer_regs>();
     const int consumer = warpgroup - 1;
     const uint32_t smem_base = smem_u32(smem);
-    uint8_t* slots = smem + L.d_offset + consumer * T::kStagingPerConsumer;
+    uint8_t* slots = smem + L.d_offset + consumer * T::kSlotsPerConsumer * kStoreBoxBytes;
     float acc[T::kAcc];
     TraceLane<C.trace> rec(p, /*lane=*/1 + consumer, 1 + T::kConsumers, /*writer=*/thread_in_wg == 0);
     RingState<C.stages> ring;
@@ -134,10 +133,6 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
         store_tile_direct<C.bn, C.out_dtype, C.with_c, C.cd_pairs, C.d_col_major>(acc, p.alpha, p.beta, thread_in_wg,
                                                                                    out);
         rec.record(ts, trace::EventKind::direct_store, 0, -1);
-      } else if constexpr (C.epilogue == Epilogue::tma_row_classes) {
-        store_tile_row_classes<C.bn, T::kSlotsPerConsumer, C.out_dtype>(
-            acc, p.alpha, p.tmap_d_rows, slots, slots + T::kSlotsPerConsumer * kStoreBoxBytes, consumer, thread_in_wg,
-            out);
       } else if constexpr (C.epilogue == Epilogue::smem_stores) {
         store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, true>(
             acc, p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out);
@@ -151,7 +146,7 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       rec.unit_end(t, unit);
       (void)ts;
     }
-    if constexpr (C.epilogue == Epilogue::tma_store || C.epilogue == Epilogue::tma_row_classes) {
+    if constexpr (C.epilogue == Epilogue::tma_store) {
       const TraceMark t = rec.now();
       if (thread_in_wg == 0) tma_store_wait_all<0>();  // the staging smem must outlive the last store
       rec.record(t, trace::EventKind::tma_store_wait, 0, -1, trace::kFlagDrain);

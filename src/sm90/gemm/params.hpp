@@ -38,13 +38,9 @@ struct GemmParams {
   uint32_t* counters = nullptr;  // one per (stream-K slot, consumer), 0 between launches
   void* trace = nullptr;       // traced kernels (Config::trace): the event buffer (trace/event.hpp),
   uint32_t trace_capacity = 0;  // sized by the host for the grid: this many events per lane
-  // Epilogue::tma_row_classes: row class j (D's rows j, j + 8, ...) from its first 16-B-aligned
-  // column c_j: [ceil((M - j) / 8) rows, (N - c_j) rounded down to whole 16-B chunks] with stride
-  // 8·ldd; boxes of 8 rows x 128 B. Unused (zero) for the other epilogues.
-  TmaDescriptor tmap_d_rows[8];
 };
 static_assert(sizeof(TmaDescriptor) == 128 && alignof(TmaDescriptor) == 128, "CUtensorMap layout");
-static_assert(sizeof(GemmParams) == 1664, "GemmParams layout is shared by g++ and NVRTC");
+static_assert(sizeof(GemmParams) == 640, "GemmParams layout is shared by g++ and NVRTC");
 
 // The operand repack (pack.cuh): rows x cols elements, (r, c) at src[r * src_row + c * src_col],
 // into dst (256-B aligned) with lines of ld_dst elements (a multiple of 8), the rest zero.

@@ -25,20 +25,11 @@ TG_HD constexpr int epilogue_barriers(const Config& c) {
                                                        : 0;
 }
 
-// The staging columns of each consumer: the slots (stage_cols), and with tma_row_classes its
-// restaging window (64 rows of row_class_window_pitch bytes, counted in output columns: 88 bf16 /
-// 52 fp32, so that each consumer's part stays a whole number of 1024-B swizzle atoms).
-TG_HD constexpr int staging_cols(const Config& c) {
-  if (!staged_epilogue(c.epilogue)) return 0;
-  return c.stage_cols +
-         (c.epilogue == Epilogue::tma_row_classes ? row_class_window_pitch(c.out_dtype) / out_elem_bytes(c.out_dtype) : 0);
-}
-
 // The shared-memory layout of a config: the planner (stages, launch size) and the kernel (offsets)
 // both call this, so they cannot disagree.
 TG_HD constexpr SmemLayout config_smem_layout(const Config& c) {
-  return compute_smem_layout(c.bm, c.bn, c.bk, c.stages, staging_elem_bytes(c), /*ab_elem_bytes=*/2, staging_cols(c),
-                             epilogue_barriers(c));
+  return compute_smem_layout(c.bm, c.bn, c.bk, c.stages, staging_elem_bytes(c), /*ab_elem_bytes=*/2,
+                             staged_epilogue(c.epilogue) ? c.stage_cols : 0, epilogue_barriers(c));
 }
 
 // The most stages of `c` (its other fields as they are) within `limit` bytes, 0 if not even one.
@@ -77,15 +68,10 @@ struct GemmTraits {
   static constexpr int kMnChunkBytes = 64 * kBlockK * 2;  // one MN-major chunk: 64 MN x 64 K bf16
   // Epilogue staging: each consumer stages its 64 rows in kSlots boxes of 64 rows x 128 B at a time.
   static constexpr int kBoxCols = store_box_cols(C.out_dtype);
-  static constexpr int kBoxesPerConsumer = staged_boxes(C);  // the last may overlap (config.hpp)
+  static constexpr int kBoxesPerConsumer = store_boxes(C.bn, C.out_dtype);  // the last may overlap (config.hpp)
   static constexpr int kSlotsPerConsumer = staged_epilogue(C.epilogue) ? C.stage_cols / kBoxCols : 0;
   static constexpr bool kStagedC = C.epilogue == Epilogue::tma_store && C.with_c;  // C loaded into the slots
-  // Each consumer's staging: its slots, then (tma_row_classes) its restaging window.
-  static constexpr int kWindowBytes =
-      C.epilogue == Epilogue::tma_row_classes ? kStoreBoxRows * row_class_window_pitch(C.out_dtype) : 0;
-  static constexpr int kStagingPerConsumer = kSlotsPerConsumer * kStoreBoxBytes + kWindowBytes;
-  static_assert(kLayout.d_bytes == kConsumers * kStagingPerConsumer, "staging = the slots (+ the window)");
-  static_assert(kStagingPerConsumer % 1024 == 0, "every consumer's slots start on a swizzle atom");
+  static_assert(kLayout.d_bytes == kConsumers * kSlotsPerConsumer * kStoreBoxBytes, "staging = the slots");
 };
 
 }  // namespace tilegemm::sm90

@@ -71,32 +71,6 @@ TEST(Filter, EveryRankedConfigIsAKernelTemplateConfigThatFits) {
   }
 }
 
-TEST(Filter, ADTmaCannotDescribeIsStoredByRowClassesWithoutCAndByTheThreadsWithC) {
-  // An odd ldd (or a D base off 16 B): without C every staged pick stores through the row-class
-  // maps (tma_row_classes) when its tile is a box plus one chunk wide, the threads' copy-out
-  // (smem_stores) otherwise and with C; nothing staged claims the plain TMA store.
-  const DeviceProfile& d = *find_builtin_profile("h200");
-  for (DType out : {DType::bf16, DType::fp32})
-    for (bool with_c : {false, true})
-      for (const auto& s : kSuite) {
-        Problem p = nt_problem(s.m, s.n, s.k);
-        p.out = out;
-        p.accumulate = with_c;
-        p.d_tma = p.c_tma = p.cd_pairs = false;
-        const Plan pl = make_plan(p, d);
-        ASSERT_FALSE(pl.ranked.empty());
-        for (const Candidate& c : pl.ranked) {
-          const Config& k = c.config;
-          SCOPED_TRACE(describe(k));
-          ASSERT_EQ(sm90::check_kernel_config(k), ConfigRule::ok);
-          ASSERT_NE(k.epilogue, Epilogue::tma_store);
-          if (!sm90::staged_epilogue(k.epilogue)) continue;
-          const bool wide = k.bn - sm90::chunk_cols(out) >= sm90::store_box_cols(out);
-          EXPECT_EQ(k.epilogue, !with_c && wide ? Epilogue::tma_row_classes : Epilogue::smem_stores);
-        }
-      }
-}
-
 TEST(Filter, SelectConfigIsTheFullPlansChoice) {
   for (const DeviceProfile& d : builtin_profiles()) {
     for (const auto& s : kSuite) {

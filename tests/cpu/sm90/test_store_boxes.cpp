@@ -72,54 +72,5 @@ TEST(StoreBoxes, TheTemplateTakesOverlappingBoxesOnlyWithoutC) {
   EXPECT_EQ(config_smem_layout(staged(144, DType::bf16, 64, false)).d_bytes, 2 * 1 * kStoreBoxBytes);
 }
 
-TEST(StoreBoxes, RowClassesSpanTheTileLessOneChunkAndTheThreadsTheRest) {
-  // tma_row_classes: for every shift c of a row class (0 .. one chunk - 1) the boxes cover tile
-  // columns [c, c + BN - P) (P = one 16-B chunk), the threads' columns [0, c) and [BN - P + c, BN)
-  // (epilogue_row_classes.cuh, store_row_class_edges): together every column once or (the
-  // overlapping last box) twice, none past the tile; each box starts 16-B aligned in D.
-  for (DType out : {DType::bf16, DType::fp32}) {
-    const int box = store_box_cols(out), p = chunk_cols(out);
-    for (int bn = 16; bn <= 256; bn += 16) {
-      Config c = staged(bn, out, box, false);
-      c.epilogue = Epilogue::tma_row_classes;
-      const int span = staged_span(c.epilogue, bn, out);
-      ASSERT_EQ(span, bn - p);
-      if (span < box) {
-        EXPECT_EQ(check_kernel_config(c), ConfigRule::epilogue_boxes) << bn;
-        continue;
-      }
-      EXPECT_EQ(check_kernel_config(c), ConfigRule::ok) << bn;
-      c.with_c = true;
-      EXPECT_EQ(check_kernel_config(c), ConfigRule::epilogue_boxes) << bn;  // never with C
-      for (int shift = 0; shift < p; ++shift) {
-        SCOPED_TRACE(testing::Message() << (out == DType::fp32 ? "fp32" : "bf16") << " bn " << bn << " shift " << shift);
-        std::vector<int> writers(bn, 0);
-        for (int b = 0; b < staged_boxes(c); ++b) {
-          const int c0 = store_box_col0(b, span, box);
-          ASSERT_EQ(c0 % p, 0);  // n0 (a multiple of 16) + c0 + shift: the class's aligned columns
-          for (int col = c0 + shift; col < c0 + shift + box; ++col) {
-            ASSERT_LT(col, bn);
-            ++writers[col];
-          }
-          // The restaging window [c0 rounded down to 16, + box + 16) holds the box's columns.
-          ASSERT_LE(c0 + shift + box, (c0 & ~15) + box + 16);
-        }
-        for (int col = 0; col < bn; ++col)
-          if (col < shift || col >= span + shift) ++writers[col];
-        for (int col = 0; col < bn; ++col) {
-          ASSERT_GE(writers[col], 1) << "column " << col;
-          ASSERT_LE(writers[col], 2) << "column " << col;
-        }
-      }
-    }
-  }
-  // The staging: the slots plus one window per consumer, whole swizzle atoms.
-  Config c = staged(208, DType::bf16, 64, false);
-  c.epilogue = Epilogue::tma_row_classes;
-  EXPECT_EQ(config_smem_layout(c).d_bytes, 2 * (kStoreBoxBytes + 64 * row_class_window_pitch(DType::bf16)));
-  EXPECT_EQ(64 * row_class_window_pitch(DType::bf16) % 1024, 0);
-  EXPECT_EQ(64 * row_class_window_pitch(DType::fp32) % 1024, 0);
-}
-
 }  // namespace
 }  // namespace tilegemm::sm90
