@@ -1,8 +1,9 @@
 // Micro-benchmark (docs/PERF.md, 2026-12-02 fifth session): how fast can 132 CTAs write a 4096-row
 // bf16 matrix whose leading dimension is, or is not, a multiple of 8 elements (16 B)?
 //   tma        one 64 x 64 TMA store box per step (the aligned production epilogue's box)
-//   classes    the row-class maps of Epilogue::tma_row_classes: rows r = j mod 8 form a tensor with
-//              stride 8·ld from their first 16-B-aligned column; 8 stores of 8 rows x 128 B per step
+//   classes    row-class maps (the epilogue tried on branch row-class-stores, not merged): rows
+//              r = j mod 8 form a tensor with stride 8·ld from their first 16-B-aligned column;
+//              8 stores of 8 rows x 128 B per step
 //   thr4       the threads: 4 B per lane, one 128-B row segment per warp store (smem_stores)
 //   thr16      the threads: 16 B per lane (aligned ld only)
 // Every CTA stores the same 8-KiB smem box over and over to its share of the matrix; L2 is flushed
