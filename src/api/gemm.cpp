@@ -308,7 +308,11 @@ Status choose_launch(const GemmArgs& args, const GemmOptions& options, LaunchCho
   int device = 0;
   const plan::DeviceProfile* profile = nullptr;
   if (Status s = current_device(&device, &profile); !s.ok()) return s;
-  if (!options.force_fallback && options.row_repacks) out->route = route(args, profile);  // as gemm() routes
+  // As gemm() routes: with the profile an operand whose rows start inside sectors may be repacked
+  // (route.problem describes the operands as the kernel would read them; copies are sectored).
+  if (!options.force_fallback && options.row_repacks &&
+      !(out->route.problem.a_rows_sectored && out->route.problem.b_rows_sectored))
+    out->route = route(args, profile);
   return resolve_config(out->route, device, *profile, options, &out->config);
 }
 
