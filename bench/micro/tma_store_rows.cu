@@ -1,7 +1,7 @@
 // Micro-benchmark (docs/PERF.md, 2026-12-02 fifth session): how fast can 132 CTAs write a 4096-row
 // bf16 matrix whose leading dimension is, or is not, a multiple of 8 elements (16 B)?
 //   tma        one 64 x 64 TMA store box per step (the aligned production epilogue's box)
-//   classes    row-class maps (the epilogue tried on branch row-class-stores, not merged): rows
+//   classes    row-class maps (the epilogue of commits 030098b–461b2e5, measured slower and reverted): rows
 //              r = j mod 8 form a tensor with stride 8·ld from their first 16-B-aligned column;
 //              8 stores of 8 rows x 128 B per step
 //   thr4       the threads: 4 B per lane, one 128-B row segment per warp store (smem_stores)
