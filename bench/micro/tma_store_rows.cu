@@ -9,16 +9,21 @@
 // Every CTA stores the same 8-KiB smem box over and over to its share of the matrix; L2 is flushed
 // before each timed launch; median of 15 (CUDA events). The data written is not checked.
 // Build: cmake --build --preset release --target tilegemm_micro_tma_store_rows
-#include <cuda.h>  // CUtensorMap and enums only
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
+#include <cstdlib>
+#include <string>
 #include <vector>
 
+#include "sm90/ptx.cuh"
+#include "sm90/tensor_map.hpp"
+
 namespace {
+
+using namespace tilegemm::sm90;
 
 #define CHECK(x)                                                                     \
   do {                                                                               \
@@ -33,14 +38,11 @@ struct Maps {
   CUtensorMap m[8];
 };
 
-__device__ __forceinline__ uint32_t smem_addr(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
-
+// One box stored, at most 5 stores in flight per issuing thread.
 __device__ __forceinline__ void store_box(const CUtensorMap* map, const void* src, int x, int y) {
-  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];" ::"l"(map), "r"(x),
-               "r"(y), "r"(smem_addr(src))
-               : "memory");
-  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-  asm volatile("cp.async.bulk.wait_group.read 4;" ::: "memory");
+  tma_store_2d(map, src, x, y);
+  tma_store_commit();
+  tma_store_wait_read<4>();
 }
 
 enum Mode { kTma, kClasses, kThreads4, kThreads16 };
@@ -50,7 +52,7 @@ __global__ void store_kernel(const __grid_constant__ Maps maps, Mode mode, uint1
   extern __shared__ uint8_t smem_raw[];
   uint8_t* box = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
   for (int i = threadIdx.x; i < 8192; i += blockDim.x) box[i] = uint8_t(i * 7);
-  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  fence_proxy_async_smem();
   __syncthreads();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   for (int b = blockIdx.x; b < m_boxes * n_boxes; b += gridDim.x) {
@@ -79,29 +81,26 @@ __global__ void store_kernel(const __grid_constant__ Maps maps, Mode mode, uint1
       }
     }
   }
-  if (threadIdx.x < 8) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+  if (threadIdx.x < 8) tma_store_wait_all<0>();
 }
 
-using EncodeFn = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
-                              const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
-                              CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
-
-void encode(EncodeFn fn, CUtensorMap* map, void* base, uint64_t cols, uint64_t rows, uint64_t stride_bytes,
-            uint32_t box_rows) {
-  const cuuint64_t dims[2] = {cols, rows}, strides[1] = {stride_bytes};
-  const cuuint32_t box[2] = {64, box_rows}, estrides[2] = {1, 1};
-  CHECK(fn(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, base, dims, strides, box, estrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-           CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+// A bf16 map through the library's encoder (its rules checked first), L2 promotion off.
+void encode(CUtensorMap* map, void* base, uint64_t cols, uint64_t rows, uint64_t ld, uint32_t box_rows) {
+  TensorMapArgs args;
+  std::string err = make_2d_tile_args(Matrix2d{base, rows, cols, ld, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16},
+                                      Box2d{64, box_rows}, CU_TENSOR_MAP_SWIZZLE_128B, &args);
+  args.l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_NONE;
+  if (err.empty()) err = encode_tensor_map(args, map);
+  if (!err.empty()) {
+    std::fprintf(stderr, "tensor map: %s\n", err.c_str());
+    std::exit(1);
+  }
 }
 
 }  // namespace
 
 int main() {
   CHECK(cudaFree(nullptr));
-  EncodeFn encode_fn = nullptr;
-  cudaDriverEntryPointQueryResult q;
-  CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", reinterpret_cast<void**>(&encode_fn), 12000,
-                                         cudaEnableDefault, &q));
   constexpr int kRows = 4096, kCols = 4032;  // 63 boxes of 64 columns per row
   constexpr int kMaxLd = 4104;
   uint16_t* d = nullptr;
@@ -118,15 +117,14 @@ int main() {
   for (int ld : {4096, 4104, 4095, 4097, 4100}) {
     for (Mode mode : {kTma, kClasses, kThreads4, kThreads16}) {
       if ((mode == kTma || mode == kThreads16) && ld % 8 != 0) continue;  // TMA and 16-B stores need 16-B rows
-      Maps maps;
-      std::memset(&maps, 0, sizeof maps);
-      if (mode == kTma) encode(encode_fn, &maps.m[0], d, kCols, kRows, uint64_t(ld) * 2, 64);
+      Maps maps{};
+      if (mode == kTma) encode(&maps.m[0], d, kCols, kRows, uint64_t(ld), 64);
       if (mode == kClasses)
         for (int j = 0; j < 8; ++j) {
           const uintptr_t row_j = reinterpret_cast<uintptr_t>(d) + uintptr_t(j) * uintptr_t(ld) * 2;
           const uint64_t shift = ((16 - row_j % 16) % 16) / 2;
-          encode(encode_fn, &maps.m[j], reinterpret_cast<void*>(row_j + shift * 2), (kCols - shift) / 8 * 8, kRows / 8,
-                 uint64_t(ld) * 16, 8);
+          encode(&maps.m[j], reinterpret_cast<void*>(row_j + shift * 2), (kCols - shift) / 8 * 8, kRows / 8,
+                 uint64_t(ld) * 8, 8);
         }
       std::vector<float> ms;
       for (int it = 0; it < 15; ++it) {
