@@ -284,8 +284,8 @@ __device__ __forceinline__ void store_box_rows(const uint8_t* slot, int col0, in
 #pragma unroll kUnroll
   for (int task = tid; task < kStoreBoxRows * kChunks; task += kThreads) {
     const int row = task / kChunks, q = task - row * kChunks;
-    uint8_t* first = static_cast<uint8_t*>(o.d) + (int64_t(o.row0 + row) * o.ldd + col0) * kElem;
-    const int e = int(reinterpret_cast<uintptr_t>(first) & 15u) / kElem;  // elements of chunk 0 before the row's first one
+    const uintptr_t first = reinterpret_cast<uintptr_t>(o.d) + uintptr_t((int64_t(o.row0 + row) * o.ldd + col0) * kElem);
+    const int e = int(first & 15u) / kElem;  // elements of chunk 0 before the row's first one
     const int i0 = kChunkElems * q - e;      // box column of the chunk's first element (< 0 in chunk 0)
     if (row >= rows_left || i0 >= kBoxElems || i0 >= cols_left) continue;
     const int b0 = i0 * kElem;               // its byte in the box row; floor(b0 / 4) is its word
@@ -298,7 +298,7 @@ __device__ __forceinline__ void store_box_rows(const uint8_t* slot, int col0, in
     uint32_t v[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) v[j] = kElem == 2 ? __funnelshift_r(w[j], w[j + 1], uint32_t(b0 & 3) * 8u) : w[j];
-    uint8_t* g = first + (16 * q - e * kElem);  // 16-B aligned (pointer arithmetic: the compiler keeps it global)
+    uint8_t* g = reinterpret_cast<uint8_t*>(first - uintptr_t(e * kElem) + uintptr_t(16 * q));  // 16-B aligned
     if (i0 >= 0 && i0 + kChunkElems <= kBoxElems && i0 + kChunkElems <= cols_left) {
       *reinterpret_cast<uint4*>(g) = make_uint4(v[0], v[1], v[2], v[3]);
     } else {
