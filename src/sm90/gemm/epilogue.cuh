@@ -233,84 +233,47 @@ __device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN /
   }
 }
 
-// smem_stores, C's side: global rows [row0, row0 + 64) x columns [col0, col0 + 128 B) of C ->
-// one staging box (zeros past M and N). Warp w of the consumer takes rows 16w .. 16w + 15, one row
-// per step, lane l the 4 bytes at byte 4l of the row: one coalesced 128-B row segment per step. C
-// may be at any element alignment (a bf16 pair that is not 4-B aligned is read as two halves).
-template <int kElem>
-__device__ __forceinline__ void load_box_rows(uint8_t* slot, int col0, int warp, int lane, const void* global,
-                                              int64_t ld, const TileOut& o) {
+// smem_stores: one staged box <-> global rows [row0, row0 + 64) x columns [col0, col0 + 128 B),
+// clipped to M and N, by kWarps warps: warp w (of them) takes rows w, w + kWarps, ..., one row per
+// step, lane l the 4 bytes at byte 4l of the row (2 bf16 or 1 fp32): each step is one coalesced
+// 128-B row segment. The global side may be at any element alignment (a bf16 pair that is not 4-B
+// aligned goes as two halves).
+template <int kElem, bool kToGlobal, int kWarps = 4>
+__device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int warp, int lane, void* global, int64_t ld,
+                                              const TileOut& o) {
   const int c = col0 + lane * (4 / kElem);  // this lane's first column
 #pragma unroll 4
-  for (int rr = 0; rr < 16; ++rr) {
-    const int row = 16 * warp + rr, m = o.row0 + row;
+  for (int row = warp; row < kStoreBoxRows; row += kWarps) {
+    const int m = o.row0 + row;
     uint32_t* s = reinterpret_cast<uint32_t*>(slot + swizzle_128b(uint32_t(row * 128 + lane * 4)));
-    const uint8_t* g = static_cast<const uint8_t*>(global) + (int64_t(m) * ld + c) * kElem;
+    uint8_t* g = static_cast<uint8_t*>(global) + (int64_t(m) * ld + c) * kElem;
     const bool in_m = m < o.m_total;
     if constexpr (kElem == 4) {
-      *s = in_m && c < o.n_total ? *reinterpret_cast<const uint32_t*>(g) : 0u;
+      if constexpr (kToGlobal) {
+        if (in_m && c < o.n_total) *reinterpret_cast<uint32_t*>(g) = *s;
+      } else {
+        *s = in_m && c < o.n_total ? *reinterpret_cast<const uint32_t*>(g) : 0u;
+      }
     } else {
       const bool lo = in_m && c < o.n_total, hi = in_m && c + 1 < o.n_total;
-      uint32_t v = 0;
-      if (hi && (reinterpret_cast<uintptr_t>(g) & 3u) == 0) {
-        v = *reinterpret_cast<const uint32_t*>(g);
-      } else {
-        if (lo) v = reinterpret_cast<const uint16_t*>(g)[0];
-        if (hi) v |= uint32_t(reinterpret_cast<const uint16_t*>(g)[1]) << 16;
-      }
-      *s = v;
-    }
-  }
-}
-
-// smem_stores, D's side: one staging box -> global rows [row0, row0 + 64) x columns [col0, col0 +
-// 128 B) of D, clipped to M and N, by kThreads threads (thread `tid` of them), in 16-B stores.
-// A row's 128 B start anywhere (an odd ldd, an odd base), so they cover up to 9 aligned 16-B chunks
-// of global memory; one task = one (row, chunk). The thread reads the chunk's bytes from the
-// swizzled box as 5 (bf16) or 4 (fp32) words, shifts them by the row's misalignment within a word
-// (0 or 2 B) and writes the chunk with one 16-B store, or element by element where the chunk
-// reaches past the box (the row's first and last chunk) or past N. kUnroll tasks at a time: 1 in
-// the copy warps, whose registers the producer warpgroup's setmaxnreg limits.
-// NOTES: measured on the H200 (4001x3999x64, 128x256, build a3c3b2e), copying a row per step with
-// 4-B (2 x 2-B where unaligned) stores ran at a fixed rate per warp: 8 warps 25.4 us, 4 warps
-// 45.8, 3 warps 60.6 -- the stores' count, not the bytes, sets the time, so the chunks go whole.
-template <int kElem, int kThreads, int kUnroll>
-__device__ __forceinline__ void store_box_rows(const uint8_t* slot, int col0, int tid, const TileOut& o) {
-  constexpr int kChunkElems = 16 / kElem;                // 8 bf16 or 4 fp32 per 16-B chunk
-  constexpr int kBoxElems = 128 / kElem;                 // 64 or 32 per box row
-  constexpr int kChunks = kBoxElems / kChunkElems + 1;   // 9: an unaligned 128 B touch 9 chunks
-  constexpr int kWords = kElem == 2 ? 5 : 4;             // words read per chunk (bf16: one more, shifted)
-  const int rows_left = o.m_total - o.row0, cols_left = o.n_total - col0;
-#pragma unroll kUnroll
-  for (int task = tid; task < kStoreBoxRows * kChunks; task += kThreads) {
-    const int row = task / kChunks, q = task - row * kChunks;
-    const uintptr_t first = reinterpret_cast<uintptr_t>(o.d) + uintptr_t((int64_t(o.row0 + row) * o.ldd + col0) * kElem);
-    const int e = int(first & 15u) / kElem;  // elements of chunk 0 before the row's first one
-    const int i0 = kChunkElems * q - e;      // box column of the chunk's first element (< 0 in chunk 0)
-    if (row >= rows_left || i0 >= kBoxElems || i0 >= cols_left) continue;
-    const int b0 = i0 * kElem;               // its byte in the box row; floor(b0 / 4) is its word
-    uint32_t w[kWords];
-#pragma unroll
-    for (int j = 0; j < kWords; ++j) {
-      const int wi = min(max((b0 >> 2) + j, 0), 31);  // words outside the row feed only unwritten elements
-      w[j] = *reinterpret_cast<const uint32_t*>(slot + swizzle_128b(uint32_t(row * 128 + wi * 4)));
-    }
-    uint32_t v[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) v[j] = kElem == 2 ? __funnelshift_r(w[j], w[j + 1], uint32_t(b0 & 3) * 8u) : w[j];
-    uint8_t* g = reinterpret_cast<uint8_t*>(first - uintptr_t(e * kElem) + uintptr_t(16 * q));  // 16-B aligned
-    if (i0 >= 0 && i0 + kChunkElems <= kBoxElems && i0 + kChunkElems <= cols_left) {
-      *reinterpret_cast<uint4*>(g) = make_uint4(v[0], v[1], v[2], v[3]);
-    } else {
-#pragma unroll
-      for (int t = 0; t < kChunkElems; ++t) {
-        const int i = i0 + t;
-        if (i < 0 || i >= kBoxElems || i >= cols_left) continue;
-        if constexpr (kElem == 2) {
-          reinterpret_cast<uint16_t*>(g)[t] = uint16_t(v[t / 2] >> (16 * (t & 1)));
+      const bool word = hi && (reinterpret_cast<uintptr_t>(g) & 3u) == 0;
+      if constexpr (kToGlobal) {
+        const uint32_t v = *s;
+        if (word) {
+          *reinterpret_cast<uint32_t*>(g) = v;
         } else {
-          reinterpret_cast<uint32_t*>(g)[t] = v[t];
+          if (lo) reinterpret_cast<uint16_t*>(g)[0] = uint16_t(v & 0xFFFFu);
+          if (hi) reinterpret_cast<uint16_t*>(g)[1] = uint16_t(v >> 16);
         }
+      } else {
+        uint32_t v = 0;
+        if (word) {
+          v = *reinterpret_cast<const uint32_t*>(g);
+        } else {
+          if (lo) v = reinterpret_cast<const uint16_t*>(g)[0];
+          if (hi) v |= uint32_t(reinterpret_cast<const uint16_t*>(g)[1]) << 16;
+        }
+        *s = v;
       }
     }
   }
@@ -329,6 +292,42 @@ struct CopyHandover {
   uint64_t* free;
   uint32_t phase;    // bit s: parity the next wait on slot s waits for
 };
+
+// One staged box -> D by the kCopyWarps copy warps: warp w takes rows w, w + kCopyWarps, ..., lane
+// l the 4 bytes at byte 4l of each row, as copy_box_rows, but with the registers of the producer
+// warpgroup (setmaxnreg_dec) in mind: four rows' shared loads first, then their four stores,
+// addresses recomputed per row rather than carried.
+template <int kElem>
+__device__ __forceinline__ void copy_warps_box_out(const uint8_t* slot, int col0, int copy_warp, int lane,
+                                                   const TileOut& o) {
+  const int c = col0 + lane * (4 / kElem);  // this lane's first column
+  const bool lo = c < o.n_total, hi = kElem == 2 && c + 1 < o.n_total;
+  constexpr int kBatch = 4;
+  for (int r0 = copy_warp; r0 < kStoreBoxRows; r0 += kBatch * kCopyWarps) {
+    uint32_t v[kBatch];
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int row = r0 + j * kCopyWarps;
+      v[j] = row < kStoreBoxRows
+                 ? *reinterpret_cast<const uint32_t*>(slot + swizzle_128b(uint32_t(row * 128 + lane * 4)))
+                 : 0u;
+    }
+#pragma unroll
+    for (int j = 0; j < kBatch; ++j) {
+      const int row = r0 + j * kCopyWarps, m = o.row0 + row;
+      if (row >= kStoreBoxRows || m >= o.m_total || !lo) continue;
+      uint8_t* g = static_cast<uint8_t*>(o.d) + (int64_t(m) * o.ldd + c) * kElem;
+      if constexpr (kElem == 4) {
+        *reinterpret_cast<uint32_t*>(g) = v[j];
+      } else if (hi && (reinterpret_cast<uintptr_t>(g) & 3u) == 0) {
+        *reinterpret_cast<uint32_t*>(g) = v[j];
+      } else {
+        reinterpret_cast<uint16_t*>(g)[0] = uint16_t(v[j] & 0xFFFFu);
+        if (hi) reinterpret_cast<uint16_t*>(g)[1] = uint16_t(v[j] >> 16);
+      }
+    }
+  }
+}
 
 // The copy warps' side (warps 1 .. kCopyWarps of the producer warpgroup): for one work unit whose
 // tile is stored here (the caller skips k-split pieces other than 0, which store nothing:
@@ -349,8 +348,7 @@ __device__ __forceinline__ void copy_warps_store_unit(const uint8_t* slots0, Cop
       TileOut o = base;
       o.row0 = row0 + 64 * c;
       if (o.row0 < o.m_total && col0 < o.n_total)
-        store_box_rows<out_elem_bytes(kOut), 32 * kCopyWarps, 1>(slots0 + i * kStoreBoxBytes, col0, 32 * copy_warp + lane,
-                                                              o);
+        copy_warps_box_out<out_elem_bytes(kOut)>(slots0 + i * kStoreBoxBytes, col0, copy_warp, lane, o);
       mbar_arrive(&h.free[i]);
     }
   }
@@ -361,7 +359,7 @@ __device__ __forceinline__ void copy_warps_store_unit(const uint8_t* slots0, Cop
 // last read it is done (wait_group.read kSlots - 1); with C the slot already holds C's box (the
 // first kSlots came in during the mainloop, prefetch_c_boxes), is combined in place, stored, and
 // then reloaded with C's box b + kSlots while the other slots are worked on.
-// kThreads (the smem_stores epilogue): D written, and C read, by the threads (store_box_rows, load_box_rows)
+// kThreads (the smem_stores epilogue): D written, and C read, by the threads (copy_box_rows)
 // instead of TMA. With kHandover (the copy warps, CopyHandover `h`), per box: wait until the slot
 // is free, C's box into the slot and a barrier, the box combined in the slot, an arrive on its
 // staged barrier (the copy warps write it to D while this consumer goes on). Without: a barrier
@@ -391,7 +389,7 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
         named_barrier_sync(barrier_id, 128);  // the slot's previous copy-out is done
       }
       if constexpr (kWithC) {
-        load_box_rows<kElem>(slot, col0, warp, lane, o.c, o.ldc, o);
+        copy_box_rows<kElem, false>(slot, col0, warp, lane, const_cast<void*>(o.c), o.ldc, o);
         named_barrier_sync(barrier_id, 128);  // C's box is in the slot
       }
       write_box<BN, kOut, kWithC>(slot, acc, alpha, beta, box, thread_in_wg);
@@ -399,7 +397,7 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
         mbar_arrive(&h->staged[s]);  // mine is written: the copy warps take the box once all are
       } else {
         named_barrier_sync(barrier_id, 128);  // the box is written
-        if (o.row0 < o.m_total && col0 < o.n_total) store_box_rows<kElem, 128, 2>(slot, col0, thread_in_wg, o);
+        if (o.row0 < o.m_total && col0 < o.n_total) copy_box_rows<kElem, true>(slot, col0, warp, lane, o.d, o.ldd, o);
       }
     }
     return;
