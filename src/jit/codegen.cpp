@@ -24,7 +24,6 @@ std::string config_initializer(const sm90::Config& c) {
        field("box_n", c.mapping.box_n) + "}";
   s += std::string(", .epilogue = tilegemm::sm90::Epilogue::") + sm90::epilogue_id(c.epilogue);
   s += ", " + field("stage_cols", c.stage_cols);
-  if (c.consumer_copy) s += ", .consumer_copy = true";  // omitted when off (the default: the copy warps)
   s += ", .a_major = tilegemm::Major::" + std::string(to_string(c.a_major));
   s += ", .b_major = tilegemm::Major::" + std::string(to_string(c.b_major));
   s += ", .out_dtype = tilegemm::DType::" + std::string(to_string(c.out_dtype));
@@ -54,7 +53,6 @@ GeneratedSource gemm_kernel_source(const sm90::Config& config) {
   if (c.out_dtype == DType::fp32) g.label += " fp32";
   if (c.with_c) g.label += " +C";
   if (!c.cd_pairs) g.label += " scalar";
-  if (c.consumer_copy) g.label += " consumercopy";
   if (sm90::partly_staged(c)) g.label += " stage" + std::to_string(c.stage_cols);
   if (c.fixed_n || c.fixed_k) g.label += " N=" + std::to_string(c.fixed_n) + " K=" + std::to_string(c.fixed_k);
   if (c.d_col_major) g.label += " swapab";

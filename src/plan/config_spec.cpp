@@ -108,17 +108,13 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
     } else if (key == "swapab") {
       if (!value.empty()) return fail("swapab is a flag and takes no value");
       c.d_col_major = true;
-    } else if (key == "consumercopy") {
-      if (!value.empty()) return fail("consumercopy is a flag and takes no value");
-      c.consumer_copy = true;  // kept by the planner only where the epilogue is smem_stores
     } else if (key == "streamk") {
       if (!value.empty()) return fail("streamk is a flag and takes no value");
       c.stream_k = true;
       c.split_k = 1;
     } else {
       return fail("unknown item \"" + std::string(item) +
-                  "\" (known: stages=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, swapab, "
-                  "consumercopy, bake)");
+                  "\" (known: stages=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, swapab, bake)");
     }
     if (rest.empty()) break;
   }
@@ -141,7 +137,6 @@ std::string config_spec_text(const Config& c) {
       s.append(",streamk");
     }
   }
-  if (c.consumer_copy) s.append(",consumercopy");
   if (c.fixed_n != 0 || c.fixed_k != 0) s.append(",bake");  // N and K of the problem, completed again
   return s;
 }
@@ -173,7 +168,7 @@ std::string describe(const Config& c) {
   s.append(" ").append(mapping_label(c.mapping)).append(c.persistent ? " persistent" : " static");
   if (c.d_col_major) s.append(" swapAB");
   if (c.epilogue == Epilogue::direct) s.append(" direct");
-  if (c.epilogue == Epilogue::smem_stores) s.append(c.consumer_copy ? " smem_stores(consumers copy)" : " smem_stores");
+  if (c.epilogue == Epilogue::smem_stores) s.append(" smem_stores");
   if (sm90::partly_staged(c)) s.append(" stage").append(std::to_string(c.stage_cols));
   if (c.stream_k) {
     if (c.split_k > 1) {

@@ -14,8 +14,6 @@
 //                                   summed in the kernel in slice order)
 //   streamk                         (the last waves' k-blocks shared evenly by the persistent CTAs)
 //   swapab                          (Dᵀ = B·Aᵀ: BM tiles N, BN tiles M; D stored column-major)
-//   consumercopy                    (a D that TMA cannot describe: the consumers copy the staged
-//                                   boxes out themselves, not the copy warps; the control)
 //   bake                            (N and K of the problem compiled into the kernel as constants)
 // Example: 128x256,stages=4,cluster=1x2,group=16
 #pragma once

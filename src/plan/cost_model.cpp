@@ -229,21 +229,15 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
                               ? sm90::store_boxes(c.bn, p.out) * sm90::store_box_cols(p.out)
                               : c.bn;
   const double tile_bytes = static_cast<double>(c.bm) * staged_cols * dtype_bytes(p.out);
-  // smem_stores: the stmatrix into the staging smem, then the copy of every box to D by threads:
-  // the consumers' own (consumer_copy, not overlapped), or the copy warps', which overlaps the next
-  // unit's mainloop, so only what it exceeds that mainloop by shows, and the CTA's last copy whole.
+  // smem_stores: the stmatrix into the staging smem, then the threads' own copy of every box to D.
   const double staging_cycles = tile_bytes / (d.local_bytes_per_cycle / d.sm_count);
   const double direct_rate = c.cd_pairs ? d.direct_store_bytes_per_cycle : d.direct_scalar_store_bytes_per_cycle;
-  const double copy_cycles = tile_bytes / d.smem_store_bytes_per_cycle;
-  const bool copy_warps = c.epilogue == Epilogue::smem_stores && !c.consumer_copy && c.persistent;
-  const double unit_tc_cycles =
-      static_cast<double>(ceil_div(ks.k_split, c.bk)) * kblock_flops / (d.tc_flops_per_cycle_per_sm() * t.efficiency);
   const double epi_cycles = c.epilogue == Epilogue::direct ? tile_bytes / direct_rate
-                            : copy_warps ? staging_cycles + std::max(0.0, copy_cycles - unit_tc_cycles)
-                            : c.epilogue == Epilogue::smem_stores ? staging_cycles + copy_cycles
-                                                                  : staging_cycles;
+                            : c.epilogue == Epilogue::smem_stores
+                                ? staging_cycles + tile_bytes / d.smem_store_bytes_per_cycle
+                                : staging_cycles;
   const double stores = ksplit ? static_cast<double>(work.cta_stores) : static_cast<double>(s.num_waves);
-  t.epilogue_us = cycles_to_us(epi_cycles * stores * (c.persistent ? 1 : 2) + (copy_warps ? copy_cycles : 0.0), d);
+  t.epilogue_us = cycles_to_us(epi_cycles * stores * (c.persistent ? 1 : 2), d);
   t.fixed_us = d.fixed_us;
   // The fix-up of shared tiles: the busiest CTA's partial tiles written and read through L2.
   t.fixup_us = ksplit ? static_cast<double>(work.shared_units) * d.fixup_latency_us +

@@ -31,7 +31,7 @@ ordered_json config_json(const Config& c) {
                    {"box_m", c.mapping.box_m}, {"box_n", c.mapping.box_n}}},
       {"epilogue", sm90::epilogue_id(c.epilogue)}, {"stage_cols", c.stage_cols},
       {"a_major", to_string(c.a_major)}, {"b_major", to_string(c.b_major)}, {"out_dtype", to_string(c.out_dtype)},
-      {"with_c", c.with_c}, {"cd_pairs", c.cd_pairs}, {"consumer_copy", c.consumer_copy},
+      {"with_c", c.with_c}, {"cd_pairs", c.cd_pairs},
       {"fixed_n", c.fixed_n}, {"fixed_k", c.fixed_k},
       {"persistent", c.persistent}, {"stream_k", c.stream_k}, {"split_k", c.split_k}, {"swap_ab", c.d_col_major}};
 }

@@ -75,7 +75,6 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
   c.epilogue = !boxes_fit || c.d_col_major ? Epilogue::direct
                : tma_ok                      ? Epilogue::tma_store
                                              : Epilogue::smem_stores;  // staged, then written (and C read) by the threads
-  if (c.epilogue != Epilogue::smem_stores) c.consumer_copy = false;  // (a spec's consumercopy: smem_stores only)
   if (c.split_k > 1) c.stream_k = true;  // split-K is a k-split (the in-kernel fix-up)
   c.producer_regs = c.consumers() >= 2 ? kProducerRegs : 0;
   c.consumer_regs = c.consumers() >= 2 ? kConsumerRegs : 0;
@@ -187,9 +186,7 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
   if (c.epilogue == Epilogue::smem_stores)
     f.push_back(std::string("smem_stores epilogue: TMA cannot describe ") + (!p.d_tma ? "D" : "C") +
                 " (leading dimension or base), so the staged boxes are written" + (p.accumulate ? " and C read" : "") +
-                " by the threads, row by row" +
-                (c.consumer_copy ? " (the consumers' own, before their next mainloop)"
-                                 : " (D by the producer warpgroup's three spare warps, during the next mainloop)"));
+                " by the threads, row by row");
   if (sm90::staged_epilogue(c.epilogue) && c.bn % box != 0)
     f.push_back("the epilogue's last store box overlaps its neighbour (BN " + std::to_string(c.bn) +
                 " is not a whole number of " + std::to_string(box) + "-column boxes): both write the same values to " +

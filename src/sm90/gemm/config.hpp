@@ -37,10 +37,6 @@ enum class Epilogue : int {
   // read C's box into the slot the same way).
   smem_stores = 3,
 };
-// Who copies the smem_stores epilogue's staged boxes to D (Config::consumer_copy): by default the
-// producer warpgroup's three warps that issue no TMA (kCopyWarps of them), while the consumers go
-// on to the next tile's mainloop; a box is handed over through two mbarriers per staging slot.
-inline constexpr int kCopyWarps = 3;
 
 TG_HD constexpr int out_elem_bytes(DType out) { return out == DType::fp32 ? 4 : 2; }  // D and C: bf16 or fp32
 // Columns of one 128-B (swizzle-span) store box of the staged epilogue: 64 bf16 or 32 fp32.
@@ -89,9 +85,6 @@ struct Config {
   // ---- epilogue --------------------------------------------------------------------------------
   Epilogue epilogue = Epilogue::tma_store;
   int stage_cols = 0;    // staged epilogues: columns staged at once, a whole number of boxes (store_boxes)
-  // smem_stores only: the consumer warpgroups copy their boxes to D themselves before their next
-  // mainloop (the first design, kept as the control), instead of handing them to the copy warps.
-  bool consumer_copy = false;
   // ---- operands and output ---------------------------------------------------------------------
   Major a_major = Major::k_major;
   Major b_major = Major::k_major;
@@ -257,7 +250,6 @@ TG_HD constexpr Config kernel_code_config(Config c) {
   c.persistent = true;
   // Only the direct epilogue steps through D element pairs; split-K and stream-K are the same code.
   if (c.epilogue != Epilogue::direct || c.d_col_major) c.cd_pairs = true;
-  if (c.epilogue != Epilogue::smem_stores) c.consumer_copy = false;  // nothing to copy
   c.split_k = 1;
   if (c.mapping.kind != sched::MappingKind::grouped_m && c.mapping.kind != sched::MappingKind::grouped_n)
     c.mapping.group = 8;

@@ -234,17 +234,17 @@ __device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN /
 }
 
 // smem_stores: one staged box <-> global rows [row0, row0 + 64) x columns [col0, col0 + 128 B),
-// clipped to M and N, by kWarps warps: warp w (of them) takes rows w, w + kWarps, ..., one row per
-// step, lane l the 4 bytes at byte 4l of the row (2 bf16 or 1 fp32): each step is one coalesced
-// 128-B row segment. The global side may be at any element alignment (a bf16 pair that is not 4-B
-// aligned goes as two halves).
-template <int kElem, bool kToGlobal, int kWarps = 4>
-__device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int warp, int lane, void* global, int64_t ld,
+// clipped to M and N. Warp w takes rows 16w .. 16w + 15, one row per step, lane l the 4 bytes at
+// byte 4l of the row (2 bf16 or 1 fp32): each step is one coalesced 128-B row segment. The global
+// side may be at any element alignment (a bf16 pair that is not 4-B aligned goes as two halves).
+template <int kElem, bool kToGlobal>
+__device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int thread_in_wg, void* global, int64_t ld,
                                               const TileOut& o) {
+  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
   const int c = col0 + lane * (4 / kElem);  // this lane's first column
 #pragma unroll 4
-  for (int row = warp; row < kStoreBoxRows; row += kWarps) {
-    const int m = o.row0 + row;
+  for (int rr = 0; rr < 16; ++rr) {
+    const int row = 16 * warp + rr, m = o.row0 + row;
     uint32_t* s = reinterpret_cast<uint32_t*>(slot + swizzle_128b(uint32_t(row * 128 + lane * 4)));
     uint8_t* g = static_cast<uint8_t*>(global) + (int64_t(m) * ld + c) * kElem;
     const bool in_m = m < o.m_total;
@@ -279,96 +279,18 @@ __device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int warp,
   }
 }
 
-// The handover of the smem_stores boxes to the copy warps (GemmTraits::kCopyWarps), per staging
-// slot s of consumer c: staged[c·kSlots + s] (128 arrivals: every consumer thread has written its
-// part of the box) and free[c·kSlots + s] (kCopyWarps·32 arrivals: every copy thread has read its
-// rows). mbarrier arrive releases and a completed wait acquires at CTA scope (PTX ISA §9.7.13.15),
-// which orders the ordinary shared-memory writes and reads on either side; no proxy fence is
-// needed, nothing here is TMA. Parities as the operand ring's (pipeline.cuh): the consumer waits
-// free with its bit starting at 1 (a fresh barrier's "previous" phase counts as complete), the copy
-// warps wait staged with theirs starting at 0; each wait flips the slot's bit.
-struct CopyHandover {
-  uint64_t* staged;  // kSlots barriers of this consumer (consumer side) / of consumer 0 (copy side)
-  uint64_t* free;
-  uint32_t phase;    // bit s: parity the next wait on slot s waits for
-};
-
-// One staged box -> D by the kCopyWarps copy warps: warp w takes rows w, w + kCopyWarps, ..., lane
-// l the 4 bytes at byte 4l of each row, as copy_box_rows, but with the registers of the producer
-// warpgroup (setmaxnreg_dec) in mind: four rows' shared loads first, then their four stores,
-// addresses recomputed per row rather than carried.
-template <int kElem>
-__device__ __forceinline__ void copy_warps_box_out(const uint8_t* slot, int col0, int copy_warp, int lane,
-                                                   const TileOut& o) {
-  const int c = col0 + lane * (4 / kElem);  // this lane's first column
-  const bool lo = c < o.n_total, hi = kElem == 2 && c + 1 < o.n_total;
-  constexpr int kBatch = 4;
-  for (int r0 = copy_warp; r0 < kStoreBoxRows; r0 += kBatch * kCopyWarps) {
-    uint32_t v[kBatch];
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const int row = r0 + j * kCopyWarps;
-      v[j] = row < kStoreBoxRows
-                 ? *reinterpret_cast<const uint32_t*>(slot + swizzle_128b(uint32_t(row * 128 + lane * 4)))
-                 : 0u;
-    }
-#pragma unroll
-    for (int j = 0; j < kBatch; ++j) {
-      const int row = r0 + j * kCopyWarps, m = o.row0 + row;
-      if (row >= kStoreBoxRows || m >= o.m_total || !lo) continue;
-      uint8_t* g = static_cast<uint8_t*>(o.d) + (int64_t(m) * o.ldd + c) * kElem;
-      if constexpr (kElem == 4) {
-        *reinterpret_cast<uint32_t*>(g) = v[j];
-      } else if (hi && (reinterpret_cast<uintptr_t>(g) & 3u) == 0) {
-        *reinterpret_cast<uint32_t*>(g) = v[j];
-      } else {
-        reinterpret_cast<uint16_t*>(g)[0] = uint16_t(v[j] & 0xFFFFu);
-        if (hi) reinterpret_cast<uint16_t*>(g)[1] = uint16_t(v[j] >> 16);
-      }
-    }
-  }
-}
-
-// The copy warps' side (warps 1 .. kCopyWarps of the producer warpgroup): for one work unit whose
-// tile is stored here (the caller skips k-split pieces other than 0, which store nothing:
-// fixup.cuh), every box of every consumer in order as it is staged: copied to D (clipped to M
-// and N), then its slot freed.
-template <int BN, int kSlots, int kConsumers, DType kOut>
-__device__ __forceinline__ void copy_warps_store_unit(const uint8_t* slots0, CopyHandover& h, int copy_warp, int lane,
-                                                      int row0, int n0, const TileOut& base) {
-  constexpr int kBoxCols = store_box_cols(kOut);
-  constexpr int kBoxes = store_boxes(BN, kOut);
-  for (int box = 0; box < kBoxes; ++box) {
-    const int s = box % kSlots, col0 = n0 + store_box_col0(box, BN, kBoxCols);
-#pragma unroll
-    for (int c = 0; c < kConsumers; ++c) {
-      const int i = c * kSlots + s;
-      mbar_wait(&h.staged[i], (h.phase >> i) & 1u);
-      h.phase ^= 1u << i;
-      TileOut o = base;
-      o.row0 = row0 + 64 * c;
-      if (o.row0 < o.m_total && col0 < o.n_total)
-        copy_warps_box_out<out_elem_bytes(kOut)>(slots0 + i * kStoreBoxBytes, col0, copy_warp, lane, o);
-      mbar_arrive(&h.free[i]);
-    }
-  }
-}
-
 // The TMA-store epilogue for fp32 output and/or C (store_tile is the bf16 one without C): box b
 // through slot b % kSlots, one bulk group per box. Without C a slot is refilled once the store that
 // last read it is done (wait_group.read kSlots - 1); with C the slot already holds C's box (the
 // first kSlots came in during the mainloop, prefetch_c_boxes), is combined in place, stored, and
 // then reloaded with C's box b + kSlots while the other slots are worked on.
 // kThreads (the smem_stores epilogue): D written, and C read, by the threads (copy_box_rows)
-// instead of TMA. With kHandover (the copy warps, CopyHandover `h`), per box: wait until the slot
-// is free, C's box into the slot and a barrier, the box combined in the slot, an arrive on its
-// staged barrier (the copy warps write it to D while this consumer goes on). Without: a barrier
-// (the slot's previous copy is done), C's box and a barrier, the box combined and a barrier, the
-// copy out by the consumer's own threads.
-template <int BN, int kSlots, DType kOut, bool kWithC, bool kThreads = false, bool kHandover = false>
+// instead of TMA: per box, a barrier (the slot's previous copy is done), C's box into the slot and
+// a barrier, the box combined in the slot and a barrier, the copy out.
+template <int BN, int kSlots, DType kOut, bool kWithC, bool kThreads = false>
 __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], float alpha, float beta,
                                                   const void* tmap_d, StagedC& sc, uint8_t* slots, int consumer,
-                                                  int thread_in_wg, const TileOut& o, CopyHandover* h = nullptr) {
+                                                  int thread_in_wg, const TileOut& o) {
   constexpr int kElem = out_elem_bytes(kOut);
   constexpr int kBoxCols = store_box_cols(kOut);
   constexpr int kBoxes = store_boxes(BN, kOut);
@@ -376,29 +298,18 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
   static_assert(!kWithC || BN % kBoxCols == 0, "with C every box is whole (store_boxes)");
   if constexpr (kThreads) {
     const uint32_t barrier_id = 1 + consumer;
-    const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
 #pragma unroll  // box indexes the accumulators: it must be a constant
     for (int box = 0; box < kBoxes; ++box) {
-      const int s = box % kSlots;
-      uint8_t* slot = slots + s * kStoreBoxBytes;
+      uint8_t* slot = slots + (box % kSlots) * kStoreBoxBytes;
       const int col0 = o.n0 + store_box_col0(box, BN, kBoxCols);
-      if constexpr (kHandover) {
-        mbar_wait(&h->free[s], (h->phase >> s) & 1u);  // the copy warps have read the slot's previous box
-        h->phase ^= 1u << s;
-      } else {
-        named_barrier_sync(barrier_id, 128);  // the slot's previous copy-out is done
-      }
+      named_barrier_sync(barrier_id, 128);  // the slot's previous copy-out is done
       if constexpr (kWithC) {
-        copy_box_rows<kElem, false>(slot, col0, warp, lane, const_cast<void*>(o.c), o.ldc, o);
+        copy_box_rows<kElem, false>(slot, col0, thread_in_wg, const_cast<void*>(o.c), o.ldc, o);
         named_barrier_sync(barrier_id, 128);  // C's box is in the slot
       }
       write_box<BN, kOut, kWithC>(slot, acc, alpha, beta, box, thread_in_wg);
-      if constexpr (kHandover) {
-        mbar_arrive(&h->staged[s]);  // mine is written: the copy warps take the box once all are
-      } else {
-        named_barrier_sync(barrier_id, 128);  // the box is written
-        if (o.row0 < o.m_total && col0 < o.n_total) copy_box_rows<kElem, true>(slot, col0, warp, lane, o.d, o.ldd, o);
-      }
+      named_barrier_sync(barrier_id, 128);  // the box is written
+      if (o.row0 < o.m_total && col0 < o.n_total) copy_box_rows<kElem, true>(slot, col0, thread_in_wg, o.d, o.ldd, o);
     }
     return;
   }

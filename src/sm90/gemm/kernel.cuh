@@ -8,8 +8,6 @@
 //   warpgroup 0          producer: one elected thread issues the TMA loads (mainloop.cuh)
 //   warpgroups 1..bm/64  consumers: wgmma into 64 x BN fp32 accumulators each, then the epilogue
 //                        (epilogue.cuh); setmaxnreg moves registers from the producer to them.
-//   warps 1..3 of wg 0   the copy warps (smem_stores epilogue, GemmTraits::kCopyWarps): they write
-//                        the consumers' staged boxes to D while the consumers run the next mainloop.
 // Work: persistent CTAs walk work units in the Config's tile order (scheduler.cuh); a static launch
 // gives each CTA one unit. Edges: a TMA load box that reaches past M, N or K is zero-filled (a
 // ragged K tail adds 0) and still completes its full bytes on the barrier; stores are clipped.
@@ -66,16 +64,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       mbar_init(&full[s], 1);                                       // the producer's arrive.expect_tx
       mbar_init(&empty[s], T::kClusterSize * 4 * T::kConsumers);    // every consumer warp of the cluster
     }
-    if constexpr (T::kCopyWarps) {
-      const int slots = T::kConsumers * T::kSlotsPerConsumer;
-      for (int i = 0; i < slots; ++i) {
-        mbar_init(reinterpret_cast<uint64_t*>(smem + L.extra_barrier(i)), 128);  // staged: a consumer's threads
-        mbar_init(reinterpret_cast<uint64_t*>(smem + L.extra_barrier(slots + i)), 32 * kCopyWarps);  // free
-      }
-    } else {
-      for (int i = 0; i < epilogue_barriers(C); ++i)
-        mbar_init(reinterpret_cast<uint64_t*>(smem + L.extra_barrier(i)), 1);  // a slot's C load
-    }
+    for (int i = 0; i < epilogue_barriers(C); ++i)
+      mbar_init(reinterpret_cast<uint64_t*>(smem + L.extra_barrier(i)), 1);  // a slot's C load
     fence_barrier_init();
   }
   if constexpr (T::kClusterSize == 2) {
@@ -98,20 +88,6 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
         rec.unit_end(t, unit);
       }
       rec.finish();
-    } else if (T::kCopyWarps && warp >= 1 && warp <= kCopyWarps) {
-      // ---- the copy warps: every staged box of the smem_stores epilogue to D ----
-      if constexpr (T::kCopyWarps) {
-        const int slots = T::kConsumers * T::kSlotsPerConsumer;
-        CopyHandover h{reinterpret_cast<uint64_t*>(smem + L.extra_barrier(0)),
-                       reinterpret_cast<uint64_t*>(smem + L.extra_barrier(slots)), 0u};
-        const TileOut base{m_total, n_total, 0, 0, p.d, p.ldd, p.c, p.ldc};
-        scheduler.begin(blockIdx.x);
-        for (UnitWork unit; scheduler.next(unit, gridDim.x);) {
-          if (!unit.work.has_tile || (unit.pieces > 1 && unit.piece != 0)) continue;  // nothing stored (fixup.cuh)
-          copy_warps_store_unit<C.bn, T::kSlotsPerConsumer, T::kConsumers, C.out_dtype>(
-              smem + L.d_offset, h, warp - 1, lane, unit.work.tile.m_block * C.bm, unit.work.tile.n_block * C.bn, base);
-        }
-      }
     }
   } else {
     // ---- consumers: consumer c computes tile rows [64c, 64c + 64) x all BN columns ----
@@ -124,10 +100,6 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     RingState<C.stages> ring;
     StagedC staged_c{&p.tmap_c, reinterpret_cast<uint64_t*>(smem + L.extra_barrier(consumer * T::kSlotsPerConsumer)),
                      0u};
-    // The copy warps' handover barriers of this consumer's slots (free: parities start at 1).
-    CopyHandover handover{
-        reinterpret_cast<uint64_t*>(smem + L.extra_barrier(consumer * T::kSlotsPerConsumer)),
-        reinterpret_cast<uint64_t*>(smem + L.extra_barrier((T::kConsumers + consumer) * T::kSlotsPerConsumer)), ~0u};
     scheduler.begin(blockIdx.x);
     for (UnitWork unit; scheduler.next(unit, gridDim.x);) {
       if (!unit.work.has_tile) continue;
@@ -162,8 +134,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
                                                                                    out);
         rec.record(ts, trace::EventKind::direct_store, 0, -1);
       } else if constexpr (C.epilogue == Epilogue::smem_stores) {
-        store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, true, T::kCopyWarps>(
-            acc, p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out, &handover);
+        store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, true>(
+            acc, p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out);
       } else if constexpr (C.out_dtype == DType::bf16 && !C.with_c) {
         store_tile<C.bn, T::kSlotsPerConsumer>(acc, p.alpha, &p.tmap_d, slots, consumer, thread_in_wg, out, rec);
       } else {

@@ -18,14 +18,11 @@ inline constexpr int kStoreBoxBytes = kStoreBoxRows * 128;
 TG_HD constexpr int staging_elem_bytes(const Config& c) {
   return staged_epilogue(c.epilogue) ? out_elem_bytes(c.out_dtype) : 0;
 }
-// The copy warps' handover of the smem_stores boxes (Config::consumer_copy false).
-TG_HD constexpr bool copy_warps_store(const Config& c) { return c.epilogue == Epilogue::smem_stores && !c.consumer_copy; }
-// The epilogue's own mbarriers, per staging slot of each consumer: with C and the TMA-store
-// epilogue one (the slot's C load; smem_stores reads C with the threads); with the copy warps two
-// (the box is staged: consumer -> copy warps; the slot is free: copy warps -> consumer).
+// The epilogue's own mbarriers: with C and the TMA-store epilogue, one per staging slot of each
+// consumer (the slot's C load; smem_stores reads C with the threads).
 TG_HD constexpr int epilogue_barriers(const Config& c) {
-  const int slots = c.consumers() * (c.stage_cols / store_box_cols(c.out_dtype));
-  return c.epilogue == Epilogue::tma_store && c.with_c ? slots : copy_warps_store(c) ? 2 * slots : 0;
+  return c.epilogue == Epilogue::tma_store && c.with_c ? c.consumers() * (c.stage_cols / store_box_cols(c.out_dtype))
+                                                       : 0;
 }
 
 // The shared-memory layout of a config: the planner (stages, launch size) and the kernel (offsets)
@@ -74,7 +71,6 @@ struct GemmTraits {
   static constexpr int kBoxesPerConsumer = store_boxes(C.bn, C.out_dtype);  // the last may overlap (config.hpp)
   static constexpr int kSlotsPerConsumer = staged_epilogue(C.epilogue) ? C.stage_cols / kBoxCols : 0;
   static constexpr bool kStagedC = C.epilogue == Epilogue::tma_store && C.with_c;  // C loaded into the slots
-  static constexpr bool kCopyWarps = copy_warps_store(C);  // the producer's spare warps copy D's boxes out
   static_assert(kLayout.d_bytes == kConsumers * kSlotsPerConsumer * kStoreBoxBytes, "staging = the slots");
 };
 
