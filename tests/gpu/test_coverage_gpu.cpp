@@ -378,6 +378,29 @@ TEST(CoverageGpu, ForcedTilesEveryEpilogueVariant) {
       }
 }
 
+TEST(CoverageGpu, SmemStoresSeveralTilesPerCta) {
+  // An odd ldd (a D TMA cannot describe): the staged boxes go to D by the consumers' threads.
+  // Several tiles per CTA, so every staging slot is reused across tiles; one and two consumers;
+  // whole and partial staging (fp32 with C stages part of the tile at 128x256); k-split pieces that
+  // store nothing (split-K, stream-K); an overlapping last box (128x144); an odd D offset; in place.
+  const char* tiles[] = {"128x256", "128x128", "64x128", "128x256,splitk=2", "128x128,streamk", "128x144"};
+  for (const char* tile : tiles)
+    for (bool with_c : {false, true}) {
+      if (with_c && std::string(tile) == "128x144") continue;  // with C the partial box is direct
+      Case cs{2001, 3001, 300};
+      cs.config = tile;
+      cs.with_c = with_c;
+      cs.beta = with_c ? 0.75f : 0.0f;
+      cs.ldd_pad = 1;
+      cs.ldc_pad = 3;
+      cs.d_off = 1;
+      run_case(cs, with_c ? 111 : 113);
+      cs.out = DType::fp32;
+      cs.in_place = with_c;
+      run_case(cs, with_c ? 112 : 114);
+    }
+}
+
 TEST(CoverageGpu, BitwiseIdenticalAcrossRuns) {
   Case cs{300, 1001, 1000, Major::mn_major, Major::k_major, DType::fp32};
   cs.with_c = true;
