@@ -258,6 +258,11 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
   return Status::success();
 }
 
+// The route of a call on a device with `profile`: what gemm() runs, and what choose_launch says.
+Route call_route(const GemmArgs& args, const GemmOptions& options, const plan::DeviceProfile* profile) {
+  return options.force_fallback ? fallback_route(args, "forced") : route(args, options.row_repacks ? profile : nullptr);
+}
+
 }  // namespace
 
 Status gemm_with_options(const GemmArgs& args, const GemmOptions& options) {
@@ -281,7 +286,7 @@ Status gemm_with_options(const GemmArgs& args, const GemmOptions& options) {
   Route r;
   {
     TraceSpan span(options.trace, "route");
-    r = options.force_fallback ? fallback_route(args, "forced") : route(args, options.row_repacks ? profile : nullptr);
+    r = call_route(args, options, profile);
     span.set_detail(path_name(r.path));
   }
   if (r.path == Path::fallback) {
@@ -308,11 +313,8 @@ Status choose_launch(const GemmArgs& args, const GemmOptions& options, LaunchCho
   int device = 0;
   const plan::DeviceProfile* profile = nullptr;
   if (Status s = current_device(&device, &profile); !s.ok()) return s;
-  // As gemm() routes: with the profile an operand whose rows start inside sectors may be repacked
-  // (route.problem describes the operands as the kernel would read them; copies are sectored).
-  if (!options.force_fallback && options.row_repacks &&
-      !(out->route.problem.a_rows_sectored && out->route.problem.b_rows_sectored))
-    out->route = route(args, profile);
+  out->route = call_route(args, options, profile);  // with the device's profile, exactly as gemm() routes
+  if (out->route.path == Path::fallback) return Status::success();
   return resolve_config(out->route, device, *profile, options, &out->config);
 }
 
