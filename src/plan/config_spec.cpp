@@ -108,13 +108,16 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
     } else if (key == "swapab") {
       if (!value.empty()) return fail("swapab is a flag and takes no value");
       c.d_col_major = true;
+    } else if (key == "pingpong") {
+      if (!value.empty()) return fail("pingpong is a flag and takes no value");
+      c.pingpong = true;
     } else if (key == "streamk") {
       if (!value.empty()) return fail("streamk is a flag and takes no value");
       c.stream_k = true;
       c.split_k = 1;
     } else {
       return fail("unknown item \"" + std::string(item) +
-                  "\" (known: stages=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, swapab, bake)");
+                  "\" (known: stages=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, swapab, pingpong, bake)");
     }
     if (rest.empty()) break;
   }
@@ -130,6 +133,7 @@ std::string config_spec_text(const Config& c) {
   s.append(",cluster=").append(std::to_string(c.cluster_m)).append("x").append(std::to_string(c.cluster_n));
   s.append(",mapping=").append(sched::mapping_name(c.mapping)).append(c.persistent ? ",persistent" : ",static");
   if (c.d_col_major) s.append(",swapab");
+  if (c.pingpong) s.append(",pingpong");
   if (c.stream_k) {
     if (c.split_k > 1) {
       s.append(",splitk=").append(std::to_string(c.split_k));
@@ -167,6 +171,7 @@ std::string describe(const Config& c) {
   if (mc != Multicast::none) s.append(mc == Multicast::a ? "(A)" : "(B)");
   s.append(" ").append(mapping_label(c.mapping)).append(c.persistent ? " persistent" : " static");
   if (c.d_col_major) s.append(" swapAB");
+  if (c.pingpong) s.append(" pingpong");
   if (c.epilogue == Epilogue::direct) s.append(" direct");
   if (c.epilogue == Epilogue::smem_stores) s.append(" smem_stores");
   if (sm90::partly_staged(c)) s.append(" stage").append(std::to_string(c.stage_cols));

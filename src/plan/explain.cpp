@@ -33,7 +33,8 @@ ordered_json config_json(const Config& c) {
       {"a_major", to_string(c.a_major)}, {"b_major", to_string(c.b_major)}, {"out_dtype", to_string(c.out_dtype)},
       {"with_c", c.with_c}, {"cd_pairs", c.cd_pairs},
       {"fixed_n", c.fixed_n}, {"fixed_k", c.fixed_k},
-      {"persistent", c.persistent}, {"stream_k", c.stream_k}, {"split_k", c.split_k}, {"swap_ab", c.d_col_major}};
+      {"persistent", c.persistent}, {"stream_k", c.stream_k}, {"split_k", c.split_k}, {"swap_ab", c.d_col_major},
+      {"pingpong", c.pingpong}};
 }
 
 ordered_json candidate_json(const Candidate& c) {
@@ -149,9 +150,10 @@ void append_summary(std::string& out, const Candidate& c, const char* indent) {
   const std::string regs = k.producer_regs ? fmt::format("registers {} producer / {} consumer (setmaxnreg)",
                                                          k.producer_regs, k.consumer_regs)
                                            : std::string("registers as compiled (no setmaxnreg)");
-  fmt::format_to(o, "{}kernel: {} threads (1 producer + {} consumer warpgroup{}), {}, {} fp32 accumulators per "
+  fmt::format_to(o, "{}kernel: {} threads (1 producer + {} consumer warpgroup{}{}), {}, {} fp32 accumulators per "
                  "consumer thread, {} epilogue, smem {} B, grid {}, mainloop efficiency {:.2f}, HBM {}\n",
-                 indent, k.threads(), k.consumers(), k.consumers() > 1 ? "s" : "", regs, k.accumulators(),
+                 indent, k.threads(), k.consumers(), k.consumers() > 1 ? "s" : "",
+                 k.pingpong ? ", ping-pong: each computes whole tiles, taking turns" : "", regs, k.accumulators(),
                  sm90::epilogue_id(k.epilogue), c.smem_bytes, c.grid, t.efficiency,
                  si_bytes(static_cast<double>(t.hbm_bytes)));
   for (const auto& f : c.flags) fmt::format_to(o, "{}note: {}\n", indent, f);

@@ -30,6 +30,12 @@ struct RingState {
       phase ^= 1u;
     }
   }
+  // n steps at once (n >= 0): a ping-pong consumer passing over the other consumer's k-blocks.
+  TG_HD constexpr void advance_by(int n) {
+    const int t = stage + n;
+    if ((t / kStages) & 1) phase ^= 1u;
+    stage = t % kStages;
+  }
 };
 
 }  // namespace tilegemm::sm90

@@ -77,9 +77,11 @@ struct SmemLayout {
 // the epilogue staging tile (2 for BF16 output, 4 for FP32 output and for split-K partials);
 // ab_elem_bytes: 2 for BF16 operands; d_stage_cols: how many of the BN tile columns the epilogue
 // staging holds at once, 1..BN, 0 = BN (the full BM x BN tile, what every caller got before);
-// extra_barriers: mbarriers the epilogue needs besides the ring's (0 by default).
+// extra_barriers: mbarriers the epilogue needs besides the ring's (0 by default); d_rows: rows of
+// the staging, 0 = bm (ping-pong consumers each stage 64 rows whatever bm is).
 TG_HD constexpr SmemLayout compute_smem_layout(int bm, int bn, int bk, int stages, int d_elem_bytes,
-                                               int ab_elem_bytes = 2, int d_stage_cols = 0, int extra_barriers = 0) {
+                                               int ab_elem_bytes = 2, int d_stage_cols = 0, int extra_barriers = 0,
+                                               int d_rows = 0) {
   SmemLayout L;
   L.stages = stages;
   L.a_stage_bytes = bm * bk * ab_elem_bytes;
@@ -89,7 +91,7 @@ TG_HD constexpr SmemLayout compute_smem_layout(int bm, int bn, int bk, int stage
   L.a_base = 0;
   L.b_base = L.a_base + stages * L.a_stage_stride;
   L.d_stage_cols = d_stage_cols > 0 ? d_stage_cols : bn;
-  L.d_bytes = bm * L.d_stage_cols * d_elem_bytes;
+  L.d_bytes = (d_rows > 0 ? d_rows : bm) * L.d_stage_cols * d_elem_bytes;
   L.d_offset = align_up(L.b_base + stages * L.b_stage_stride, kSmemAlign);
   L.full_barrier_base = align_up(L.d_offset + L.d_bytes, kMbarrierBytes);
   L.empty_barrier_base = L.full_barrier_base + stages * kMbarrierBytes;

@@ -401,6 +401,41 @@ TEST(CoverageGpu, SmemStoresSeveralTilesPerCta) {
     }
 }
 
+TEST(CoverageGpu, PingpongConsumersEveryEpilogue) {
+  // Ping-pong consumers: each consumer warpgroup computes whole tiles, alternating, and passes over
+  // the other's k-blocks in the ring. 2001 x 3001 gives every CTA two or more tiles (an odd count
+  // on some, so one consumer has one more), K = 136 three k-blocks (the ring wraps mid-tile, one
+  // ragged block), K = 1000 many. Covered: one and two 64-row blocks per consumer, whole and
+  // overlapping boxes, clusters, C (staged through TMA, block by block), fp32, an odd ldd (the
+  // threads' copy-out), the direct epilogue (partial box with C), MN-major operands.
+  struct Pp {
+    const char* config;
+    int64_t k;
+    Major a_major, b_major;
+  };
+  const Pp cases[] = {{"128x176,pingpong", 136, Major::k_major, Major::k_major},
+                      {"128x128,pingpong", 1000, Major::k_major, Major::k_major},
+                      {"64x256,pingpong", 136, Major::k_major, Major::k_major},
+                      {"128x144,pingpong,cluster=2x1", 136, Major::k_major, Major::k_major},
+                      {"128x128,pingpong,cluster=1x2", 200, Major::mn_major, Major::k_major},
+                      {"128x128,pingpong", 136, Major::mn_major, Major::mn_major}};
+  for (const Pp& pp : cases)
+    for (bool with_c : {false, true})
+      for (int64_t ldd_pad : {0, 1}) {
+        Case cs{2001, 3001, pp.k, pp.a_major, pp.b_major};
+        cs.config = pp.config;
+        cs.with_c = with_c;
+        cs.beta = with_c ? 0.75f : 0.0f;
+        cs.alpha = 1.5f;
+        cs.ldd_pad = ldd_pad;
+        cs.ldc_pad = ldd_pad;
+        run_case(cs, with_c ? 121 : 123);
+        cs.out = DType::fp32;
+        cs.in_place = with_c && ldd_pad == 1;
+        run_case(cs, with_c ? 122 : 124);
+      }
+}
+
 TEST(CoverageGpu, BitwiseIdenticalAcrossRuns) {
   Case cs{300, 1001, 1000, Major::mn_major, Major::k_major, DType::fp32};
   cs.with_c = true;

@@ -80,6 +80,11 @@ struct Config {
   // ---- warp roles: 1 producer warpgroup (one elected thread issues TMA) + bm/64 consumers ----
   int producer_regs = 0;  // setmaxnreg.dec of the producer; 0 = no register rebalancing
   int consumer_regs = 0;  // setmaxnreg.inc of each consumer
+  // Ping-pong consumers: two consumer warpgroups, each computing whole BM x BN tiles on its own
+  // (the CTA's tiles alternate between them), so that one's epilogue runs while the other's
+  // mainloop keeps the tensor cores busy. false: cooperative, the bm/64 consumers split every tile
+  // by rows. (Data-parallel tiles only: no k-splitting.)
+  bool pingpong = false;
   // ---- tile order (baked in: one mapping per kernel) ------------------------------------------
   sched::Mapping mapping{};
   // ---- epilogue --------------------------------------------------------------------------------
@@ -113,10 +118,12 @@ struct Config {
   // S >= 2 = split-K (every tile cut into S slices). Without stream_k: 1.
   int split_k = 1;
 
-  TG_HD constexpr int consumers() const { return bm / 64; }
+  TG_HD constexpr int consumers() const { return pingpong ? 2 : bm / 64; }
+  // 64-row blocks of the tile one consumer computes: 1 cooperative, bm / 64 ping-pong.
+  TG_HD constexpr int row_blocks() const { return pingpong ? bm / 64 : 1; }
   TG_HD constexpr int threads() const { return 128 * (1 + consumers()); }
   TG_HD constexpr int cluster_size() const { return cluster_m * cluster_n; }
-  TG_HD constexpr int accumulators() const { return bn / 2; }  // fp32 registers per consumer thread
+  TG_HD constexpr int accumulators() const { return row_blocks() * bn / 2; }  // fp32 registers per consumer thread
 };
 
 // A staged epilogue that holds fewer boxes than the tile has, reusing its slots box by box (the
@@ -145,7 +152,12 @@ enum class ConfigRule : int {
   mapping,          // a valid mapping (group, box >= 1); clusters pair tiles, so any order works
   fixed_sizes,      // fixed_n, fixed_k >= 0
   col_major_d,      // a column-major D (swap-AB) is stored by the direct epilogue
+  pingpong,         // ping-pong consumers: no k-splitting, at most kMaxPingpongAccumulators per thread
 };
+
+// The most fp32 accumulators a ping-pong consumer thread holds (bm x bn / 128): with the
+// epilogue's registers they must stay within the consumers' setmaxnreg count without spilling.
+inline constexpr int kMaxPingpongAccumulators = 176;
 
 TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
   if (c.bm != 64 && c.bm != 128) return ConfigRule::tile_m;
@@ -183,6 +195,7 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
   if (!mapping_ok) return ConfigRule::mapping;
   if (c.fixed_n < 0 || c.fixed_k < 0) return ConfigRule::fixed_sizes;
   if (c.d_col_major && c.epilogue != Epilogue::direct) return ConfigRule::col_major_d;
+  if (c.pingpong && (c.stream_k || c.accumulators() > kMaxPingpongAccumulators)) return ConfigRule::pingpong;
   return ConfigRule::ok;
 }
 
@@ -208,6 +221,9 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::mapping: return "the mapping needs group >= 1 (grouped) or box sides >= 1 (box)";
     case ConfigRule::fixed_sizes: return "fixed_n and fixed_k must be >= 0";
     case ConfigRule::col_major_d: return "a column-major D (swap-AB) needs the direct epilogue";
+    case ConfigRule::pingpong:
+      return "ping-pong consumers take whole tiles (no split-K or stream-K) of at most 176 accumulators per "
+             "thread (bm x bn / 128)";
   }
   return "unknown rule";
 }

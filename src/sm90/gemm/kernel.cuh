@@ -8,6 +8,8 @@
 //   warpgroup 0          producer: one elected thread issues the TMA loads (mainloop.cuh)
 //   warpgroups 1..bm/64  consumers: wgmma into 64 x BN fp32 accumulators each, then the epilogue
 //                        (epilogue.cuh); setmaxnreg moves registers from the producer to them.
+//                        Ping-pong (Config::pingpong): two consumers, each computing whole BM x BN
+//                        tiles, alternating, so one's epilogue overlaps the other's mainloop.
 // Work: persistent CTAs walk work units in the Config's tile order (scheduler.cuh); a static launch
 // gives each CTA one unit. Edges: a TMA load box that reaches past M, N or K is zero-filled (a
 // ragged K tail adds 0) and still completes its full bytes on the barrier; stores are clipped.
@@ -62,7 +64,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     if constexpr (T::kStagedC) prefetch_tensor_map(&p.tmap_c);
     for (int s = 0; s < C.stages; ++s) {
       mbar_init(&full[s], 1);                                       // the producer's arrive.expect_tx
-      mbar_init(&empty[s], T::kClusterSize * 4 * T::kConsumers);    // every consumer warp of the cluster
+      // every warp of the stage's consumers in the cluster (ping-pong: of the one consumer whose tile it is)
+      mbar_init(&empty[s], T::kClusterSize * 4 * (C.pingpong ? 1 : T::kConsumers));
     }
     for (int i = 0; i < epilogue_barriers(C); ++i)
       mbar_init(reinterpret_cast<uint64_t*>(smem + L.extra_barrier(i)), 1);  // a slot's C load
@@ -90,34 +93,47 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       rec.finish();
     }
   } else {
-    // ---- consumers: consumer c computes tile rows [64c, 64c + 64) x all BN columns ----
+    // ---- consumers: cooperative, consumer c computes tile rows [64c, 64c + 64) x all BN columns of
+    // every tile; ping-pong, consumer c computes the whole of every other tile (the CTA's tiles
+    // 0, 2, 4, ... go to consumer 0), passing over the other's k-blocks in the ring ----
     if constexpr (T::kRebalance) setmaxnreg_inc<C.consumer_regs>();
     const int consumer = warpgroup - 1;
     const uint32_t smem_base = smem_u32(smem);
     uint8_t* slots = smem + L.d_offset + consumer * T::kSlotsPerConsumer * kStoreBoxBytes;
-    float acc[T::kAcc];
+    float acc[T::kRowBlocks][T::kAcc];
     TraceLane<C.trace> rec(p, /*lane=*/1 + consumer, 1 + T::kConsumers, /*writer=*/thread_in_wg == 0);
     RingState<C.stages> ring;
     StagedC staged_c{&p.tmap_c, reinterpret_cast<uint64_t*>(smem + L.extra_barrier(consumer * T::kSlotsPerConsumer)),
                      0u};
+    // The first 64-row block this consumer computes, and where tile rows start for block 0.
+    const int row_block0 = C.pingpong ? 0 : consumer;
+    int units_seen = 0;  // ping-pong: the CTA's units with a tile so far (their parity picks the consumer)
     scheduler.begin(blockIdx.x);
     for (UnitWork unit; scheduler.next(unit, gridDim.x);) {
       if (!unit.work.has_tile) continue;
+      if constexpr (C.pingpong) {
+        if ((units_seen++ & 1) != consumer) {  // the other consumer's tile: its k-blocks pass by
+          ring.advance_by(unit.kb1 - unit.kb0);
+          continue;
+        }
+      }
       const TraceMark t = rec.unit_begin(unit);
-      const int row0 = unit.work.tile.m_block * C.bm + consumer * 64, n0 = unit.work.tile.n_block * C.bn;
-      const TileOut out{m_total, n_total, row0, n0, p.d, p.ldd, p.c, p.ldc};
+      const int n0 = unit.work.tile.n_block * C.bn;
+      auto tile_out = [&](int r) {
+        return TileOut{m_total, n_total, unit.work.tile.m_block * C.bm + (row_block0 + r) * 64, n0, p.d, p.ldd, p.c, p.ldc};
+      };
       // C's first boxes land in the staging slots while the tile is computed (a shared tile: only
       // once its piece knows it stores the tile, below).
       if constexpr (T::kStagedC)
         if (unit.pieces == 1)
-          prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype>(staged_c, slots, consumer, thread_in_wg, out);
-      consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, consumer, lane, rec);
+          prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype>(staged_c, slots, consumer, thread_in_wg, tile_out(0));
+      consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, row_block0, lane, rec);
       const TraceMark te = rec.now();  // the epilogue (container): the fix-up, then the store
       TraceMark ts = te;               // the store's own step
       if constexpr (C.stream_k) {
         if (unit.pieces > 1) {  // a tile shared between units: its piece 0 sums the pieces and stores it
-          const bool store = fixup_piece<C.bn, T::kThreads>(acc, p.workspace, p.counters, scheduler.split, unit, T::kConsumers,
-                                               consumer, thread_in_wg);
+          const bool store = fixup_piece<C.bn, T::kThreads>(acc[0], p.workspace, p.counters, scheduler.split, unit,
+                                                            T::kConsumers, consumer, thread_in_wg);
           rec.record(te, store ? trace::EventKind::splitk_fixup : trace::EventKind::splitk_partial, 0, unit.kb0);
           if (!store) {
             rec.record(te, trace::EventKind::epilogue, 0, -1);
@@ -125,22 +141,31 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
             continue;
           }
           if constexpr (T::kStagedC)
-            prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype>(staged_c, slots, consumer, thread_in_wg, out);
+            prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype>(staged_c, slots, consumer, thread_in_wg,
+                                                                      tile_out(0));
           ts = rec.now();
         }
       }
-      if constexpr (C.epilogue == Epilogue::direct) {
-        store_tile_direct<C.bn, C.out_dtype, C.with_c, C.cd_pairs, C.d_col_major>(acc, p.alpha, p.beta, thread_in_wg,
-                                                                                   out);
-        rec.record(ts, trace::EventKind::direct_store, 0, -1);
-      } else if constexpr (C.epilogue == Epilogue::smem_stores) {
-        store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, true>(
-            acc, p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out);
-      } else if constexpr (C.out_dtype == DType::bf16 && !C.with_c) {
-        store_tile<C.bn, T::kSlotsPerConsumer>(acc, p.alpha, &p.tmap_d, slots, consumer, thread_in_wg, out, rec);
-      } else {
-        store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c>(acc, p.alpha, p.beta, &p.tmap_d,
-                                                                           staged_c, slots, consumer, thread_in_wg, out);
+#pragma unroll
+      for (int r = 0; r < T::kRowBlocks; ++r) {
+        const TileOut out = tile_out(r);
+        // (Ping-pong: the next 64-row block's C comes into the slots once the block before is stored.)
+        if constexpr (T::kStagedC)
+          if (r > 0)
+            prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype>(staged_c, slots, consumer, thread_in_wg, out);
+        if constexpr (C.epilogue == Epilogue::direct) {
+          store_tile_direct<C.bn, C.out_dtype, C.with_c, C.cd_pairs, C.d_col_major>(acc[r], p.alpha, p.beta,
+                                                                                     thread_in_wg, out);
+          rec.record(ts, trace::EventKind::direct_store, 0, -1);
+        } else if constexpr (C.epilogue == Epilogue::smem_stores) {
+          store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, true>(
+              acc[r], p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out);
+        } else if constexpr (C.out_dtype == DType::bf16 && !C.with_c) {
+          store_tile<C.bn, T::kSlotsPerConsumer>(acc[r], p.alpha, &p.tmap_d, slots, consumer, thread_in_wg, out, rec);
+        } else {
+          store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c>(acc[r], p.alpha, p.beta, &p.tmap_d,
+                                                                             staged_c, slots, consumer, thread_in_wg, out);
+        }
       }
       rec.record(te, trace::EventKind::epilogue, 0, -1);
       rec.unit_end(t, unit);

@@ -2,9 +2,10 @@
 //   producer_load_unit: one elected producer thread walks the unit's k-blocks around the smem ring,
 //     waiting empty[s] and issuing the TMA loads of the A and B tiles into stage s (with 2-CTA
 //     clusters: its half of the shared operand, multicast into both CTAs);
-//   consumer_mma_unit: each consumer warpgroup waits full[s], issues 4 x wgmma m64nBNk16 over its
-//     64 rows, keeps one k-block of wgmma in flight and releases the stage before (in every CTA of
-//     the cluster: each CTA's producer refills its half of both CTAs' stages).
+//   consumer_mma_unit: each consumer warpgroup waits full[s], issues 4 x wgmma m64nBNk16 over each
+//     64-row block it computes (its own block, or with ping-pong every block of the tile), keeps
+//     one k-block of wgmma in flight and releases the stage before (in every CTA of the cluster:
+//     each CTA's producer refills its half of both CTAs' stages).
 // Both walk the same RingState sequence, so stage and phase agree (sm90/pipeline.cuh).
 #pragma once
 
@@ -129,16 +130,19 @@ __device__ __forceinline__ void wgmma_block_k64(float (&acc)[BN / 2], uint32_t a
                                                 (k > 0) | accumulate);
 }
 
-// acc = A[rows of this consumer] · B[tile]ᵀ over the unit's k-blocks. Returns with every wgmma
-// retired and every stage it read released.
+// acc[r] = A[64-row block row_block0 + r of the tile] · B[tile]ᵀ over the unit's k-blocks (one
+// block, the consumer's own, when cooperative; all bm / 64 with ping-pong, one commit group per
+// k-block either way). Returns with every wgmma retired and every stage it read released.
 template <Config C>
-__device__ __forceinline__ void consumer_mma_unit(float (&acc)[C.bn / 2], uint32_t smem_base, uint64_t* full,
-                                                  uint64_t* empty, RingState<C.stages>& ring, const UnitWork& unit,
-                                                  int consumer, int lane, TraceLane<C.trace>& rec) {
+__device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kRowBlocks][C.bn / 2],
+                                                  uint32_t smem_base, uint64_t* full, uint64_t* empty,
+                                                  RingState<C.stages>& ring, const UnitWork& unit, int row_block0,
+                                                  int lane, TraceLane<C.trace>& rec) {
   using T = GemmTraits<C>;
   constexpr SmemLayout L = T::kLayout;
   int held = -1;  // stage whose wgmma may still be running
-  fence_accumulators(acc);
+#pragma unroll
+  for (int r = 0; r < T::kRowBlocks; ++r) fence_accumulators(acc[r]);
   for (int kb = unit.kb0; kb < unit.kb1; ++kb) {
     const int s = ring.stage;
     TraceMark t = rec.now();
@@ -146,8 +150,10 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[C.bn / 2], uint32
     rec.record(t, trace::EventKind::wait_full, s, kb);
     t = rec.now();
     wgmma_fence();
-    wgmma_block_k64<C.bn, T::kAMnMajor, T::kBMnMajor>(acc, smem_base + L.a_offset(s) + consumer * 64 * 128,
-                                                      smem_base + L.b_offset(s), /*accumulate=*/kb > unit.kb0);
+#pragma unroll
+    for (int r = 0; r < T::kRowBlocks; ++r)
+      wgmma_block_k64<C.bn, T::kAMnMajor, T::kBMnMajor>(acc[r], smem_base + L.a_offset(s) + (row_block0 + r) * 64 * 128,
+                                                        smem_base + L.b_offset(s), /*accumulate=*/kb > unit.kb0);
     wgmma_commit();
     rec.record(t, trace::EventKind::wgmma_issue, s, kb);
     t = rec.now();
@@ -163,7 +169,8 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[C.bn / 2], uint32
   }
   TraceMark t = rec.now();
   wgmma_wait<0>();
-  fence_accumulators(acc);
+#pragma unroll
+  for (int r = 0; r < T::kRowBlocks; ++r) fence_accumulators(acc[r]);
   if (held >= 0) {
     rec.record(t, trace::EventKind::wgmma_wait, held, unit.kb1 - 1);
     t = rec.now();

@@ -29,7 +29,8 @@ TG_HD constexpr int epilogue_barriers(const Config& c) {
 // both call this, so they cannot disagree.
 TG_HD constexpr SmemLayout config_smem_layout(const Config& c) {
   return compute_smem_layout(c.bm, c.bn, c.bk, c.stages, staging_elem_bytes(c), /*ab_elem_bytes=*/2,
-                             staged_epilogue(c.epilogue) ? c.stage_cols : 0, epilogue_barriers(c));
+                             staged_epilogue(c.epilogue) ? c.stage_cols : 0, epilogue_barriers(c),
+                             /*d_rows=*/64 * c.consumers());
 }
 
 // The most stages of `c` (its other fields as they are) within `limit` bytes, 0 if not even one.
@@ -47,7 +48,8 @@ struct GemmTraits {
   static constexpr int kBlockM = C.bm, kBlockN = C.bn, kBlockK = C.bk, kStages = C.stages;
   static constexpr int kConsumers = C.consumers();
   static constexpr int kThreads = C.threads();
-  static constexpr int kAcc = C.accumulators();  // fp32 accumulators per consumer thread (m64nBN)
+  static constexpr int kRowBlocks = C.row_blocks();  // 64-row blocks of one consumer's tile
+  static constexpr int kAcc = C.bn / 2;              // fp32 accumulators per thread of one m64nBN block
   static constexpr int kClusterSize = C.cluster_size();
   static constexpr bool kMulticastA = C.cluster_n == 2;  // N-neighbours share the A tile
   static constexpr bool kMulticastB = C.cluster_m == 2;  // M-neighbours share the B tile

@@ -62,10 +62,15 @@ struct RingConfig {
   int tiles = 3;            // tiles in a row (persistent CTA)
   bool release_late = false;  // wait<1> style: release stage kb after reading kb + 1; wait<0> at tile end
   int a_bytes = 16384, b_bytes = 32768;
+  // Ping-pong consumers: the warps form two consumers (warps_per_cta / 2 each); tile t is consumer
+  // t % 2's alone, the other passes over its k-blocks (RingState::advance_by), and a stage's empty
+  // barrier counts only the warps of the consumer whose tile it holds.
+  bool pingpong = false;
   // Deliberate bugs, for the tests that show the model has teeth.
   bool bug_producer_waits_phase = false;  // empty wait with `phase` instead of `phase ^ 1`
   bool bug_consumer_flips_parity = false; // full wait with `phase ^ 1` instead of `phase`
   int bug_empty_count = 0;                // != 0: empty barriers expect this many arrivals
+  bool bug_pingpong_no_skip = false;      // ping-pong consumer steps over the other's blocks one short
 };
 
 struct Copy {
@@ -86,10 +91,11 @@ std::string simulate(const RingConfig& cfg, uint32_t seed) {
   const int nc = cfg.cluster;
   std::vector<std::vector<Mbarrier>> full(nc, std::vector<Mbarrier>(kStages)), empty = full;
   std::vector<std::vector<StageContent>> content(nc, std::vector<StageContent>(kStages));
+  const int releasers = cfg.pingpong ? cfg.warps_per_cta / 2 : cfg.warps_per_cta;  // warps reading a stage per CTA
   for (int c = 0; c < nc; ++c)
     for (int s = 0; s < kStages; ++s) {
       full[c][s].init(1, &error);
-      empty[c][s].init(cfg.bug_empty_count ? cfg.bug_empty_count : nc * cfg.warps_per_cta, &error);
+      empty[c][s].init(cfg.bug_empty_count ? cfg.bug_empty_count : nc * releasers, &error);
     }
 
   struct Producer {
@@ -98,6 +104,7 @@ std::string simulate(const RingConfig& cfg, uint32_t seed) {
   };
   struct Consumer {
     int cta = 0;
+    int group = 0;  // ping-pong: which consumer this warp belongs to
     RingState<kStages> ring;
     int next = 0;
     int held = -1;  // stage read but not yet released (release_late)
@@ -105,7 +112,15 @@ std::string simulate(const RingConfig& cfg, uint32_t seed) {
   std::vector<Producer> producers(nc);
   std::vector<Consumer> consumers;
   for (int c = 0; c < nc; ++c)
-    for (int w = 0; w < cfg.warps_per_cta; ++w) consumers.push_back(Consumer{c});
+    for (int w = 0; w < cfg.warps_per_cta; ++w) consumers.push_back(Consumer{c, w / (cfg.warps_per_cta / 2)});
+  // Ping-pong: between tiles, a warp passes over every tile of the other consumer at once.
+  auto skip_others = [&](Consumer& q) {
+    if (!cfg.pingpong || q.held >= 0) return;
+    while (q.next < blocks && q.next % cfg.blocks_per_tile == 0 && (q.next / cfg.blocks_per_tile) % 2 != q.group) {
+      q.ring.advance_by(cfg.bug_pingpong_no_skip ? cfg.blocks_per_tile - 1 : cfg.blocks_per_tile);
+      q.next += cfg.blocks_per_tile;
+    }
+  };
   std::vector<Copy> in_flight;
 
   auto release = [&](int cta, int s) {
@@ -135,6 +150,7 @@ std::string simulate(const RingConfig& cfg, uint32_t seed) {
     }
     for (int i = 0; i < int(in_flight.size()); ++i) enabled.push_back({kLand, i});
     for (int i = 0; i < int(consumers.size()); ++i) {
+      skip_others(consumers[i]);
       const Consumer& q = consumers[i];
       const bool tile_done = q.next > 0 && q.next % cfg.blocks_per_tile == 0;
       if (q.held >= 0 && (tile_done || q.next == blocks)) enabled.push_back({kTileEnd, i});
@@ -162,11 +178,11 @@ std::string simulate(const RingConfig& cfg, uint32_t seed) {
                   std::to_string(sc.block) + " in stage " + std::to_string(cp.stage);
           break;
         }
-        if (sc.block >= 0 && (sc.bytes != stage_bytes || sc.released != cfg.warps_per_cta)) {
+        if (sc.block >= 0 && (sc.bytes != stage_bytes || sc.released != releasers)) {
           error = "k-block " + std::to_string(cp.block) + " overwrites stage " + std::to_string(cp.stage) +
                   " of CTA " + std::to_string(cp.dst_cta) + " while k-block " + std::to_string(sc.block) +
                   " is released by only " + std::to_string(sc.released) + " of " +
-                  std::to_string(cfg.warps_per_cta) + " warps";
+                  std::to_string(releasers) + " warps";
           break;
         }
         sc = StageContent{cp.block, 0, 0};
@@ -201,7 +217,10 @@ std::string simulate(const RingConfig& cfg, uint32_t seed) {
 
   bool finished = in_flight.empty();
   for (const Producer& p : producers) finished = finished && p.next == blocks;
-  for (const Consumer& q : consumers) finished = finished && q.next == blocks && q.held < 0;
+  for (Consumer& q : consumers) {
+    skip_others(q);
+    finished = finished && q.next == blocks && q.held < 0;
+  }
   if (!finished) return "deadlock: no producer, copy or consumer can make progress";
   for (int c = 0; c < nc; ++c)
     for (int s = 0; s < kStages; ++s) {
@@ -260,6 +279,39 @@ TEST(RingModel, SingleBlockTilesAndShortRings) {
   expect_all_interleavings_safe<2>(cfg, 200);
 }
 
+// Ping-pong consumers (Config::pingpong): tiles alternate between two consumers of 4 warps, each
+// passing over the other's k-blocks with RingState::advance_by; an odd number of tiles, tile
+// lengths that do not divide the ring, and single-block tiles.
+TEST(RingModel, PingpongConsumersPassOverEachOthersBlocks) {
+  RingConfig cfg;
+  cfg.pingpong = true;
+  cfg.release_late = true;
+  cfg.blocks_per_tile = 7;
+  cfg.tiles = 5;
+  expect_all_interleavings_safe<4>(cfg, 300);
+  expect_all_interleavings_safe<3>(cfg, 300);
+  cfg.cluster = 2;
+  expect_all_interleavings_safe<5>(cfg, 300);
+  cfg.blocks_per_tile = 1;
+  cfg.tiles = 9;
+  expect_all_interleavings_safe<4>(cfg, 300);
+  cfg.cluster = 1;
+  cfg.blocks_per_tile = 3;
+  expect_all_interleavings_safe<6>(cfg, 300);
+}
+
+TEST(RingModel, RingStateAdvanceByIsRepeatedAdvance) {
+  for (int n = 0; n < 40; ++n)
+    for (int start = 0; start < 12; ++start) {
+      RingState<5> a, b;
+      for (int i = 0; i < start; ++i) a.advance(), b.advance();
+      for (int i = 0; i < n; ++i) a.advance();
+      b.advance_by(n);
+      ASSERT_EQ(a.stage, b.stage) << start << " + " << n;
+      ASSERT_EQ(a.phase, b.phase) << start << " + " << n;
+    }
+}
+
 // The model has teeth: each classic bug from docs/HOPPER.md §12 is caught.
 TEST(RingModel, ProducerStartingOnTheWrongParityDeadlocks) {
   RingConfig cfg;
@@ -283,6 +335,22 @@ TEST(RingModel, EmptyCountWithoutThePeersConsumersOverwritesALiveStage) {
     if (!e.empty()) ++caught;
   }
   EXPECT_GT(caught, 0) << "no interleaving exposed the missing peer arrivals";
+}
+
+TEST(RingModel, PingpongWithTheCooperativeEmptyCountDeadlocks) {
+  RingConfig cfg;
+  cfg.pingpong = true;
+  cfg.release_late = true;
+  cfg.bug_empty_count = cfg.warps_per_cta;  // both consumers' warps: the other never arrives
+  EXPECT_NE(simulate<4>(cfg, 1).find("deadlock"), std::string::npos);
+}
+
+TEST(RingModel, PingpongSkippingOneBlockShortIsCaught) {
+  RingConfig cfg;
+  cfg.pingpong = true;
+  cfg.release_late = true;
+  cfg.bug_pingpong_no_skip = true;
+  EXPECT_NE(simulate<4>(cfg, 1), "");
 }
 
 }  // namespace
