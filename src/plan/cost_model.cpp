@@ -92,6 +92,12 @@ KernelShape kernel_shape(const Problem& p, const Config& c) {
 }
 
 double mainloop_efficiency(const Config& c) {
+  if (c.pingpong) {
+    // One warpgroup issues the whole tile's k-block (bm / 64 blocks of BN columns) per barrier
+    // round, so the per-k-block cost is spread over row_blocks x BN columns.
+    const double cols = static_cast<double>(c.row_blocks()) * c.bn;
+    return cols / (cols + kBnOverhead) * kPingpongFactor;
+  }
   const double width = static_cast<double>(c.bn) / (c.bn + kBnOverhead);
   return c.consumers() >= 2 ? width : width * kOneConsumerFactor;
 }
@@ -257,6 +263,15 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   for (const Term& term : terms)
     if (term.us > worst->us) worst = &term;
   t.bound = worst->name;
+  // Ping-pong: a consumer's epilogue runs while the other consumer's mainloop runs. Each consumer
+  // takes a tile's mainloop (ml) and its epilogue (epi) in turn, two consumers in flight, so a
+  // tile costs max(ml, (ml + epi) / 2): only the last tile's epilogue, and the part of the others'
+  // that one mainloop cannot cover (short K), are exposed.
+  if (c.pingpong && stores >= 1) {
+    const double epi_us = cycles_to_us(epi_cycles, d);
+    const double ml_us = worst->us / stores;
+    t.epilogue_us = epi_us + (stores - 1) * std::max(0.0, (epi_us - ml_us) / 2.0);
+  }
   // A 2-CTA cluster runs its two rings in lock-step: measured slower in every regime tried
   // (device_profile.cpp, cluster_factor), so its whole kernel time is divided by the factor.
   t.predicted_us = (worst->us + t.epilogue_us + t.fixed_us + t.fixup_us) / (cluster ? d.cluster_factor : 1.0);

@@ -48,6 +48,9 @@ SeedTerms seed_terms(const Problem& p, const Config& c, const DeviceProfile& d);
 // efficiency"); the measured autotuner (issue 10) is meant to replace them.
 inline constexpr double kBnOverhead = 55.0;
 inline constexpr double kOneConsumerFactor = 0.85;
+// Ping-pong consumers (Config::pingpong): one warpgroup's k-block is row_blocks x BN columns
+// wide, so the efficiency is cols / (cols + kBnOverhead) with cols = row_blocks * BN, times this.
+inline constexpr double kPingpongFactor = 1.0;
 double mainloop_efficiency(const Config& c);
 
 // Predicted time (microseconds):

@@ -226,14 +226,15 @@ Candidate finish(const Problem& problem, const DeviceProfile& d, Config c, bool 
   return cand;
 }
 
-// Stated tie-break among configs: not swapped before swap-AB, no k-split before a k-split, smaller split-K, cluster 1x1 < 2x1 < 1x2, larger BM, larger BN,
+// Stated tie-break among configs: not swapped before swap-AB, no k-split before a k-split, smaller split-K,
+// cooperative before ping-pong, cluster 1x1 < 2x1 < 1x2, larger BM, larger BN,
 // smaller G (G = 8 measured 0.5-0.8% faster than 16 for 128x256 at 4096^3 and 8192^3 on the H200,
 // where the HBM model, not binding there, favours 16), persistent before static, more stages,
 // mapping kind.
 auto config_key(const Config& c) {
   const int cluster_order = c.cluster_size() == 1 ? 0 : c.cluster_m == 2 ? 1 : 2;
-  return std::make_tuple(c.d_col_major, c.stream_k, c.split_k, cluster_order, -c.bm, -c.bn, c.mapping.group, !c.persistent, -c.stages,
-                         static_cast<int>(c.mapping.kind));
+  return std::make_tuple(c.d_col_major, c.stream_k, c.split_k, c.pingpong, cluster_order, -c.bm, -c.bn, c.mapping.group,
+                         !c.persistent, -c.stages, static_cast<int>(c.mapping.kind));
 }
 
 // The candidate space: exactly the Configs the kernel template instantiates, minus values that
@@ -243,7 +244,8 @@ auto config_key(const Config& c) {
 // 1x2 clusters (A multicast pairs are N-neighbours), grouped_m otherwise. Split-K (cluster 1x1,
 // persistent, grouped_m G=8) only when the tiles leave SMs idle: S from kSplitKFactors and
 // floor(SMs / tiles), at most sm90::kMaxSplitK. Stream-K (cluster 1x1, persistent, grouped_m G=8)
-// whenever the tiles are not a whole number of waves.
+// whenever the tiles are not a whole number of waves. Ping-pong consumers (persistent, unsplit) for
+// every tile whose accumulators fit (sm90::kMaxPingpongAccumulators).
 template <typename Visit>
 void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, Visit&& visit) {
   std::vector<int> bms = {64};
@@ -274,6 +276,11 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
             c.mapping.group = g;
             c.persistent = persistent;
             visit(c);
+            // Ping-pong consumers: persistent only (a CTA with one tile would leave one idle).
+            if (persistent && o.allow_pingpong && bm * bn / 128 <= sm90::kMaxPingpongAccumulators) {
+              c.pingpong = true;
+              visit(c);
+            }
           }
         }
       }

@@ -69,6 +69,7 @@ struct PlanOptions {
   Ranking ranking = Ranking::time;
   bool allow_split_k = true;
   bool allow_static = true;  // also enumerate one-CTA-per-tile launches
+  bool allow_pingpong = true;  // also enumerate ping-pong consumers (Config::pingpong)
 };
 
 struct Plan {

@@ -16,7 +16,7 @@ bool same_launch(const Candidate& a, const Candidate& b) {
 }
 
 TuningFamily tuning_family(const Config& c) {
-  return TuningFamily{c.consumers(), !c.stream_k ? 0 : c.split_k > 1 ? 1 : 2, c.d_col_major};
+  return TuningFamily{c.consumers(), !c.stream_k ? 0 : c.split_k > 1 ? 1 : 2, c.d_col_major, c.pingpong};
 }
 
 std::vector<Candidate> tuning_candidates(const Plan& plan, int top) {

@@ -13,13 +13,14 @@ namespace tilegemm::plan {
 bool same_launch(const Candidate& a, const Candidate& b);
 
 // A candidate's family for the tuner: its consumer warpgroups, how K is split (0 none, 1 split-K,
-// 2 stream-K) and swap-AB. The time model errs alike within a family and differently between
+// 2 stream-K), swap-AB and ping-pong. The time model errs alike within a family and differently between
 // families (docs/PERF.md: the one-consumer factor was off by 40% for every BM = 64 tile at once),
 // so a list of the top K by the model alone can hold one family only and miss a faster one.
 struct TuningFamily {
   int consumers = 0;
   int ksplit = 0;
   bool swap_ab = false;
+  bool pingpong = false;
   bool operator==(const TuningFamily&) const = default;
 };
 TuningFamily tuning_family(const Config& c);

@@ -69,6 +69,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     }
     for (int i = 0; i < epilogue_barriers(C); ++i)
       mbar_init(reinterpret_cast<uint64_t*>(smem + L.extra_barrier(i)), 1);  // a slot's C load
+    for (int i = 0; i < turn_barriers(C); ++i)
+      mbar_init(reinterpret_cast<uint64_t*>(smem + L.extra_barrier(epilogue_barriers(C) + i)), 4);  // one per warp
     fence_barrier_init();
   }
   if constexpr (T::kClusterSize == 2) {
@@ -107,15 +109,27 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
                      0u};
     // The first 64-row block this consumer computes, and where tile rows start for block 0.
     const int row_block0 = C.pingpong ? 0 : consumer;
-    int units_seen = 0;  // ping-pong: the CTA's units with a tile so far (their parity picks the consumer)
+    // Ping-pong: the CTA's units with a tile so far (their parity picks the consumer), and the
+    // turn barriers. NOTES: a consumer passing over the other's k-blocks must not wait on its own
+    // first stage before the other has waited on all of them: a stage's full barrier would then be
+    // two or more phases short of the one awaited, and a parity wait cannot tell them apart (it
+    // would return on an old phase and read the other's k-block). So unit u (its consumer's turn
+    // after (u + 1) / 2 units of the other) waits until the other consumer's warps have passed
+    // their last full-barrier wait of the unit before (turn[consumer]), as CUTLASS's ping-pong
+    // kernel orders its math warpgroups.
+    int units_seen = 0;
+    uint64_t* turn = reinterpret_cast<uint64_t*>(smem + L.extra_barrier(epilogue_barriers(C)));
     scheduler.begin(blockIdx.x);
     for (UnitWork unit; scheduler.next(unit, gridDim.x);) {
       if (!unit.work.has_tile) continue;
       if constexpr (C.pingpong) {
-        if ((units_seen++ & 1) != consumer) {  // the other consumer's tile: its k-blocks pass by
+        const int u = units_seen++;
+        if ((u & 1) != consumer) {  // the other consumer's tile: its k-blocks pass by
           ring.advance_by(unit.kb1 - unit.kb0);
           continue;
         }
+        const int other_before = (u + 1) / 2;  // the other consumer's units before this one
+        if (other_before > 0) mbar_wait(&turn[consumer], uint32_t(other_before - 1) & 1u);
       }
       const TraceMark t = rec.unit_begin(unit);
       const int n0 = unit.work.tile.n_block * C.bn;
@@ -127,7 +141,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       if constexpr (T::kStagedC)
         if (unit.pieces == 1)
           prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype>(staged_c, slots, consumer, thread_in_wg, tile_out(0));
-      consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, row_block0, lane, rec);
+      consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, row_block0, lane, rec,
+                           C.pingpong ? &turn[1 - consumer] : nullptr);
       const TraceMark te = rec.now();  // the epilogue (container): the fix-up, then the store
       TraceMark ts = te;               // the store's own step
       if constexpr (C.stream_k) {

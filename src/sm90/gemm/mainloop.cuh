@@ -132,12 +132,14 @@ __device__ __forceinline__ void wgmma_block_k64(float (&acc)[BN / 2], uint32_t a
 
 // acc[r] = A[64-row block row_block0 + r of the tile] · B[tile]ᵀ over the unit's k-blocks (one
 // block, the consumer's own, when cooperative; all bm / 64 with ping-pong, one commit group per
-// k-block either way). Returns with every wgmma retired and every stage it read released.
+// k-block either way). `turn_next` (ping-pong): each warp arrives on it once it has passed its
+// last full-barrier wait, which lets the other consumer start on its tile (kernel.cuh).
+// Returns with every wgmma retired and every stage it read released.
 template <Config C>
 __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kRowBlocks][C.bn / 2],
                                                   uint32_t smem_base, uint64_t* full, uint64_t* empty,
                                                   RingState<C.stages>& ring, const UnitWork& unit, int row_block0,
-                                                  int lane, TraceLane<C.trace>& rec) {
+                                                  int lane, TraceLane<C.trace>& rec, uint64_t* turn_next = nullptr) {
   using T = GemmTraits<C>;
   constexpr SmemLayout L = T::kLayout;
   int held = -1;  // stage whose wgmma may still be running
@@ -167,6 +169,7 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
     held = s;
     ring.advance();
   }
+  if (turn_next != nullptr && lane == 0) mbar_arrive(turn_next);
   TraceMark t = rec.now();
   wgmma_wait<0>();
 #pragma unroll

@@ -25,11 +25,15 @@ TG_HD constexpr int epilogue_barriers(const Config& c) {
                                                        : 0;
 }
 
+// Ping-pong's turn barriers, after the epilogue's: turn[c] completes when the other consumer has
+// waited on every k-block of its tile, so consumer c may start on its next tile (kernel.cuh).
+TG_HD constexpr int turn_barriers(const Config& c) { return c.pingpong ? 2 : 0; }
+
 // The shared-memory layout of a config: the planner (stages, launch size) and the kernel (offsets)
 // both call this, so they cannot disagree.
 TG_HD constexpr SmemLayout config_smem_layout(const Config& c) {
   return compute_smem_layout(c.bm, c.bn, c.bk, c.stages, staging_elem_bytes(c), /*ab_elem_bytes=*/2,
-                             staged_epilogue(c.epilogue) ? c.stage_cols : 0, epilogue_barriers(c),
+                             staged_epilogue(c.epilogue) ? c.stage_cols : 0, epilogue_barriers(c) + turn_barriers(c),
                              /*d_rows=*/64 * c.consumers());
 }
 

@@ -65,12 +65,15 @@ struct RingConfig {
   // Ping-pong consumers: the warps form two consumers (warps_per_cta / 2 each); tile t is consumer
   // t % 2's alone, the other passes over its k-blocks (RingState::advance_by), and a stage's empty
   // barrier counts only the warps of the consumer whose tile it holds.
+  // A consumer starts on its tile only once the other's warps have all passed their last full
+  // wait of the tile before (the turn barriers, kernel.cuh).
   bool pingpong = false;
   // Deliberate bugs, for the tests that show the model has teeth.
   bool bug_producer_waits_phase = false;  // empty wait with `phase` instead of `phase ^ 1`
   bool bug_consumer_flips_parity = false; // full wait with `phase ^ 1` instead of `phase`
   int bug_empty_count = 0;                // != 0: empty barriers expect this many arrivals
   bool bug_pingpong_no_skip = false;      // ping-pong consumer steps over the other's blocks one short
+  bool bug_pingpong_no_turn = false;      // ping-pong consumers start their tiles without the turn barriers
 };
 
 struct Copy {
@@ -108,6 +111,16 @@ std::string simulate(const RingConfig& cfg, uint32_t seed) {
     RingState<kStages> ring;
     int next = 0;
     int held = -1;  // stage read but not yet released (release_late)
+  };
+  // Ping-pong turn barriers: turn[c][g] completes when the other consumer's warps have passed the
+  // last full wait of a tile.
+  std::vector<std::vector<Mbarrier>> turn(nc, std::vector<Mbarrier>(2));
+  for (auto& t : turn)
+    for (auto& b : t) b.init(cfg.warps_per_cta / 2, &error);
+  auto turn_open = [&](int cta, int group, int tile) {
+    const int other_before = (tile + 1) / 2;  // the other consumer's tiles before this one (kernel.cuh)
+    return cfg.bug_pingpong_no_turn || other_before == 0 ||
+           turn[cta][group].try_wait_parity(uint32_t(other_before - 1) & 1u);
   };
   std::vector<Producer> producers(nc);
   std::vector<Consumer> consumers;
@@ -154,7 +167,9 @@ std::string simulate(const RingConfig& cfg, uint32_t seed) {
       const Consumer& q = consumers[i];
       const bool tile_done = q.next > 0 && q.next % cfg.blocks_per_tile == 0;
       if (q.held >= 0 && (tile_done || q.next == blocks)) enabled.push_back({kTileEnd, i});
-      else if (q.next < blocks && full[q.cta][q.ring.stage].try_wait_parity(consumer_parity(q)))
+      else if (q.next < blocks && full[q.cta][q.ring.stage].try_wait_parity(consumer_parity(q)) &&
+               (!cfg.pingpong || q.next % cfg.blocks_per_tile != 0 ||
+                turn_open(q.cta, q.group, q.next / cfg.blocks_per_tile)))
         enabled.push_back({kConsume, i});
     }
     if (enabled.empty()) break;
@@ -207,6 +222,7 @@ std::string simulate(const RingConfig& cfg, uint32_t seed) {
       }
       q.ring.advance();
       ++q.next;
+      if (cfg.pingpong && q.next % cfg.blocks_per_tile == 0) turn[q.cta][1 - q.group].arrive();  // its last wait
     } else {  // tile end: wait<0>, release the last stage
       Consumer& q = consumers[act.index];
       release(q.cta, q.held);
@@ -343,6 +359,20 @@ TEST(RingModel, PingpongWithTheCooperativeEmptyCountDeadlocks) {
   cfg.release_late = true;
   cfg.bug_empty_count = cfg.warps_per_cta;  // both consumers' warps: the other never arrives
   EXPECT_NE(simulate<4>(cfg, 1).find("deadlock"), std::string::npos);
+}
+
+TEST(RingModel, PingpongWithoutTurnsReadsAnotherTilesBlock) {
+  // Without the turn barriers, the consumer that passes over a tile of more k-blocks than stages
+  // waits on a stage two phases ahead and its parity wait returns on an old phase.
+  RingConfig cfg;
+  cfg.pingpong = true;
+  cfg.release_late = true;
+  cfg.blocks_per_tile = 9;
+  cfg.bug_pingpong_no_turn = true;
+  int caught = 0;
+  for (uint32_t seed = 1; seed <= 50; ++seed)
+    if (simulate<4>(cfg, seed).find("read stage") != std::string::npos) ++caught;
+  EXPECT_GT(caught, 0);
 }
 
 TEST(RingModel, PingpongSkippingOneBlockShortIsCaught) {
