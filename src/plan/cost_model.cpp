@@ -92,14 +92,10 @@ KernelShape kernel_shape(const Problem& p, const Config& c) {
 }
 
 double mainloop_efficiency(const Config& c) {
-  if (c.pingpong) {
-    // One warpgroup issues the whole tile's k-block (bm / 64 blocks of BN columns) per barrier
-    // round, so the per-k-block cost is spread over row_blocks x BN columns.
-    const double cols = static_cast<double>(c.row_blocks()) * c.bn;
-    return cols / (cols + kBnOverhead) * kPingpongFactor;
-  }
   const double width = static_cast<double>(c.bn) / (c.bn + kBnOverhead);
-  return c.consumers() >= 2 ? width : width * kOneConsumerFactor;
+  // (Ping-pong: what the cooperative kernel of the same tile sustains -- two 64-row blocks in
+  // flight per k-block for BM = 128, one for BM = 64; measured, docs/PERF.md.)
+  return c.bm >= 128 ? width : width * kOneConsumerFactor;
 }
 
 SeedTerms seed_terms(const Problem& p, const Config& c, const DeviceProfile& d) {
@@ -235,10 +231,14 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
                               ? sm90::store_boxes(c.bn, p.out) * sm90::store_box_cols(p.out)
                               : c.bn;
   const double tile_bytes = static_cast<double>(c.bm) * staged_cols * dtype_bytes(p.out);
+  // The direct epilogue stores only the elements inside D: a tile wider or taller than the problem
+  // (M = 1 decode, swap-AB's narrow N) costs what it stores.
+  const double direct_bytes = static_cast<double>(std::min<int64_t>(c.bm, p.m)) *
+                              static_cast<double>(std::min<int64_t>(c.bn, p.n)) * dtype_bytes(p.out);
   // smem_stores: the stmatrix into the staging smem, then the threads' own copy of every box to D.
   const double staging_cycles = tile_bytes / (d.local_bytes_per_cycle / d.sm_count);
   const double direct_rate = c.cd_pairs ? d.direct_store_bytes_per_cycle : d.direct_scalar_store_bytes_per_cycle;
-  const double epi_cycles = c.epilogue == Epilogue::direct ? tile_bytes / direct_rate
+  const double epi_cycles = c.epilogue == Epilogue::direct ? direct_bytes / direct_rate
                             : c.epilogue == Epilogue::smem_stores
                                 ? staging_cycles + tile_bytes / d.smem_store_bytes_per_cycle
                                 : staging_cycles;

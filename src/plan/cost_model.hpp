@@ -43,14 +43,14 @@ SeedTerms seed_terms(const Problem& p, const Config& c, const DeviceProfile& d);
 // A per-k-block cost that does not scale with BN (barrier waits, descriptor and issue work, the
 // wgmma pipeline drain at wait_group) makes wide tiles more efficient: BN / (BN + kBnOverhead).
 // One consumer warpgroup (BM = 64) cannot keep the tensor cores busy while it also waits:
-// x kOneConsumerFactor. Both constants are fitted to the per-tile efficiencies measured on the
+// x kOneConsumerFactor. Ping-pong consumers sustain what the cooperative kernel of the same tile
+// does (measured on the H200: 128x176 at 4096x2112x7168 160.1 us against 160.8, 128x256-class
+// rates at K = 16384; 64x256 ping-pong 195.4 us at 4096^3 against one consumer's 197.7): BM
+// decides, not the number of consumers. Both constants are fitted to the per-tile efficiencies measured on the
 // H200 for 64x128, 128x128, 128x144, 128x176, 128x192 and 128x256 (docs/PLANNER.md, "mainloop
 // efficiency"); the measured autotuner (issue 10) is meant to replace them.
 inline constexpr double kBnOverhead = 55.0;
 inline constexpr double kOneConsumerFactor = 0.85;
-// Ping-pong consumers (Config::pingpong): one warpgroup's k-block is row_blocks x BN columns
-// wide, so the efficiency is cols / (cols + kBnOverhead) with cols = row_blocks * BN, times this.
-inline constexpr double kPingpongFactor = 1.0;
 double mainloop_efficiency(const Config& c);
 
 // Predicted time (microseconds):
@@ -68,7 +68,8 @@ double mainloop_efficiency(const Config& c);
 //   sustains, measured on the H200).
 // epilogue: per stored tile, the part of the epilogue that does not overlap a mainloop: the
 //   stmatrix into the staging smem (TMA store), or the stores from registers at the measured
-//   direct-store rate (direct epilogue); twice for a static launch.
+//   direct-store rate (direct epilogue: only the elements inside D); twice for a static launch.
+//   Ping-pong: a tile costs max(ml, (ml + epi) / 2), only the last tile's epilogue whole.
 // fixup: per unit of the busiest CTA whose tile is shared, the fix-up's latency (the counter and
 //   fence round trips, measured), plus the fp32 partials it writes and reads back (through L2) at
 //   fixup_bytes_per_s_per_sm.
