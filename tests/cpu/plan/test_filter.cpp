@@ -51,6 +51,8 @@ TEST(Filter, EveryRankedConfigIsAKernelTemplateConfigThatFits) {
         } else {
           ASSERT_EQ(k.epilogue, Epilogue::direct);
         }
+        // Ping-pong consumers: persistent, unsplit, 1x1 or paired clusters like any tile.
+        if (k.pingpong) ASSERT_TRUE(k.persistent && !k.stream_k && k.accumulators() <= sm90::kMaxPingpongAccumulators);
         // Registers: two consumers rebalance 56 / 224, one consumer does not.
         ASSERT_EQ(k.producer_regs, k.consumers() == 2 ? kProducerRegs : 0);
         ASSERT_LE(128 * (k.producer_regs + k.consumers() * k.consumer_regs), d.regs_per_sm);
@@ -69,6 +71,26 @@ TEST(Filter, EveryRankedConfigIsAKernelTemplateConfigThatFits) {
       }
     }
   }
+}
+
+TEST(Filter, PingpongIsEnumeratedForPersistentTilesAndOffWhenAsked) {
+  const DeviceProfile d = builtin_profiles().front();
+  const Plan pl = make_plan(nt_problem(4096, 32768, 512), d);
+  int pingpong = 0;
+  for (const Candidate& c : pl.ranked) pingpong += c.config.pingpong;
+  EXPECT_GT(pingpong, 0);
+  PlanOptions off;
+  off.allow_pingpong = false;
+  for (const Candidate& c : make_plan(nt_problem(4096, 32768, 512), d, off).ranked) ASSERT_FALSE(c.config.pingpong);
+  // Its epilogue overlaps the other consumer's mainloop: never charged more than the cooperative
+  // kernel of the same tile, and less when a CTA stores several tiles.
+  const Candidate coop = evaluate_config(nt_problem(4096, 32768, 512), d, tile_config(128, 128), false);
+  Config pp = tile_config(128, 128);
+  pp.pingpong = true;
+  const Candidate ping = evaluate_config(nt_problem(4096, 32768, 512), d, pp, false);
+  ASSERT_TRUE(coop.feasible() && ping.feasible()) << ping.reason;
+  EXPECT_LT(ping.time.epilogue_us, coop.time.epilogue_us);
+  EXPECT_DOUBLE_EQ(ping.time.tc_us, coop.time.tc_us);
 }
 
 TEST(Filter, SelectConfigIsTheFullPlansChoice) {

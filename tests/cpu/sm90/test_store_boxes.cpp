@@ -72,5 +72,38 @@ TEST(StoreBoxes, TheTemplateTakesOverlappingBoxesOnlyWithoutC) {
   EXPECT_EQ(config_smem_layout(staged(144, DType::bf16, 64, false)).d_bytes, 2 * 1 * kStoreBoxBytes);
 }
 
+// Ping-pong consumers (Config::pingpong): whole tiles, no k-split, accumulators within what ptxas
+// keeps in registers, two consumers' staging whatever BM is.
+TEST(Pingpong, TheTemplateBoundsItsAccumulatorsAndStaging) {
+  Config c = staged(176, DType::bf16, 192, false);
+  c.pingpong = true;
+  EXPECT_EQ(c.consumers(), 2);
+  EXPECT_EQ(c.row_blocks(), 2);
+  EXPECT_EQ(c.accumulators(), 176);
+  EXPECT_EQ(check_kernel_config(c), ConfigRule::ok);
+  c.bn = 192;  // 192 accumulators: spills
+  EXPECT_EQ(check_kernel_config(c), ConfigRule::pingpong);
+  c.bn = 176;
+  c.stream_k = true;
+  EXPECT_EQ(check_kernel_config(c), ConfigRule::pingpong);
+  c.stream_k = false;
+  c.epilogue = Epilogue::direct;
+  c.stage_cols = 0;
+  c.with_c = true;  // the direct epilogue reading C: at most 128
+  EXPECT_EQ(check_kernel_config(c), ConfigRule::pingpong);
+  c.bn = 128;
+  EXPECT_EQ(check_kernel_config(c), ConfigRule::ok);
+  // BM = 64: one 64-row block each, yet two consumers stage their own boxes.
+  Config s = staged(256, DType::bf16, 256, false);
+  s.bm = 64;
+  s.pingpong = true;
+  EXPECT_EQ(s.consumers(), 2);
+  EXPECT_EQ(s.accumulators(), 128);
+  EXPECT_EQ(check_kernel_config(s), ConfigRule::ok);
+  EXPECT_EQ(config_smem_layout(s).d_bytes, 2 * 64 * 256 * 2);
+  s.pingpong = false;
+  EXPECT_EQ(config_smem_layout(s).d_bytes, 64 * 256 * 2);
+}
+
 }  // namespace
 }  // namespace tilegemm::sm90

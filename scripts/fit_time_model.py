@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Refit the time model's mainloop and epilogue constants to measured configurations.
+
+Input: the JSON of `tilegemm tune --json` (schema tilegemm.tune/1), one or more files, measured
+on the GPU. For every measured (problem, config) pair this script asks `tilegemm explain --config
+SPEC --json` (CPU only) for the model's terms with the constants the binary was built with, then
+re-evaluates the prediction for other values of the constants the measurements are most
+sensitive to (src/plan/cost_model.hpp):
+
+  efficiency = PEAK * BN / (BN + OVERHEAD), x ONE_CONSUMER for BM = 64   (the tensor term)
+  epilogue   = the built-in term + TILE_US per stored tile (cooperative consumers; ping-pong
+               hides it behind the other consumer's mainloop)
+
+and prints, for a grid of values, the median |predicted - measured| / measured and the regret of
+the pick (the fastest predicted among the measured configs of a problem against the fastest
+measured). Usage:
+
+  scripts/fit_time_model.py --tilegemm build/cli/tilegemm tune_llm.json [tune_llama.json ...]
+"""
+import argparse
+import itertools
+import json
+import math
+import statistics
+import subprocess
+import sys
+
+
+def explain_terms(tilegemm, m, n, k, layout, spec):
+    out = subprocess.run([tilegemm, "explain", str(m), str(n), str(k), "--layout", layout, "--config", spec, "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    cand = json.loads(out)["user_config"]["candidate"]
+    return cand["config"], cand["time"], cand["seed"]
+
+
+def load(tilegemm, files):
+    rows = []
+    for f in files:
+        doc = json.load(open(f))
+        for r in doc["results"]:
+            for c in r["candidates"]:
+                if c["measured_us"] is None:
+                    continue
+                cfg, t, seed = explain_terms(tilegemm, r["m"], r["n"], r["k"], r["layout"], c["config"])
+                rows.append({"problem": (r["m"], r["n"], r["k"], r["layout"]), "spec": c["config"], "cfg": cfg,
+                             "t": t, "seed": seed, "measured": c["measured_us"]})
+    return rows
+
+
+def predict(row, peak, overhead, one_consumer, tile_us):
+    cfg, t = row["cfg"], row["t"]
+    bn, bm = cfg["bn"], cfg["bm"]
+    eff = peak * bn / (bn + overhead) * (one_consumer if bm < 128 else 1.0)
+    tc = t["tc_us"] * t["efficiency"] / eff
+    worst = max(t["l2_us"], t["local_us"], t["hbm_us"], tc)
+    epi = t["epilogue_us"]
+    ksplit = cfg["stream_k"]
+    if not cfg["pingpong"] and not ksplit:
+        epi += tile_us * row["seed"]["num_waves"] * (1 if cfg["persistent"] else 2)
+    pred = worst + epi + t["fixed_us"] + t["fixup_us"]
+    if cfg["cluster_m"] * cfg["cluster_n"] > 1:
+        pred = pred * (t["predicted_us"] / (max(t["l2_us"], t["local_us"], t["hbm_us"], t["tc_us"]) +
+                                             t["epilogue_us"] + t["fixed_us"] + t["fixup_us"]))
+    return pred
+
+
+def score(rows, params):
+    errors, regrets = [], []
+    by_problem = {}
+    for r in rows:
+        p = predict(r, *params)
+        errors.append(abs(p - r["measured"]) / r["measured"])
+        by_problem.setdefault(r["problem"], []).append((p, r["measured"]))
+    for pairs in by_problem.values():
+        pick = min(pairs)[1]
+        best = min(m for _, m in pairs)
+        regrets.append(pick / best - 1)
+    geo = math.expm1(sum(math.log1p(x) for x in regrets) / len(regrets))
+    return statistics.median(errors), geo, max(regrets)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tilegemm", default="build/cli/tilegemm")
+    ap.add_argument("--top", type=int, default=15, help="best parameter sets printed")
+    ap.add_argument("files", nargs="+")
+    a = ap.parse_args()
+    rows = load(a.tilegemm, a.files)
+    print(f"{len(rows)} measured (problem, config) pairs over {len({r['problem'] for r in rows})} problems")
+    built = (None, None, None, None)
+    base = []
+    for r in rows:
+        base.append(abs(r["t"]["predicted_us"] - r["measured"]) / r["measured"])
+    print(f"as built: median error {100 * statistics.median(base):.1f}%")
+    grid = itertools.product([0.78, 0.80, 0.82, 0.84, 0.86, 0.88, 0.90], [5, 10, 15, 20, 30, 40, 55],
+                             [0.75, 0.8, 0.85, 0.9, 0.95, 1.0], [0.0, 0.25, 0.5, 0.75, 1.0, 1.5])
+    results = []
+    for params in grid:
+        med, geo, worst = score(rows, params)
+        results.append((med + geo, med, geo, worst, params))
+    results.sort()
+    print("peak overhead one_consumer tile_us | median error | regret geomean | regret max")
+    for _, med, geo, worst, p in results[:a.top]:
+        print(f"{p[0]:.2f} {p[1]:>3} {p[2]:.2f} {p[3]:.2f} | {100 * med:.1f}% | {100 * geo:.2f}% | {100 * worst:.1f}%")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
