@@ -92,7 +92,10 @@ KernelShape kernel_shape(const Problem& p, const Config& c) {
 }
 
 double mainloop_efficiency(const Config& c) {
-  const double width = static_cast<double>(c.bn) / (c.bn + kBnOverhead);
+  // Tiles narrower than 128 columns fall off faster than the per-k-block cost explains: linearly
+  // from 1 at BN = 128 to kNarrowFactor at BN = 64 (and below).
+  const double narrow = c.bn >= 128 ? 1.0 : kNarrowFactor + (1.0 - kNarrowFactor) * std::max(0, c.bn - 64) / 64.0;
+  const double width = kMainloopPeak * static_cast<double>(c.bn) / (c.bn + kBnOverhead) * narrow;
   // (Ping-pong: what the cooperative kernel of the same tile sustains -- two 64-row blocks in
   // flight per k-block for BM = 128, one for BM = 64; measured, docs/PERF.md.)
   return c.bm >= 128 ? width : width * kOneConsumerFactor;
@@ -210,9 +213,12 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // stream-K its data-parallel tiles plus its share of the rest (ksplit_work).
   const double cta_kb = ksplit ? static_cast<double>(work.cta_kb)
                                    : static_cast<double>(s.num_waves) * static_cast<double>(ceil_div(ks.k_split, c.bk));
-  // (An operand whose rows start inside 32-B sectors costs unsectored_row_factor per line.)
-  const double a_lines = c.bm * (p.a_rows_sectored ? 1.0 : d.unsectored_row_factor);
-  const double b_lines = c.bn * (p.b_rows_sectored ? 1.0 : d.unsectored_row_factor);
+  // (An operand whose rows start inside 32-B sectors costs unsectored_row_factor per line; a tile
+  // row past the matrix edge, zero-filled, oob_row_factor: the share of such rows over the tiles.)
+  const double a_in = static_cast<double>(ks.m) / static_cast<double>(ks.m_blocks * c.bm);
+  const double b_in = static_cast<double>(ks.n) / static_cast<double>(ks.n_blocks * c.bn);
+  const double a_lines = c.bm * (a_in * (p.a_rows_sectored ? 1.0 : d.unsectored_row_factor) + (1 - a_in) * d.oob_row_factor);
+  const double b_lines = c.bn * (b_in * (p.b_rows_sectored ? 1.0 : d.unsectored_row_factor) + (1 - b_in) * d.oob_row_factor);
   const double cta_us = cta_kb * (a_lines + b_lines) * line / d.tma_bytes_per_s_per_sm * 1e6;
   t.l2_us = std::max(fill_us, cta_us);
 
@@ -267,8 +273,10 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // takes a tile's mainloop (ml) and its epilogue (epi) in turn, two consumers in flight, so a
   // tile costs max(ml, (ml + epi) / 2): only the last tile's epilogue, and the part of the others'
   // that one mainloop cannot cover (short K), are exposed.
+  // A ping-pong tile's epilogue is done by one warpgroup instead of two: twice as long (the
+  // stores and the staging go at a rate per warp: docs/PERF.md, the copy warps).
   if (c.pingpong && stores >= 1) {
-    const double epi_us = cycles_to_us(epi_cycles, d);
+    const double epi_us = 2.0 * cycles_to_us(epi_cycles, d);
     const double ml_us = worst->us / stores;
     t.epilogue_us = epi_us + (stores - 1) * std::max(0.0, (epi_us - ml_us) / 2.0);
   }

@@ -39,17 +39,25 @@ struct SeedTerms {
 };
 SeedTerms seed_terms(const Problem& p, const Config& c, const DeviceProfile& d);
 
-// Fraction of the SM's tensor-core peak one CTA of this config sustains in its mainloop (0..1].
-// A per-k-block cost that does not scale with BN (barrier waits, descriptor and issue work, the
-// wgmma pipeline drain at wait_group) makes wide tiles more efficient: BN / (BN + kBnOverhead).
-// One consumer warpgroup (BM = 64) cannot keep the tensor cores busy while it also waits:
-// x kOneConsumerFactor. Ping-pong consumers sustain what the cooperative kernel of the same tile
-// does (measured on the H200: 128x176 at 4096x2112x7168 160.1 us against 160.8, 128x256-class
+// Fraction of the SM's tensor-core peak one CTA of this config sustains in its mainloop (0..1]:
+// kMainloopPeak x BN / (BN + kBnOverhead). A per-k-block cost that does not scale with BN (barrier
+// waits, descriptor and issue work, the wgmma pipeline drain at wait_group) makes wide tiles more
+// efficient. One consumer warpgroup (BM = 64) cannot keep the tensor cores busy while it also
+// waits: x kOneConsumerFactor. Ping-pong consumers sustain what the cooperative kernel of the same
+// tile does (measured on the H200: 128x176 at 4096x2112x7168 160.1 us against 160.8, 128x256-class
 // rates at K = 16384; 64x256 ping-pong 195.4 us at 4096^3 against one consumer's 197.7): BM
-// decides, not the number of consumers. Both constants are fitted to the per-tile efficiencies measured on the
-// H200 for 64x128, 128x128, 128x144, 128x176, 128x192 and 128x256 (docs/PLANNER.md, "mainloop
-// efficiency"); the measured autotuner (issue 10) is meant to replace them.
-inline constexpr double kBnOverhead = 55.0;
+// decides, not the number of consumers. kMainloopPeak and kBnOverhead are refitted
+// (scripts/fit_time_model.py, docs/PERF.md 2026-12-02 "seventh session") to 112 measured (shape,
+// config) pairs, ping-pong and cooperative: 128x128 .. 128x256 tiles run within 5% of each other at
+// long K (128x176 ping-pong 1171.9 us = 128x256 1171.7 at 4096x7168x16384), which BN / (BN + 55)
+// (the earlier fit, 0.70 against 0.82) did not see. kOneConsumerFactor is from the 477-pair fit
+// before; the new data does not constrain it (the 64-row tiles there are bound by the TMA feed).
+// Below 128 columns the rate falls further (4096^3: 128x64 300.3 us against 128x256's 179.1 for the
+// same work, 0.60 of it where BN / (BN + 10) says 0.90): x kNarrowFactor at BN <= 64, rising
+// linearly to 1 at BN = 128 (128x96, 226 us of mainloop: 0.82, the line gives 0.83).
+inline constexpr double kMainloopPeak = 0.88;
+inline constexpr double kNarrowFactor = 0.66;
+inline constexpr double kBnOverhead = 10.0;
 inline constexpr double kOneConsumerFactor = 0.85;
 double mainloop_efficiency(const Config& c);
 

@@ -20,10 +20,11 @@
 //   - tma_fill_bytes_per_s = 5.7e12 on the H200: M = 1 GEMMs whose tiles load 63 zero-filled A
 //     rows per k-block ran at (HBM bytes + zero-filled bytes) / 5.7 TB/s (64x128 split 2 and 64x64
 //     on 1x7168x16384: 61.6 and 82.6 us of streaming, predicted 61.4 and 81.8).
-//   - tma_bytes_per_s_per_sm = 95e9: fitted (2026-12-02, build bab34e7) with the one-consumer
-//     factor and the fix-up latency to 477 measured (shape, config) pairs (the tune of the llm and
-//     llama suites and forced sweeps, docs/PERF.md): in-bounds streaming at M = 128 measured
-//     100-120 GB/s per SM (128x2112x7168 64x64: 1.8 MB per CTA in 18.4 us). Tiles whose rows lie
+//   - tma_bytes_per_s_per_sm = 114e9: refitted (2026-12-02, seventh session, scripts/fit_time_model.py)
+//     with the mainloop efficiency (cost_model.hpp) to 111 measured (shape, config) pairs; it was
+//     95e9, fitted with the earlier efficiency to 477 pairs (build bab34e7). In-bounds streaming at
+//     M = 128 measured 100-120 GB/s per SM (128x2112x7168 64x64: 1.8 MB per CTA in 18.4 us); 128x128
+//     at 4096^3 (185.9 us) is bound by it. Tiles whose rows lie
 //     mostly past the matrix edge go slower (64x128 unsplit on 1x7168x16384, 56 CTAs, 63 of 64 A
 //     rows zero-filled: 78 GB/s), where the term is ~17% optimistic; M = 1 runs swap-AB instead.
 //   - direct_store_bytes_per_cycle = 8.4: 128x240 with the direct epilogue took 4.1 us more per tile
@@ -56,6 +57,12 @@
 //     4016, 4032, 4048, 4064 and 4096 (rows on 32-B, 64-B or 128-B boundaries) took 175-181 us:
 //     only sector alignment matters, not 128-B lines. Against the aligned TMA term per k-block:
 //     4096^2 1.07 vs 0.52 us, 2048x2048x5000 1.20 vs 0.52, 3000^3 0.89 vs 0.43 (2.0-2.3x).
+//   - oob_row_factor = 2.4: a tile row past the matrix edge, which TMA zero-fills, costs the per-SM
+//     feed 2.4 in-bounds rows. Measured on the H200 (builds a4b9fc9, 92e9b6e): 1x7168x16384 with
+//     64x128 unsplit (56 CTAs of 256 k-blocks, 63 of the 64 A rows past M = 1) took 80.0 us of
+//     streaming: 256 x (1 + 63 x 2.4 + 128) lines of 128 B at 114 GB/s per SM is 80.5 us, where
+//     counting the zero-filled rows as in-bounds ones gives 55.2 (its split-2 and 64x64 runs, 62.1
+//     and 81.9 us, are bound by the fill term and stay so).
 //   - repack_bytes_per_s = 3.3e12: the operand repack (sm90/gemm/pack.cuh) read + written bytes;
 //     2049x6001x4097's repacks measured ~40 us for ~130 MB (build b7ff74a). repack_launch_us = 2.0
 //     (assumption): what one more small kernel adds.
@@ -92,12 +99,13 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.fixup_bytes_per_s_per_sm = 100e9;  // assumption
   p.fixup_latency_us = 2.0;            // measured on the H200 (above)
   p.tma_fill_bytes_per_s = 5.7e12 * hbm_eff_tbps / 4.3;  // measured on the H200 (above), scaled by HBM
-  p.tma_bytes_per_s_per_sm = 95e9;                          // measured on the H200 (above)
+  p.tma_bytes_per_s_per_sm = 114e9;                         // measured on the H200 (above)
   p.direct_store_bytes_per_cycle = 8.4;                     // measured on the H200 (above)
   p.smem_store_bytes_per_cycle = 13.0;                      // measured on the H200 (above)
   p.direct_scalar_store_bytes_per_cycle = 2.6;              // measured on the H200 (above)
   p.cluster_factor = 0.985;                                 // measured on the H200 (above)
   p.unsectored_row_factor = 2.0;                            // measured on the H200 (above)
+  p.oob_row_factor = 2.4;                                   // measured on the H200 (above)
   p.repack_bytes_per_s = 3.3e12 * hbm_eff_tbps / 4.3;       // measured on the H200 (above), scaled by HBM
   p.repack_launch_us = 2.0;                                 // assumption
   return p;

@@ -44,6 +44,7 @@ struct DeviceProfile {
   double fixup_bytes_per_s_per_sm = 0;  // k-split fix-up: fp32 partial tiles one SM writes or reads (L2)
   double fixup_latency_us = 0;          // k-split fix-up: per shared unit, on its CTA's critical path
   double unsectored_row_factor = 1;     // TMA feed cost of an operand row starting inside a 32-B sector
+  double oob_row_factor = 1;            // TMA feed cost of a tile row past the matrix edge (zero-filled)
   double repack_bytes_per_s = 0;        // operand repack (route.cpp): bytes read + written, whole GPU
   double repack_launch_us = 0;          // operand repack: one more kernel
 

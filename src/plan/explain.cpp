@@ -70,7 +70,8 @@ ordered_json device_json(const DeviceProfile& d, const std::string& note) {
       {"smem_per_block_optin", d.smem_per_block_optin}, {"smem_per_sm", d.smem_per_sm},
       {"regs_per_sm", d.regs_per_sm}, {"fixed_us", d.fixed_us}, {"fixup_bytes_per_s_per_sm", d.fixup_bytes_per_s_per_sm}, {"fixup_latency_us", d.fixup_latency_us}, {"smem_store_bytes_per_cycle", d.smem_store_bytes_per_cycle},
       {"direct_scalar_store_bytes_per_cycle", d.direct_scalar_store_bytes_per_cycle},
-      {"unsectored_row_factor", d.unsectored_row_factor}, {"repack_bytes_per_s", d.repack_bytes_per_s},
+      {"unsectored_row_factor", d.unsectored_row_factor}, {"oob_row_factor", d.oob_row_factor},
+      {"repack_bytes_per_s", d.repack_bytes_per_s},
       {"repack_launch_us", d.repack_launch_us}};
 }
 

@@ -39,7 +39,8 @@ const char* const kDeviceKeys[] = {"name", "description", "source", "note", "sm_
                                    "smem_per_block_optin", "smem_per_sm", "regs_per_sm", "fixed_us",
                                    "fixup_bytes_per_s_per_sm", "fixup_latency_us",
                                    "smem_store_bytes_per_cycle", "direct_scalar_store_bytes_per_cycle",
-                                   "unsectored_row_factor", "repack_bytes_per_s", "repack_launch_us"};
+                                   "unsectored_row_factor", "oob_row_factor", "repack_bytes_per_s",
+                                   "repack_launch_us"};
 
 void expect_candidate(const json& c) {
   for (const char* k : kCandidateKeys) ASSERT_TRUE(c.contains(k)) << "candidate key " << k;
