@@ -403,26 +403,27 @@ TEST(CoverageGpu, SmemStoresSeveralTilesPerCta) {
 
 TEST(CoverageGpu, PingpongConsumersEveryEpilogue) {
   // Ping-pong consumers: each consumer warpgroup computes whole tiles, alternating, and passes over
-  // the other's k-blocks in the ring. 2001 x 3001 gives every CTA two or more tiles (an odd count
+  // the other's k-blocks in the ring. 2001 x 3000 gives every CTA two or more tiles (an odd count
   // on some, so one consumer has one more), K = 136 three k-blocks (the ring wraps mid-tile, one
-  // ragged block), K = 1000 many. Covered: one and two 64-row blocks per consumer, whole and
-  // overlapping boxes, clusters, C (staged through TMA, block by block), fp32, an odd ldd (the
-  // threads' copy-out), the direct epilogue (partial box with C), MN-major operands.
+  // ragged block), K = 1000 many. ldd 3000 takes the TMA store, ldd 3001 the threads' copy-out.
+  // Covered: one and two 64-row blocks per consumer, clusters, C (staged through TMA block by
+  // block, or read by the threads), fp32, in place, MN-major A and B; then the widest tiles the
+  // template allows per epilogue (sm90::pingpong_max_accumulators).
   struct Pp {
     const char* config;
     int64_t k;
     Major a_major, b_major;
   };
-  const Pp cases[] = {{"128x176,pingpong", 136, Major::k_major, Major::k_major},
+  const Pp cases[] = {{"128x128,pingpong", 136, Major::k_major, Major::k_major},
                       {"128x128,pingpong", 1000, Major::k_major, Major::k_major},
                       {"64x256,pingpong", 136, Major::k_major, Major::k_major},
-                      {"128x144,pingpong,cluster=2x1", 136, Major::k_major, Major::k_major},
+                      {"128x128,pingpong,cluster=2x1", 136, Major::k_major, Major::k_major},
                       {"128x128,pingpong,cluster=1x2", 200, Major::mn_major, Major::k_major},
                       {"128x128,pingpong", 136, Major::mn_major, Major::mn_major}};
   for (const Pp& pp : cases)
     for (bool with_c : {false, true})
       for (int64_t ldd_pad : {0, 1}) {
-        Case cs{2001, 3001, pp.k, pp.a_major, pp.b_major};
+        Case cs{2001, 3000, pp.k, pp.a_major, pp.b_major};
         cs.config = pp.config;
         cs.with_c = with_c;
         cs.beta = with_c ? 0.75f : 0.0f;
@@ -434,6 +435,24 @@ TEST(CoverageGpu, PingpongConsumersEveryEpilogue) {
         cs.in_place = with_c && ldd_pad == 1;
         run_case(cs, with_c ? 122 : 124);
       }
+  // 128x176 (TMA store, overlapping last box), 128x144 (threads' copy-out), 128x96 with C (direct).
+  for (DType out : {DType::bf16, DType::fp32}) {
+    Case wide{2001, 3000, 1000};
+    wide.config = "128x176,pingpong";
+    wide.out = out;
+    run_case(wide, 125);
+    Case copy{2001, 3000, 136};
+    copy.config = "128x144,pingpong";
+    copy.ldd_pad = 1;
+    copy.out = out;
+    run_case(copy, 126);
+    Case direct{2001, 3000, 136};
+    direct.config = "128x96,pingpong";
+    direct.with_c = true;
+    direct.beta = -0.5f;
+    direct.out = out;
+    run_case(direct, 127);
+  }
 }
 
 TEST(CoverageGpu, BitwiseIdenticalAcrossRuns) {

@@ -93,6 +93,12 @@ TEST(Pingpong, TheTemplateBoundsItsAccumulatorsAndStaging) {
   EXPECT_EQ(check_kernel_config(c), ConfigRule::pingpong);
   c.bn = 128;
   EXPECT_EQ(check_kernel_config(c), ConfigRule::ok);
+  Config t = staged(176, DType::bf16, 192, false);  // the threads' copy-out: at most 144
+  t.pingpong = true;
+  t.epilogue = Epilogue::smem_stores;
+  EXPECT_EQ(check_kernel_config(t), ConfigRule::pingpong);
+  t.bn = 144;
+  EXPECT_EQ(check_kernel_config(t), ConfigRule::ok);
   // BM = 64: one 64-row block each, yet two consumers stage their own boxes.
   Config s = staged(256, DType::bf16, 256, false);
   s.bm = 64;
