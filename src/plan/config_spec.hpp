@@ -14,6 +14,7 @@
 //                                   summed in the kernel in slice order)
 //   streamk                         (the last waves' k-blocks shared evenly by the persistent CTAs)
 //   swapab                          (Dᵀ = B·Aᵀ: BM tiles N, BN tiles M; D stored column-major)
+//   pingpong                        (two consumer warpgroups computing whole tiles in turn)
 //   bake                            (N and K of the problem compiled into the kernel as constants)
 // Example: 128x256,stages=4,cluster=1x2,group=16
 #pragma once

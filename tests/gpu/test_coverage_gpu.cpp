@@ -413,10 +413,11 @@ TEST(CoverageGpu, PingpongConsumersEveryEpilogue) {
     const char* config;
     int64_t k;
     Major a_major, b_major;
+    bool fp32_with_c = true;  // false: the whole fp32 tile with C does not fit beside 3 stages
   };
   const Pp cases[] = {{"128x128,pingpong", 136, Major::k_major, Major::k_major},
                       {"128x128,pingpong", 1000, Major::k_major, Major::k_major},
-                      {"64x256,pingpong", 136, Major::k_major, Major::k_major},
+                      {"64x256,pingpong", 136, Major::k_major, Major::k_major, false},
                       {"128x128,pingpong,cluster=2x1", 136, Major::k_major, Major::k_major},
                       {"128x128,pingpong,cluster=1x2", 200, Major::mn_major, Major::k_major},
                       {"128x128,pingpong", 136, Major::mn_major, Major::mn_major}};
@@ -431,6 +432,7 @@ TEST(CoverageGpu, PingpongConsumersEveryEpilogue) {
         cs.ldd_pad = ldd_pad;
         cs.ldc_pad = ldd_pad;
         run_case(cs, with_c ? 121 : 123);
+        if (with_c && !pp.fp32_with_c) continue;
         cs.out = DType::fp32;
         cs.in_place = with_c && ldd_pad == 1;
         run_case(cs, with_c ? 122 : 124);
