@@ -234,7 +234,7 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // each CTA's TMA store before it exits.
   // (Staged: every box, the overlapping last one whole: config.hpp, store_boxes.)
   const int staged_cols = sm90::staged_epilogue(c.epilogue)
-                              ? sm90::store_boxes(c.bn, p.out) * sm90::store_box_cols(p.out)
+                              ? sm90::whole_stage_cols(c.bn, p.out)
                               : c.bn;
   const double tile_bytes = static_cast<double>(c.bm) * staged_cols * dtype_bytes(p.out);
   // The direct epilogue stores only the elements inside D: a tile wider or taller than the problem

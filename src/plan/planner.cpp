@@ -81,7 +81,7 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
   // (Ping-pong with C through TMA stages the whole tile: sm90::check_kernel_config.)
   const bool whole = c.pingpong && p.accumulate && c.epilogue == Epilogue::tma_store;
   c.stage_cols = !sm90::staged_epilogue(c.epilogue) ? 0
-                 : whole ? sm90::store_boxes(c.bn, c.out_dtype) * sm90::store_box_cols(c.out_dtype)
+                 : whole ? sm90::whole_stage_cols(c.bn, c.out_dtype)
                          : choose_stage_cols(c, d.smem_per_block_optin);
   if (!stages_given) c.stages = std::max(sm90::kMinStages, sm90::config_max_stages(c, d.smem_per_block_optin));
 }
@@ -281,10 +281,8 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
             c.persistent = persistent;
             visit(c);
             // Ping-pong consumers: persistent only (a CTA with one tile would leave one idle).
-            if (persistent && o.allow_pingpong && bm * bn / 128 <= sm90::kMaxPingpongAccumulators) {
-              c.pingpong = true;
-              visit(c);
-            }
+            c.pingpong = true;
+            if (persistent && o.allow_pingpong && c.accumulators() <= sm90::kMaxPingpongAccumulators) visit(c);
           }
         }
       }

@@ -126,10 +126,13 @@ struct Config {
   TG_HD constexpr int accumulators() const { return row_blocks() * bn / 2; }  // fp32 registers per consumer thread
 };
 
+// The columns a staged epilogue holds when it stages every box of a bn-wide tile at once.
+TG_HD constexpr int whole_stage_cols(int bn, DType out) { return store_boxes(bn, out) * store_box_cols(out); }
+
 // A staged epilogue that holds fewer boxes than the tile has, reusing its slots box by box (the
 // "stageN" of a kernel's label).
 TG_HD constexpr bool partly_staged(const Config& c) {
-  return staged_epilogue(c.epilogue) && c.stage_cols < store_boxes(c.bn, c.out_dtype) * store_box_cols(c.out_dtype);
+  return staged_epilogue(c.epilogue) && c.stage_cols < whole_stage_cols(c.bn, c.out_dtype);
 }
 
 // The rule the kernel template enforces (kernel.cuh static_asserts it): 0 when `c` can be
