@@ -64,6 +64,12 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
         return fail("stages=" + val + " must be an integer in [3, 16]");
       c.stages = v;
       r.spec.stages_given = true;
+    } else if (key == "stage") {
+      // The staged epilogues' width (columns staged at once); the kernel template's rule
+      // (whole 128-B boxes dividing the tile's) is checked with the rest of the config.
+      if (!parse_int(value, v) || v < 16 || v > 256 || v % 16 != 0)
+        return fail("stage=" + val + " must be a multiple of 16 in [16, 256] (columns staged at once)");
+      c.stage_cols = v;
     } else if (key == "cluster") {
       int cm = 0, cn = 0;
       if (!parse_pair(value, cm, cn) || !((cm == 1 && cn == 1) || (cm == 2 && cn == 1) || (cm == 1 && cn == 2)))
@@ -117,7 +123,7 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
       c.split_k = 1;
     } else {
       return fail("unknown item \"" + std::string(item) +
-                  "\" (known: stages=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, swapab, pingpong, bake)");
+                  "\" (known: stages=, stage=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, swapab, pingpong, bake)");
     }
     if (rest.empty()) break;
   }
@@ -141,6 +147,7 @@ std::string config_spec_text(const Config& c) {
       s.append(",streamk");
     }
   }
+  if (sm90::partly_staged(c)) s.append(",stage=").append(std::to_string(c.stage_cols));
   if (c.fixed_n != 0 || c.fixed_k != 0) s.append(",bake");  // N and K of the problem, completed again
   return s;
 }

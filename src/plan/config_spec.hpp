@@ -5,6 +5,9 @@
 // --config grammar:  BMxBN[,key=value|flag]...
 //   BM: 64, 128                     BN: multiple of 16 in [16, 256] (wgmma N)
 //   stages=3..16                    (default: as many as fit)
+//   stage=COLS                      (staged epilogues: columns staged at a time, whole 128-B boxes
+//                                   dividing the tile's; default: the widest leaving room for
+//                                   enough stages)
 //   cluster=1x1|2x1|1x2             (cluster_m x cluster_n; default 1x1)
 //   mapping=linear-n|linear-m|grouped-m[:G]|grouped-n[:G]|box[:MxN]|morton|hilbert
 //                                   (default: grouped-n for cluster 1x2, else grouped-m)
@@ -43,7 +46,8 @@ struct ParsedConfigSpec {
 ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view option = "--config");
 
 // The spec text of a complete Config, every item written out: "128x256,stages=4,cluster=1x1,
-// mapping=grouped-m:8,persistent" (+ ",splitk=S", + ",bake"). What the planner derives (epilogue,
+// mapping=grouped-m:8,persistent" (+ ",splitk=S", + ",stage=COLS" when part of the tile is staged,
+// + ",bake"). What the planner derives (epilogue,
 // staging width, registers, operands, output, C) is left to evaluate_config, so for a Config the
 // planner completed for problem p: evaluate_config(p, d, parse_config_spec(text).spec.config,
 // /*stages_given=*/true).config == c (tests/cpu/plan/test_config_spec.cpp holds this for every

@@ -78,11 +78,11 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
   if (c.split_k > 1) c.stream_k = true;  // split-K is a k-split (the in-kernel fix-up)
   c.producer_regs = c.consumers() >= 2 ? kProducerRegs : 0;
   c.consumer_regs = c.consumers() >= 2 ? kConsumerRegs : 0;
-  // (Ping-pong with C through TMA stages the whole tile: sm90::check_kernel_config.)
-  const bool whole = c.pingpong && p.accumulate && c.epilogue == Epilogue::tma_store;
+  // A staging width already set (a `stage=` spec, a completed config given again) is kept, and
+  // check_kernel_config judges it; otherwise the widest that leaves room for enough stages.
   c.stage_cols = !sm90::staged_epilogue(c.epilogue) ? 0
-                 : whole ? sm90::whole_stage_cols(c.bn, c.out_dtype)
-                         : choose_stage_cols(c, d.smem_per_block_optin);
+                 : c.stage_cols > 0                 ? c.stage_cols
+                                                    : choose_stage_cols(c, d.smem_per_block_optin);
   if (!stages_given) c.stages = std::max(sm90::kMinStages, sm90::config_max_stages(c, d.smem_per_block_optin));
 }
 

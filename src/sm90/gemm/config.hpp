@@ -207,12 +207,7 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
   if (!mapping_ok) return ConfigRule::mapping;
   if (c.fixed_n < 0 || c.fixed_k < 0) return ConfigRule::fixed_sizes;
   if (c.d_col_major && c.epilogue != Epilogue::direct) return ConfigRule::col_major_d;
-  // (Ping-pong with C loaded by TMA into slots reused box by box gave wrong values on the H200:
-  // 64x256 fp32 + C, one slot of eight boxes, build 2c93887. Until that is understood, such a
-  // kernel stages its whole tile: every C box is loaded once, before the mainloop.)
-  if (c.pingpong && (c.stream_k || c.accumulators() > pingpong_max_accumulators(c) ||
-                     (c.epilogue == Epilogue::tma_store && c.with_c && partly_staged(c))))
-    return ConfigRule::pingpong;
+  if (c.pingpong && (c.stream_k || c.accumulators() > pingpong_max_accumulators(c))) return ConfigRule::pingpong;
   return ConfigRule::ok;
 }
 
@@ -241,7 +236,7 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::pingpong:
       return "ping-pong consumers take whole tiles (no split-K or stream-K) of at most 176 accumulators per "
              "thread (bm x bn / 128), 144 with the threads' copy-out (smem_stores), 128 with the direct epilogue "
-             "reading C; with C loaded by TMA the whole tile is staged";
+             "reading C";
   }
   return "unknown rule";
 }

@@ -283,7 +283,8 @@ __device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int threa
 // through slot b % kSlots, one bulk group per box. Without C a slot is refilled once the store that
 // last read it is done (wait_group.read kSlots - 1); with C the slot already holds C's box (the
 // first kSlots came in during the mainloop, prefetch_c_boxes), is combined in place, stored, and
-// then reloaded with C's box b + kSlots while the other slots are worked on.
+// then reloaded with C's box b + kSlots while the other slots are worked on (a box wholly past M or
+// N has no C box and is skipped).
 // kThreads (the smem_stores epilogue): D written, and C read, by the threads (copy_box_rows)
 // instead of TMA: per box, a barrier (the slot's previous copy is done), C's box into the slot and
 // a barrier, the box combined in the slot and a barrier, the copy out.
@@ -323,10 +324,13 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
     uint8_t* slot = slots + s * kStoreBoxBytes;
     const int col0 = store_box_col0(box, BN, kBoxCols);
     if constexpr (kWithC) {
-      if (box_loaded<kBoxCols>(o, box)) {  // C's box is in the slot
-        mbar_wait(&sc.bars[s], (sc.phase >> s) & 1u);
-        sc.phase ^= 1u << s;
-      }
+      // NOTES: a box C was not loaded for lies wholly past M or N: nothing to combine or store.
+      // Skip it (every thread alike). Writing it anyway would overwrite the slot while the TMA
+      // store of the box before it (same slot, one slot per tile) may still be reading it: the
+      // wrong values of build 2c93887 (64x256 fp32 + C, ping-pong, one slot of eight boxes).
+      if (!box_loaded<kBoxCols>(o, box)) continue;
+      mbar_wait(&sc.bars[s], (sc.phase >> s) & 1u);  // C's box is in the slot
+      sc.phase ^= 1u << s;
     } else {
       if (thread_in_wg == 0) tma_store_wait_read<kSlots - 1>();
       named_barrier_sync(barrier_id, 128);  // the slot is free before anyone overwrites it

@@ -26,6 +26,10 @@ TEST(ConfigSpec, ParsesEveryItem) {
   EXPECT_EQ(c.mapping.group, 16);
   EXPECT_FALSE(c.persistent);
   EXPECT_EQ(c.split_k, 2);
+  const ParsedConfigSpec st = parse_config_spec("128x256,stage=64,pingpong");
+  ASSERT_TRUE(st.ok()) << st.error;
+  EXPECT_EQ(st.spec.config.stage_cols, 64);
+  EXPECT_TRUE(st.spec.config.pingpong);
 }
 
 TEST(ConfigSpec, DefaultsFollowThePlannerRules) {
@@ -55,6 +59,7 @@ TEST(ConfigSpec, ErrorsNameOptionValueAndRule) {
       {"128x128,splitk=0", "splitk=0"},
       {"128x128,warp=4", "unknown item \"warp=4\""},
       {"128x128,", "empty item"},
+      {"128x128,stage=40", "stage=40 must be a multiple of 16"},
   };
   for (const Bad& b : cases) {
     const ParsedConfigSpec r = parse_config_spec(b.text);

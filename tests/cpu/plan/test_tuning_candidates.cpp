@@ -55,6 +55,8 @@ TEST(ConfigSpecText, EveryRankedCandidateRoundTrips) {
       split += c.config.split_k > 1;
       staticl += !c.config.persistent;
       staged_narrow += sm90::partly_staged(c.config);
+      // A partly staged config names its width (stage=), a whole one leaves it to the planner.
+      ASSERT_EQ(text.find(",stage=") != std::string::npos, sm90::partly_staged(c.config)) << text;
     }
   }
   // The variety the text has to carry is really there.
