@@ -19,6 +19,7 @@ std::string config_initializer(const sm90::Config& c) {
   s += ", " + field("cluster_m", c.cluster_m) + ", " + field("cluster_n", c.cluster_n);
   s += ", " + field("producer_regs", c.producer_regs) + ", " + field("consumer_regs", c.consumer_regs);
   if (c.pingpong) s += ", .pingpong = true";  // omitted when off (as .d_col_major, .trace, .stream_k below)
+  if (c.acc_sets == 2) s += ", .acc_sets = 2";  // likewise (0 and 1 build the same kernel: one set)
   s += ", .mapping = {.kind = tilegemm::sched::MappingKind::";
   s += sched::mapping_kind_id(c.mapping.kind);
   s += ", " + field("group", c.mapping.group) + ", " + field("box_m", c.mapping.box_m) + ", " +
@@ -58,6 +59,7 @@ GeneratedSource gemm_kernel_source(const sm90::Config& config) {
   if (c.fixed_n || c.fixed_k) g.label += " N=" + std::to_string(c.fixed_n) + " K=" + std::to_string(c.fixed_k);
   if (c.d_col_major) g.label += " swapab";
   if (c.pingpong) g.label += " pingpong";
+  if (c.acc_sets == 2) g.label += " acc2";
   if (c.stream_k) g.label += " streamk";
   if (c.trace) g.label += " trace";
   g.code =

@@ -114,6 +114,10 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
     } else if (key == "swapab") {
       if (!value.empty()) return fail("swapab is a flag and takes no value");
       c.d_col_major = true;
+    } else if (key == "accsets") {
+      if (!parse_int(value, v) || (v != 1 && v != 2))
+        return fail("accsets=" + val + " must be 1 or 2 (accumulator sets per 64-row block)");
+      c.acc_sets = v;
     } else if (key == "pingpong") {
       if (!value.empty()) return fail("pingpong is a flag and takes no value");
       c.pingpong = true;
@@ -123,7 +127,7 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
       c.split_k = 1;
     } else {
       return fail("unknown item \"" + std::string(item) +
-                  "\" (known: stages=, stage=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, swapab, pingpong, bake)");
+                  "\" (known: stages=, stage=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, swapab, pingpong, accsets=, bake)");
     }
     if (rest.empty()) break;
   }
@@ -140,6 +144,8 @@ std::string config_spec_text(const Config& c) {
   s.append(",mapping=").append(sched::mapping_name(c.mapping)).append(c.persistent ? ",persistent" : ",static");
   if (c.d_col_major) s.append(",swapab");
   if (c.pingpong) s.append(",pingpong");
+  // (Only where it is not the planner's own choice: a text without it completes to auto_acc_sets.)
+  if (c.acc_sets != 0 && c.acc_sets != sm90::auto_acc_sets(c)) s.append(",accsets=").append(std::to_string(c.acc_sets));
   if (c.stream_k) {
     if (c.split_k > 1) {
       s.append(",splitk=").append(std::to_string(c.split_k));
@@ -179,6 +185,7 @@ std::string describe(const Config& c) {
   s.append(" ").append(mapping_label(c.mapping)).append(c.persistent ? " persistent" : " static");
   if (c.d_col_major) s.append(" swapAB");
   if (c.pingpong) s.append(" pingpong");
+  if (c.acc_sets == 2) s.append(" acc2");
   if (c.epilogue == Epilogue::direct) s.append(" direct");
   if (c.epilogue == Epilogue::smem_stores) s.append(" smem_stores");
   if (sm90::partly_staged(c)) s.append(" stage").append(std::to_string(c.stage_cols));

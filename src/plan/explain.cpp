@@ -34,7 +34,7 @@ ordered_json config_json(const Config& c) {
       {"with_c", c.with_c}, {"cd_pairs", c.cd_pairs},
       {"fixed_n", c.fixed_n}, {"fixed_k", c.fixed_k},
       {"persistent", c.persistent}, {"stream_k", c.stream_k}, {"split_k", c.split_k}, {"swap_ab", c.d_col_major},
-      {"pingpong", c.pingpong}};
+      {"pingpong", c.pingpong}, {"acc_sets", c.acc_sets}};
 }
 
 ordered_json candidate_json(const Candidate& c) {

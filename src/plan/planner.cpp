@@ -84,6 +84,7 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
                  : c.stage_cols > 0                 ? c.stage_cols
                                                     : choose_stage_cols(c, d.smem_per_block_optin);
   if (!stages_given) c.stages = std::max(sm90::kMinStages, sm90::config_max_stages(c, d.smem_per_block_optin));
+  if (c.acc_sets == 0) c.acc_sets = sm90::auto_acc_sets(c);  // (an `accsets=` spec is kept)
 }
 
 int launch_grid(const KernelShape& ks, const Config& c, const DeviceProfile& d) {

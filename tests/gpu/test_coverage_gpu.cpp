@@ -479,6 +479,27 @@ TEST(CoverageGpu, StagedCReloadedThroughFewSlots) {
     }
 }
 
+TEST(CoverageGpu, TwoAccumulatorSets) {
+  // acc_sets = 2 (the planner's choice up to 32 accumulators per thread): the k16 steps alternate
+  // between two accumulator sets, summed after the unit's k-blocks. K = 200 ends inside a k-block
+  // (its zero-filled steps land in both sets), K = 40 is one ragged k-block; swap-AB decode,
+  // k-splits (the sum before the fix-up), two consumers, ping-pong with one and two 64-row blocks,
+  // C and fp32; one set forced as the control.
+  const char* tiles[] = {"64x16,swapab,accsets=2", "64x64,accsets=2", "64x64,splitk=3,accsets=2",
+                         "128x64,accsets=2",       "64x64,pingpong,accsets=2", "128x32,pingpong,accsets=2",
+                         "128x48,streamk,accsets=2", "64x16,swapab,accsets=1"};
+  for (const char* tile : tiles)
+    for (int64_t k : {200, 40, 1000}) {
+      Case cs{std::string(tile).find("swapab") != std::string::npos ? 5 : 300, 1000, k};
+      cs.config = tile;
+      run_case(cs, 141);
+      cs.out = DType::fp32;
+      cs.with_c = true;
+      cs.beta = 0.5f;
+      run_case(cs, 142);
+    }
+}
+
 TEST(CoverageGpu, BitwiseIdenticalAcrossRuns) {
   Case cs{300, 1001, 1000, Major::mn_major, Major::k_major, DType::fp32};
   cs.with_c = true;

@@ -85,6 +85,11 @@ struct Config {
   // mainloop keeps the tensor cores busy. false: cooperative, the bm/64 consumers split every tile
   // by rows. (Data-parallel tiles only: no k-splitting.)
   bool pingpong = false;
+  // Accumulator sets per 64-row block: 1, or 2 (the k16 steps of every k-block alternate between
+  // two sets, summed once the unit's k-blocks are done), so that a narrow tile's wgmmas form two
+  // independent accumulator chains instead of one (mainloop.cuh). 0: the planner's choice
+  // (auto_acc_sets); a kernel built from 0 has one set.
+  int acc_sets = 0;
   // ---- tile order (baked in: one mapping per kernel) ------------------------------------------
   sched::Mapping mapping{};
   // ---- epilogue --------------------------------------------------------------------------------
@@ -156,7 +161,16 @@ enum class ConfigRule : int {
   fixed_sizes,      // fixed_n, fixed_k >= 0
   col_major_d,      // a column-major D (swap-AB) is stored by the direct epilogue
   pingpong,         // ping-pong consumers: no k-splitting, at most kMaxPingpongAccumulators per thread
+  acc_sets,         // 0, 1 or 2 accumulator sets, 2 only for at most kMaxSplitAccumulators per thread
 };
+
+// Two accumulator sets double a consumer thread's accumulator registers: only for narrow tiles,
+// whose wgmmas are short enough that one accumulator chain, not the tensor cores, bounds them.
+// Measured on the H200 (docs/PERF.md): 4-6 % off short k-ranges of 16- to 64-column tiles (split-K
+// decode slices), nothing lost on long ones; 64x128 (64 accumulators) split 2 was 19 % slower.
+inline constexpr int kMaxSplitAccumulators = 32;
+// The planner's choice when a config leaves acc_sets at 0: two sets wherever the template allows them.
+TG_HD constexpr int auto_acc_sets(const Config& c) { return c.accumulators() <= kMaxSplitAccumulators ? 2 : 1; }
 
 // The most fp32 accumulators a ping-pong consumer thread holds (bm x bn / 128): with the
 // epilogue's registers they must stay within the consumers' setmaxnreg count without spilling.
@@ -208,6 +222,8 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
   if (c.fixed_n < 0 || c.fixed_k < 0) return ConfigRule::fixed_sizes;
   if (c.d_col_major && c.epilogue != Epilogue::direct) return ConfigRule::col_major_d;
   if (c.pingpong && (c.stream_k || c.accumulators() > pingpong_max_accumulators(c))) return ConfigRule::pingpong;
+  if (c.acc_sets < 0 || c.acc_sets > 2 || (c.acc_sets == 2 && c.accumulators() > kMaxSplitAccumulators))
+    return ConfigRule::acc_sets;
   return ConfigRule::ok;
 }
 
@@ -237,6 +253,9 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
       return "ping-pong consumers take whole tiles (no split-K or stream-K) of at most 176 accumulators per "
              "thread (bm x bn / 128), 144 with the threads' copy-out (smem_stores), 128 with the direct epilogue "
              "reading C";
+    case ConfigRule::acc_sets:
+      return "acc_sets must be 0 (the planner's choice), 1 or 2, and 2 only for tiles of at most 32 "
+             "accumulators per thread (bm x bn / 128 <= 32)";
   }
   return "unknown rule";
 }

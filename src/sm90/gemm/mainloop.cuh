@@ -118,16 +118,26 @@ inline constexpr uint32_t kK16StepBytes = kMnMajor ? kMnMajorK16StepBytes : 32u;
 
 // One consumer's 64 x BN x 64 block product: 4 x wgmma m64nBNk16 reading 64 A rows at a_addr and
 // all BN B rows at b_addr. (The 64 A rows of consumer c start 8192 B into the stage in both
-// layouts: 64 rows of 128 B, or one 64 x 64 chunk.)
-template <int BN, bool kAMn, bool kBMn>
-__device__ __forceinline__ void wgmma_block_k64(float (&acc)[BN / 2], uint32_t a_addr, uint32_t b_addr, int accumulate) {
+// layouts: 64 rows of 128 B, or one 64 x 64 chunk.) With two accumulator sets (Config::acc_sets)
+// the even k16 steps go to `acc`, the odd ones to `acc2`.
+// NOTES: each wgmma of one chain waits for the one before it (they add into the same registers).
+// For a narrow tile a wgmma is short, so that chain's latency, not the tensor cores, sets the pace
+// of the k-loop; two sets make two chains that overlap.
+template <int BN, bool kAMn, bool kBMn, int kSets>
+__device__ __forceinline__ void wgmma_block_k64(float (&acc)[BN / 2], float (&acc2)[BN / 2], uint32_t a_addr,
+                                                uint32_t b_addr, int accumulate) {
   const uint64_t desc_a = operand_desc<kAMn>(a_addr);
   const uint64_t desc_b = operand_desc<kBMn>(b_addr);
 #pragma unroll
-  for (int k = 0; k < kBlockK / 16; ++k)
-    wgmma_m64k16<BN, kAMn ? 1 : 0, kBMn ? 1 : 0>(acc, desc_advance_bytes(desc_a, k * kK16StepBytes<kAMn>),
-                                                desc_advance_bytes(desc_b, k * kK16StepBytes<kBMn>),
-                                                (k > 0) | accumulate);
+  for (int k = 0; k < kBlockK / 16; ++k) {
+    const uint64_t da = desc_advance_bytes(desc_a, k * kK16StepBytes<kAMn>);
+    const uint64_t db = desc_advance_bytes(desc_b, k * kK16StepBytes<kBMn>);
+    if (kSets == 2 && (k & 1)) {
+      wgmma_m64k16<BN, kAMn ? 1 : 0, kBMn ? 1 : 0>(acc2, da, db, (k > 1) | accumulate);
+    } else {
+      wgmma_m64k16<BN, kAMn ? 1 : 0, kBMn ? 1 : 0>(acc, da, db, (k >= kSets) | accumulate);
+    }
+  }
 }
 
 // acc[r] = A[64-row block row_block0 + r of the tile] · B[tile]ᵀ over the unit's k-blocks (one
@@ -142,9 +152,19 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
                                                   int lane, TraceLane<C.trace>& rec, uint64_t* turn_next = nullptr) {
   using T = GemmTraits<C>;
   constexpr SmemLayout L = T::kLayout;
+  constexpr int kSets = C.acc_sets == 2 ? 2 : 1;
+  // The second accumulator set (acc_sets = 2; one unused register otherwise), added into acc at the end.
+  float acc2[T::kRowBlocks][kSets == 2 ? C.bn / 2 : 1];
+  auto set2 = [&](int r) -> float(&)[C.bn / 2] {
+    if constexpr (kSets == 2) return acc2[r];
+    else return acc[r];  // never written: kSets == 1 sends every k16 step to acc
+  };
   int held = -1;  // stage whose wgmma may still be running
 #pragma unroll
-  for (int r = 0; r < T::kRowBlocks; ++r) fence_accumulators(acc[r]);
+  for (int r = 0; r < T::kRowBlocks; ++r) {
+    fence_accumulators(acc[r]);
+    if constexpr (kSets == 2) fence_accumulators(acc2[r]);
+  }
   for (int kb = unit.kb0; kb < unit.kb1; ++kb) {
     const int s = ring.stage;
     TraceMark t = rec.now();
@@ -154,8 +174,9 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
     wgmma_fence();
 #pragma unroll
     for (int r = 0; r < T::kRowBlocks; ++r)
-      wgmma_block_k64<C.bn, T::kAMnMajor, T::kBMnMajor>(acc[r], smem_base + L.a_offset(s) + (row_block0 + r) * 64 * 128,
-                                                        smem_base + L.b_offset(s), /*accumulate=*/kb > unit.kb0);
+      wgmma_block_k64<C.bn, T::kAMnMajor, T::kBMnMajor, kSets>(
+          acc[r], set2(r), smem_base + L.a_offset(s) + (row_block0 + r) * 64 * 128, smem_base + L.b_offset(s),
+          /*accumulate=*/kb > unit.kb0);
     wgmma_commit();
     rec.record(t, trace::EventKind::wgmma_issue, s, kb);
     t = rec.now();
@@ -173,7 +194,14 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
   TraceMark t = rec.now();
   wgmma_wait<0>();
 #pragma unroll
-  for (int r = 0; r < T::kRowBlocks; ++r) fence_accumulators(acc[r]);
+  for (int r = 0; r < T::kRowBlocks; ++r) {
+    fence_accumulators(acc[r]);
+    if constexpr (kSets == 2) {
+      fence_accumulators(acc2[r]);
+#pragma unroll
+      for (int i = 0; i < C.bn / 2; ++i) acc[r][i] += acc2[r][i];  // one order: the same bits every run
+    }
+  }
   if (held >= 0) {
     rec.record(t, trace::EventKind::wgmma_wait, held, unit.kb1 - 1);
     t = rec.now();

@@ -30,6 +30,8 @@ TEST(ConfigSpec, ParsesEveryItem) {
   ASSERT_TRUE(st.ok()) << st.error;
   EXPECT_EQ(st.spec.config.stage_cols, 64);
   EXPECT_TRUE(st.spec.config.pingpong);
+  EXPECT_EQ(st.spec.config.acc_sets, 0);  // the planner's choice
+  EXPECT_EQ(parse_config_spec("64x16,accsets=1").spec.config.acc_sets, 1);
 }
 
 TEST(ConfigSpec, DefaultsFollowThePlannerRules) {
@@ -60,6 +62,7 @@ TEST(ConfigSpec, ErrorsNameOptionValueAndRule) {
       {"128x128,warp=4", "unknown item \"warp=4\""},
       {"128x128,", "empty item"},
       {"128x128,stage=40", "stage=40 must be a multiple of 16"},
+      {"64x64,accsets=3", "accsets=3 must be 1 or 2"},
   };
   for (const Bad& b : cases) {
     const ParsedConfigSpec r = parse_config_spec(b.text);

@@ -69,7 +69,8 @@ TEST(ConfigSpecText, EveryRankedCandidateRoundTrips) {
 TEST(ConfigSpecText, BakedSizesAndOtherMappingsRoundTrip) {
   const DeviceProfile h200 = *find_builtin_profile("h200");
   const Problem p = test::nt_problem(4096, 4096, 4096);
-  for (const char* given : {"128x256,bake", "128x128,mapping=hilbert,static", "64x128,mapping=box:2x4,stages=5"}) {
+  for (const char* given : {"128x256,bake", "128x128,mapping=hilbert,static", "64x128,mapping=box:2x4,stages=5",
+                            "64x64,accsets=1", "64x32"}) {
     const ParsedConfigSpec first = parse_config_spec(given);
     ASSERT_TRUE(first.ok()) << first.error;
     const Candidate c = evaluate_config(p, h200, first.spec.config, first.spec.stages_given);
@@ -78,7 +79,30 @@ TEST(ConfigSpecText, BakedSizesAndOtherMappingsRoundTrip) {
     ASSERT_TRUE(spec.ok()) << spec.error;
     const Candidate again = evaluate_config(p, h200, spec.spec.config, true);
     EXPECT_EQ(jit::config_initializer(again.config), jit::config_initializer(c.config)) << given << " -> " << text;
+    EXPECT_EQ(again.config.acc_sets, c.config.acc_sets) << given << " -> " << text;
   }
+}
+
+TEST(ConfigSpecText, NarrowTilesGetTwoAccumulatorSets) {
+  // The planner's choice (sm90::auto_acc_sets): two sets up to 32 accumulators per thread, and
+  // the kernel the JIT writes says so; a spec's accsets=1 is kept.
+  const DeviceProfile h200 = *find_builtin_profile("h200");
+  const Problem p = test::nt_problem(128, 4096, 7168);
+  struct Want {
+    const char* spec;
+    int sets;
+  };
+  for (const Want& w : {Want{"64x64", 2}, Want{"128x64", 2}, Want{"64x16,swapab", 2}, Want{"64x80", 1},
+                        Want{"128x128", 1}, Want{"64x64,accsets=1", 1}, Want{"64x64,pingpong", 2}, Want{"128x64,pingpong", 1}}) {
+    const ParsedConfigSpec s = parse_config_spec(w.spec);
+    ASSERT_TRUE(s.ok()) << s.error;
+    const Candidate c = evaluate_config(p, h200, s.spec.config, false);
+    ASSERT_TRUE(c.feasible()) << w.spec << ": " << c.reason;
+    EXPECT_EQ(c.config.acc_sets, w.sets) << w.spec;
+    EXPECT_EQ(jit::config_initializer(c.config).find(".acc_sets = 2") != std::string::npos, w.sets == 2) << w.spec;
+  }
+  const ParsedConfigSpec wide = parse_config_spec("64x128,accsets=2");
+  EXPECT_FALSE(evaluate_config(p, h200, wide.spec.config, false).feasible());  // 64 accumulators
 }
 
 TEST(TuningCandidates, ModelPickFirstNoLaunchTwiceAtMostTop) {
