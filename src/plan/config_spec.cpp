@@ -144,8 +144,8 @@ std::string config_spec_text(const Config& c) {
   s.append(",mapping=").append(sched::mapping_name(c.mapping)).append(c.persistent ? ",persistent" : ",static");
   if (c.d_col_major) s.append(",swapab");
   if (c.pingpong) s.append(",pingpong");
-  // (Only where it is not the planner's own choice: a text without it completes to auto_acc_sets.)
-  if (c.acc_sets != 0 && c.acc_sets != sm90::auto_acc_sets(c)) s.append(",accsets=").append(std::to_string(c.acc_sets));
+  // (Only for tiles that may have two: the planner's choice for them depends on the problem.)
+  if (c.acc_sets != 0 && sm90::auto_acc_sets(c) == 2) s.append(",accsets=").append(std::to_string(c.acc_sets));
   if (c.stream_k) {
     if (c.split_k > 1) {
       s.append(",splitk=").append(std::to_string(c.split_k));

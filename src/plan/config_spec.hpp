@@ -20,7 +20,7 @@
 //   pingpong                        (two consumer warpgroups computing whole tiles in turn)
 //   accsets=1|2                     (accumulator sets per 64-row block: 2 alternates the k16 steps
 //                                   between two; default: 2 for tiles of at most 32 accumulators
-//                                   per thread, sm90::auto_acc_sets)
+//                                   per thread when min(M, N) is below the device's ridge point)
 //   bake                            (N and K of the problem compiled into the kernel as constants)
 // Example: 128x256,stages=4,cluster=1x2,group=16
 #pragma once
@@ -49,7 +49,7 @@ struct ParsedConfigSpec {
 ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view option = "--config");
 
 // The spec text of a complete Config, every item written out: "128x256,stages=4,cluster=1x1,
-// mapping=grouped-m:8,persistent" (+ ",splitk=S", + ",accsets=N" when not the planner's choice,
+// mapping=grouped-m:8,persistent" (+ ",splitk=S", + ",accsets=N" for tiles that may have two,
 // + ",stage=COLS" when part of the tile is staged, + ",bake"). What the planner derives (epilogue,
 // staging width, registers, operands, output, C) is left to evaluate_config, so for a Config the
 // planner completed for problem p: evaluate_config(p, d, parse_config_spec(text).spec.config,

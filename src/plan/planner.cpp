@@ -84,7 +84,16 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
                  : c.stage_cols > 0                 ? c.stage_cols
                                                     : choose_stage_cols(c, d.smem_per_block_optin);
   if (!stages_given) c.stages = std::max(sm90::kMinStages, sm90::config_max_stages(c, d.smem_per_block_optin));
-  if (c.acc_sets == 0) c.acc_sets = sm90::auto_acc_sets(c);  // (an `accsets=` spec is kept)
+  // Two accumulator sets where the template allows them and the problem streams its operands: the
+  // smaller of M and N below the device's ridge point (tensor FLOP per HBM byte: with the weights
+  // read once, a GEMM does about min(M, N) FLOP per byte). Measured on the H200 (docs/PERF.md,
+  // 2026-12-02 eighth session): 2-6 % off decode and M = 128 shapes; compute-bound, one consumer
+  // with two sets was 8-10 % slower (64x64 and 64x32 at 4096^3), two consumers unchanged.
+  if (c.acc_sets == 0) {
+    const double ridge = d.tc_peak_flops / d.hbm_bytes_per_s;
+    const bool streams = static_cast<double>(std::min(p.m, p.n)) < ridge;
+    c.acc_sets = streams ? sm90::auto_acc_sets(c) : 1;  // (an `accsets=` spec is kept)
+  }
 }
 
 int launch_grid(const KernelShape& ks, const Config& c, const DeviceProfile& d) {

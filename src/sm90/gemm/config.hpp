@@ -166,10 +166,12 @@ enum class ConfigRule : int {
 
 // Two accumulator sets double a consumer thread's accumulator registers: only for narrow tiles,
 // whose wgmmas are short enough that one accumulator chain, not the tensor cores, bounds them.
-// Measured on the H200 (docs/PERF.md): 4-6 % off short k-ranges of 16- to 64-column tiles (split-K
-// decode slices), nothing lost on long ones; 64x128 (64 accumulators) split 2 was 19 % slower.
+// Measured on the H200 (docs/PERF.md): 2-6 % off the memory-bound decode and M = 128 shapes with
+// 16- to 64-column tiles, 8-10 % slower on compute-bound ones with one consumer; 64x128
+// (64 accumulators) split 2 was 19 % slower.
 inline constexpr int kMaxSplitAccumulators = 32;
-// The planner's choice when a config leaves acc_sets at 0: two sets wherever the template allows them.
+// Whether the template allows two sets for `c` (2) or not (1); the planner takes 2 only for
+// problems that stream their operands (plan/planner.cpp, complete_config).
 TG_HD constexpr int auto_acc_sets(const Config& c) { return c.accumulators() <= kMaxSplitAccumulators ? 2 : 1; }
 
 // The most fp32 accumulators a ping-pong consumer thread holds (bm x bn / 128): with the

@@ -84,8 +84,9 @@ TEST(ConfigSpecText, BakedSizesAndOtherMappingsRoundTrip) {
 }
 
 TEST(ConfigSpecText, NarrowTilesGetTwoAccumulatorSets) {
-  // The planner's choice (sm90::auto_acc_sets): two sets up to 32 accumulators per thread, and
-  // the kernel the JIT writes says so; a spec's accsets=1 is kept.
+  // The planner's choice: two sets up to 32 accumulators per thread (sm90::auto_acc_sets) where
+  // min(M, N) lies below the ridge point, and the kernel the JIT writes says so; a spec's
+  // accsets=1 is kept; a compute-bound problem keeps one set.
   const DeviceProfile h200 = *find_builtin_profile("h200");
   const Problem p = test::nt_problem(128, 4096, 7168);
   struct Want {
@@ -103,6 +104,14 @@ TEST(ConfigSpecText, NarrowTilesGetTwoAccumulatorSets) {
   }
   const ParsedConfigSpec wide = parse_config_spec("64x128,accsets=2");
   EXPECT_FALSE(evaluate_config(p, h200, wide.spec.config, false).feasible());  // 64 accumulators
+  const Problem square = test::nt_problem(4096, 4096, 4096);
+  for (const char* spec : {"64x64", "128x32", "64x32,pingpong"}) {
+    const Candidate c = evaluate_config(square, h200, parse_config_spec(spec).spec.config, false);
+    ASSERT_TRUE(c.feasible()) << spec;
+    EXPECT_EQ(c.config.acc_sets, 1) << spec;
+    const ParsedConfigSpec forced = parse_config_spec(std::string(spec) + ",accsets=2");
+    EXPECT_EQ(evaluate_config(square, h200, forced.spec.config, false).config.acc_sets, 2) << spec;
+  }
 }
 
 TEST(TuningCandidates, ModelPickFirstNoLaunchTwiceAtMostTop) {
