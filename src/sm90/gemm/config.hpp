@@ -88,7 +88,7 @@ struct Config {
   // Accumulator sets per 64-row block: 1, or 2 (the k16 steps of every k-block alternate between
   // two sets, summed once the unit's k-blocks are done), so that a narrow tile's wgmmas form two
   // independent accumulator chains instead of one (mainloop.cuh). 0: the planner's choice
-  // (auto_acc_sets); a kernel built from 0 has one set.
+  // (plan/planner.cpp); a kernel built from 0 has one set.
   int acc_sets = 0;
   // ---- tile order (baked in: one mapping per kernel) ------------------------------------------
   sched::Mapping mapping{};
@@ -164,8 +164,7 @@ enum class ConfigRule : int {
   acc_sets,         // 0, 1 or 2 accumulator sets, 2 only for at most kMaxSplitAccumulators per thread
 };
 
-// Two accumulator sets double a consumer thread's accumulator registers: only for narrow tiles,
-// whose wgmmas are short enough that one accumulator chain, not the tensor cores, bounds them.
+// Two accumulator sets double a consumer thread's accumulator registers: only for narrow tiles.
 // Measured on the H200 (docs/PERF.md): 2-6 % off the memory-bound decode and M = 128 shapes with
 // 16- to 64-column tiles, 8-10 % slower on compute-bound ones with one consumer; 64x128
 // (64 accumulators) split 2 was 19 % slower.

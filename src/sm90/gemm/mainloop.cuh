@@ -120,9 +120,10 @@ inline constexpr uint32_t kK16StepBytes = kMnMajor ? kMnMajorK16StepBytes : 32u;
 // all BN B rows at b_addr. (The 64 A rows of consumer c start 8192 B into the stage in both
 // layouts: 64 rows of 128 B, or one 64 x 64 chunk.) With two accumulator sets (Config::acc_sets)
 // the even k16 steps go to `acc`, the odd ones to `acc2`.
-// NOTES: each wgmma of one chain waits for the one before it (they add into the same registers).
-// For a narrow tile a wgmma is short, so that chain's latency, not the tensor cores, sets the pace
-// of the k-loop; two sets make two chains that overlap.
+// NOTES: each wgmma of one chain waits for the one before it (they add into the same registers);
+// two sets make two chains that can overlap. Measured (docs/PERF.md, 2026-12-02 eighth session):
+// it pays only on memory-bound narrow tiles (2-6 %), and costs 8-10 % on compute-bound ones with
+// one consumer, so the planner picks it by problem (plan/planner.cpp).
 template <int BN, bool kAMn, bool kBMn, int kSets>
 __device__ __forceinline__ void wgmma_block_k64(float (&acc)[BN / 2], float (&acc2)[BN / 2], uint32_t a_addr,
                                                 uint32_t b_addr, int accumulate) {
