@@ -154,12 +154,9 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
   using T = GemmTraits<C>;
   constexpr SmemLayout L = T::kLayout;
   constexpr int kSets = C.acc_sets == 2 ? 2 : 1;
-  // The second accumulator set (acc_sets = 2; one unused register otherwise), added into acc at the end.
-  float acc2[T::kRowBlocks][kSets == 2 ? C.bn / 2 : 1];
-  auto set2 = [&](int r) -> float(&)[C.bn / 2] {
-    if constexpr (kSets == 2) return acc2[r];
-    else return acc[r];  // never written: kSets == 1 sends every k16 step to acc
-  };
+  // The second accumulator set, added into acc at the end (with one set it is never touched, and
+  // takes no registers).
+  float acc2[T::kRowBlocks][C.bn / 2];
   int held = -1;  // stage whose wgmma may still be running
 #pragma unroll
   for (int r = 0; r < T::kRowBlocks; ++r) {
@@ -176,7 +173,7 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
 #pragma unroll
     for (int r = 0; r < T::kRowBlocks; ++r)
       wgmma_block_k64<C.bn, T::kAMnMajor, T::kBMnMajor, kSets>(
-          acc[r], set2(r), smem_base + L.a_offset(s) + (row_block0 + r) * 64 * 128, smem_base + L.b_offset(s),
+          acc[r], acc2[r], smem_base + L.a_offset(s) + (row_block0 + r) * 64 * 128, smem_base + L.b_offset(s),
           /*accumulate=*/kb > unit.kb0);
     wgmma_commit();
     rec.record(t, trace::EventKind::wgmma_issue, s, kb);
