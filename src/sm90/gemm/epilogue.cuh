@@ -237,41 +237,47 @@ __device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN /
 // clipped to M and N. Warp w takes rows 16w .. 16w + 15, one row per step, lane l the 4 bytes at
 // byte 4l of the row (2 bf16 or 1 fp32): each step is one coalesced 128-B row segment. The global
 // side may be at any element alignment (a bf16 pair that is not 4-B aligned goes as two halves).
+// Everything but the row's pointer and M test is hoisted out of the steps, and the stores' 16 are
+// unrolled (the swizzle's XOR is then a constant per step: 16w is a multiple of 8).
 template <int kElem, bool kToGlobal>
 __device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int thread_in_wg, void* global, int64_t ld,
                                               const TileOut& o) {
   const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
-  const int c = col0 + lane * (4 / kElem);  // this lane's first column
-#pragma unroll 4
-  for (int rr = 0; rr < 16; ++rr) {
-    const int row = 16 * warp + rr, m = o.row0 + row;
-    uint32_t* s = reinterpret_cast<uint32_t*>(slot + swizzle_128b(uint32_t(row * 128 + lane * 4)));
-    uint8_t* g = static_cast<uint8_t*>(global) + (int64_t(m) * ld + c) * kElem;
-    const bool in_m = m < o.m_total;
+  const int c = col0 + lane * (4 / kElem);                  // this lane's first column
+  const int rows_in_m = o.m_total - (o.row0 + 16 * warp);   // this warp's rows inside M (<= 0: none)
+  const bool lo = c < o.n_total, hi = c + 4 / kElem - 1 < o.n_total;
+  const int64_t row_step = ld * kElem;
+  uint8_t* g = static_cast<uint8_t*>(global) + (int64_t(o.row0 + 16 * warp) * ld + c) * kElem;
+  uint8_t* s_warp = slot + 16 * warp * 128;
+  // (Reading C: four steps at a time; all 16 in flight spill next to a ping-pong tile's accumulators.)
+#pragma unroll(kToGlobal ? 16 : 4)
+  for (int rr = 0; rr < 16; ++rr, g += row_step) {
+    uint32_t* s = reinterpret_cast<uint32_t*>(s_warp + rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)));
+    const bool in_m = rr < rows_in_m;
     if constexpr (kElem == 4) {
       if constexpr (kToGlobal) {
-        if (in_m && c < o.n_total) *reinterpret_cast<uint32_t*>(g) = *s;
+        if (in_m && lo) *reinterpret_cast<uint32_t*>(g) = *s;
       } else {
-        *s = in_m && c < o.n_total ? *reinterpret_cast<const uint32_t*>(g) : 0u;
+        *s = in_m && lo ? *reinterpret_cast<const uint32_t*>(g) : 0u;
       }
     } else {
-      const bool lo = in_m && c < o.n_total, hi = in_m && c + 1 < o.n_total;
-      const bool word = hi && (reinterpret_cast<uintptr_t>(g) & 3u) == 0;
+      const bool l = in_m && lo, h = in_m && hi;
+      const bool word = h && (reinterpret_cast<uintptr_t>(g) & 3u) == 0;
       if constexpr (kToGlobal) {
         const uint32_t v = *s;
         if (word) {
           *reinterpret_cast<uint32_t*>(g) = v;
         } else {
-          if (lo) reinterpret_cast<uint16_t*>(g)[0] = uint16_t(v & 0xFFFFu);
-          if (hi) reinterpret_cast<uint16_t*>(g)[1] = uint16_t(v >> 16);
+          if (l) reinterpret_cast<uint16_t*>(g)[0] = uint16_t(v & 0xFFFFu);
+          if (h) reinterpret_cast<uint16_t*>(g)[1] = uint16_t(v >> 16);
         }
       } else {
         uint32_t v = 0;
         if (word) {
           v = *reinterpret_cast<const uint32_t*>(g);
         } else {
-          if (lo) v = reinterpret_cast<const uint16_t*>(g)[0];
-          if (hi) v |= uint32_t(reinterpret_cast<const uint16_t*>(g)[1]) << 16;
+          if (l) v = reinterpret_cast<const uint16_t*>(g)[0];
+          if (h) v |= uint32_t(reinterpret_cast<const uint16_t*>(g)[1]) << 16;
         }
         *s = v;
       }
