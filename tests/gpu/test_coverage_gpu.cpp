@@ -406,9 +406,10 @@ TEST(CoverageGpu, SmemStoresEveryStagingWidthAndAlignment) {
   // through fewer slots than boxes, and the whole tile staged; K = 200 and 2001 x 2999 give several
   // tiles per CTA, so every slot is reused. bf16 and fp32, the last box overlapping its neighbour
   // (128x176, 128x208), one and two consumers, ping-pong (two 64-row blocks per consumer through
-  // the same slots); D rows starting at every 2-B position of a 16-B chunk (ldd = N + 1 or N + 5,
-  // the offset odd), N ending inside a chunk, M inside a tile; with C (read by the threads) and in
-  // place.
+  // the same slots); D's rows 2 B off 4-B alignment (the offset odd), all at one position of a
+  // 16-B chunk (ldd = N + 1 = 3000) or at two alternating ones (ldd = N + 5 = 3004); N ending inside
+  // a chunk, M inside a tile; with C (read by the threads) and in place. (Rows that alternate
+  // between 4-B aligned and not: ForcedTilesEveryEpilogueVariant, ldd 501.)
   struct Sp {
     const char* config;
     DType out;
