@@ -14,6 +14,7 @@
 // GEMM + reduce), without the launch gap that events measure.
 #include "bench/cupti_timer.hpp"
 
+#include "core/library_candidates.hpp"
 #include "core/no_device.hpp"
 
 #include <dlfcn.h>
@@ -46,24 +47,8 @@ bool kernel_time_us(const std::vector<KernelSpan>& spans, double* us, std::strin
 
 std::vector<std::string> cupti_library_candidates(const char* override_path, const char* cuda_home,
                                                   const char* cuda_path) {
-  std::vector<std::string> out;
-  const auto add = [&out](const std::string& p) {
-    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
-  };
-  if (override_path != nullptr && override_path[0] != '\0') {
-    add(override_path);
-    return out;
-  }
-  add("libcupti.so.13");
-  add("libcupti.so");
-  for (const char* root : {cuda_home, cuda_path, "/usr/local/cuda"}) {
-    if (root == nullptr || root[0] == '\0') continue;
-    std::string r = root;
-    while (r.size() > 1 && r.back() == '/') r.pop_back();
-    for (const char* dir : {"/extras/CUPTI/lib64/", "/lib64/", "/lib/"})
-      for (const char* name : {"libcupti.so.13", "libcupti.so"}) add(r + dir + name);
-  }
-  return out;
+  return library_candidates(override_path, {"libcupti.so.13", "libcupti.so"}, {cuda_home, cuda_path, "/usr/local/cuda"},
+                            {"/extras/CUPTI/lib64/", "/lib64/", "/lib/"});
 }
 
 bool CuptiLibrary::load(const std::vector<std::string>& candidates, std::string* reason) {
