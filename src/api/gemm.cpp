@@ -2,6 +2,7 @@
 // kernel -> launch, or the fallback kernel. One path; docs/ARCHITECTURE.md draws it.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -210,6 +211,10 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
       std::unique_lock lock(g_plan_mutex);
       plans().emplace(key, prepared);
     }
+  }
+  if (options.max_ctas > 0) {
+    const int cluster = prepared.config.cluster_size();
+    prepared.resident_ctas = std::min(prepared.resident_ctas, std::max(cluster, options.max_ctas / cluster * cluster));
   }
   const cudaStream_t stream = r.args.stream;
   size_t split_bytes = ksplit_workspace_bytes(r.args, prepared);

@@ -131,6 +131,9 @@ struct GemmOptions {
   // Let route() repack operands whose rows start inside L2 sectors when the model says it pays;
   // false: they are read in place (operands TMA cannot read at all are still repacked).
   bool row_repacks = true;
+  // At most this many CTAs of a persistent kernel resident at once (whole clusters, at least one);
+  // 0: as many as fit. Leaves SMs free for work on other streams (tensor parallelism's collective).
+  int max_ctas = 0;
 };
 
 Status gemm_with_options(const GemmArgs& args, const GemmOptions& options);
