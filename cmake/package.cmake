@@ -1,7 +1,7 @@
 # The packaged library, included from the top-level CMakeLists.txt after src/ (docs/PACKAGING.md).
 #
 # Inside the build, `tilegemm` (src/api) is a static library that links its stages as separate
-# static libraries (core, schedule, sm90, plan, jit), which is what the tools and tests use. A
+# static libraries (core, schedule, sm90, plan, jit; tp beside it), which is what the tools and tests use. A
 # consumer gets the same code as ONE library in two forms, both built from those stages' objects:
 #   tilegemm_static  -> libtilegemm.a   every stage's objects in one archive, so the archive is
 #                                        self-contained: a consumer never needs to know the stages
@@ -15,7 +15,8 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(TILEGEMM_PACKAGED_STAGES tilegemm tilegemm_core tilegemm_schedule tilegemm_sm90 tilegemm_plan tilegemm_jit)
+set(TILEGEMM_PACKAGED_STAGES tilegemm tilegemm_core tilegemm_schedule tilegemm_sm90 tilegemm_plan tilegemm_jit
+                             tilegemm_tp)
 set(tilegemm_objects "")
 foreach(stage IN LISTS TILEGEMM_PACKAGED_STAGES)
   # The shared library needs position-independent objects; the static archive reuses them.

@@ -106,6 +106,13 @@ std::unordered_map<PlanKey, PreparedKernel, PlanKeyHash>& plans() {
   return *m;
 }
 
+// choose_launch's answers for plans that no gemm() call has prepared (a caller that plans once and
+// then runs a forced configuration, e.g. tensor parallelism's steps): the same key, the config.
+std::unordered_map<PlanKey, plan::Config, PlanKeyHash>& chosen() {
+  static auto* m = new std::unordered_map<PlanKey, plan::Config, PlanKeyHash>;  // never destroyed
+  return *m;
+}
+
 thread_local std::optional<plan::Config> t_last_config;
 
 // Where prepare_kernel found a traced call's kernel, from the JIT cache counters around it.
@@ -320,7 +327,27 @@ Status choose_launch(const GemmArgs& args, const GemmOptions& options, LaunchCho
   if (Status s = current_device(&device, &profile); !s.ok()) return s;
   out->route = call_route(args, options, profile);  // with the device's profile, exactly as gemm() routes
   if (out->route.path == Path::fallback) return Status::success();
-  return resolve_config(out->route, device, *profile, options, &out->config);
+  // The planner's own choice is the same for every call with the same plan key: answer from
+  // gemm()'s prepared plans or from earlier answers, as cheaply as gemm() itself does.
+  const bool planned = !options.config && !options.mapping && !options.trace;
+  const PlanKey key = plan_key(device, out->route.problem, options.use_tuning_cache);
+  if (planned) {
+    std::shared_lock lock(g_plan_mutex);
+    if (auto it = plans().find(key); it != plans().end()) {
+      out->config = it->second.config;
+      return Status::success();
+    }
+    if (auto it = chosen().find(key); it != chosen().end()) {
+      out->config = it->second;
+      return Status::success();
+    }
+  }
+  if (Status s = resolve_config(out->route, device, *profile, options, &out->config); !s.ok()) return s;
+  if (planned) {
+    std::unique_lock lock(g_plan_mutex);
+    chosen().emplace(key, out->config);
+  }
+  return Status::success();
 }
 
 std::optional<plan::Config> last_sm90_config() { return t_last_config; }
@@ -328,6 +355,7 @@ std::optional<plan::Config> last_sm90_config() { return t_last_config; }
 void forget_plans() {
   std::unique_lock lock(g_plan_mutex);
   plans().clear();
+  chosen().clear();
 }
 
 }  // namespace tilegemm::detail
