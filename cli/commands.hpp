@@ -22,6 +22,7 @@ void add_serve_command(CLI::App& app);    // cmd_serve.cpp   the explorer page (
 void add_fuzz_command(CLI::App& app);     // cmd_fuzz.cpp    random problems checked on the GPU
 void add_trace_command(CLI::App& app);    // cmd_trace.cpp   kernel timelines (recorded by trace/record.hpp)
 void add_tune_command(CLI::App& app);     // cmd_tune.cpp    measured autotuner (tune_report.cpp: output)
+void add_tp_bench_command(CLI::App& app); // cmd_tp_bench.cpp tensor-parallel GEMM over NCCL, overlapped vs not
 // The default action (no subcommand): the demo. Defined in cmd_bench.cpp.
 int run_demo();
 

@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   tilegemm::cli::add_fuzz_command(app);
   tilegemm::cli::add_trace_command(app);
   tilegemm::cli::add_tune_command(app);
+  tilegemm::cli::add_tp_bench_command(app);
   refuse_empty_values(app);
   try {
     app.parse(argc, argv);
