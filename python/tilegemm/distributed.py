@@ -67,6 +67,16 @@ def _comm(group: Optional[dist.ProcessGroup], device: torch.device) -> Tuple[int
     return ptr, dist.get_rank(group), dist.get_world_size(group)
 
 
+def _check_tensors(named) -> None:
+    """Every tensor on the first one's device, and bf16 or fp32 (the library checks the rest)."""
+    first_name, first = named[0]
+    for name, t in named:
+        if t.device != first.device:
+            raise ValueError(f"tilegemm.distributed: {name} is on {t.device} but {first_name} is on {first.device}")
+        if t.dtype not in _DTYPE_CODES:
+            raise ValueError(f"tilegemm.distributed: {name}.dtype = {t.dtype}: bf16 or fp32 tensors only")
+
+
 def _call(fn, *args) -> None:
     buf = ctypes.create_string_buffer(1024)
     _capi._raise_for(fn(*args, buf, len(buf)), buf)
@@ -87,11 +97,7 @@ def all_gather_matmul(x_shard: torch.Tensor, w: torch.Tensor, group: Optional[di
         gathered = torch.empty((m, x_shard.shape[1]), dtype=x_shard.dtype, device=device)
     if out is None:
         out = torch.empty((m, w.shape[0]), dtype=torch.bfloat16, device=device)
-    for name, t in (("x_shard", x_shard), ("w", w), ("gathered", gathered), ("out", out)):
-        if t.device != device:
-            raise ValueError(f"tilegemm.distributed: {name} is on {t.device} but x_shard is on {device}")
-        if t.dtype not in _DTYPE_CODES:
-            raise ValueError(f"tilegemm.distributed: {name}.dtype = {t.dtype}: bf16 or fp32 tensors only")
+    _check_tensors((("x_shard", x_shard), ("w", w), ("gathered", gathered), ("out", out)))
     stream = torch.cuda.current_stream(device).cuda_stream
     with torch.cuda.device(device):
         _call(_library().tg_tp_all_gather_gemm, comm, m, ctypes.byref(_matrix("x_shard", x_shard)),
@@ -114,11 +120,7 @@ def matmul_reduce_scatter(x: torch.Tensor, w: torch.Tensor, group: Optional[dist
         out = torch.empty((end - begin, w.shape[0]), dtype=out_dtype, device=device)
     if partial_dtype not in _DTYPE_CODES:
         raise ValueError(f"tilegemm.distributed: partial_dtype = {partial_dtype}: torch.bfloat16 or torch.float32")
-    for name, t in (("x", x), ("w", w), ("out", out)):
-        if t.device != device:
-            raise ValueError(f"tilegemm.distributed: {name} is on {t.device} but x is on {device}")
-        if t.dtype not in _DTYPE_CODES:
-            raise ValueError(f"tilegemm.distributed: {name}.dtype = {t.dtype}: bf16 or fp32 tensors only")
+    _check_tensors((("x", x), ("w", w), ("out", out)))
     stream = torch.cuda.current_stream(device).cuda_stream
     with torch.cuda.device(device):
         _call(_library().tg_tp_gemm_reduce_scatter, comm, ctypes.byref(_matrix("x", x)),

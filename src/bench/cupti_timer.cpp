@@ -52,45 +52,31 @@ std::vector<std::string> cupti_library_candidates(const char* override_path, con
 }
 
 bool CuptiLibrary::load(const std::vector<std::string>& candidates, std::string* reason) {
+  CuptiLibrary lib;
   std::string tried;
-  for (const std::string& candidate : candidates) {
-    if (!tried.empty()) tried += "; ";
-    dlerror();
-    void* h = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (h == nullptr) {
-      const char* e = dlerror();
-      tried += e ? std::string(e) : candidate + ": dlopen failed";
-      continue;
-    }
-    CuptiLibrary lib;
-    std::string missing;
-    const auto resolve = [&](auto* slot, const char* name) {
-      void* sym = dlsym(h, name);
-      if (sym == nullptr && missing.empty()) missing = name;
-      *slot = reinterpret_cast<std::remove_reference_t<decltype(*slot)>>(sym);
-    };
-    resolve(&lib.get_version, "cuptiGetVersion");
-    resolve(&lib.get_result_string, "cuptiGetResultString");
-    resolve(&lib.register_callbacks, "cuptiActivityRegisterCallbacks");
-    resolve(&lib.enable, "cuptiActivityEnable");
-    resolve(&lib.disable, "cuptiActivityDisable");
-    resolve(&lib.flush_all, "cuptiActivityFlushAll");
-    resolve(&lib.get_next_record, "cuptiActivityGetNextRecord");
-    resolve(&lib.get_num_dropped, "cuptiActivityGetNumDroppedRecords");
-    if (!missing.empty()) {
-      tried += candidate + ": no symbol " + missing;
-      dlclose(h);  // not CUPTI (or a broken one): nothing of it was called
-      continue;
-    }
-    resolve(&lib.get_callback_name, "cuptiGetCallbackName");  // optional: a miss is not an error
-    resolve(&lib.get_timestamp, "cuptiGetTimestamp");
-    lib.handle = h;
-    lib.path = candidate;
-    *this = lib;
-    return true;
+  void* h = dlopen_first(
+      candidates,
+      [&lib](SymbolResolver& resolve) {
+        lib = CuptiLibrary{};
+        resolve(&lib.get_version, "cuptiGetVersion");
+        resolve(&lib.get_result_string, "cuptiGetResultString");
+        resolve(&lib.register_callbacks, "cuptiActivityRegisterCallbacks");
+        resolve(&lib.enable, "cuptiActivityEnable");
+        resolve(&lib.disable, "cuptiActivityDisable");
+        resolve(&lib.flush_all, "cuptiActivityFlushAll");
+        resolve(&lib.get_next_record, "cuptiActivityGetNextRecord");
+        resolve(&lib.get_num_dropped, "cuptiActivityGetNumDroppedRecords");
+        resolve(&lib.get_callback_name, "cuptiGetCallbackName", /*required=*/false);  // optional
+        resolve(&lib.get_timestamp, "cuptiGetTimestamp", /*required=*/false);
+      },
+      &lib.path, &tried);
+  if (h == nullptr) {
+    *reason = "cannot load libcupti (tried: " + tried + ")";
+    return false;
   }
-  *reason = "cannot load libcupti (tried: " + (tried.empty() ? std::string("nothing") : tried) + ")";
-  return false;
+  lib.handle = h;
+  *this = lib;
+  return true;
 }
 
 uint32_t CuptiLibrary::version() const {

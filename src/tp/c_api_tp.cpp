@@ -19,6 +19,23 @@ Overlap to_cpp(tg_tp_overlap o) {
   return out;
 }
 
+// The fields both calls share: B, C (into *c, which must outlive the call), D, the scalars, the
+// stream and the overlap.
+template <typename Args>
+void set_common(Args& args, const tg_matrix* b, const tg_matrix* c_or_null, MatrixRef* c, const tg_mut_matrix* d,
+                float alpha, float beta, void* stream, tg_tp_overlap overlap) {
+  args.b = capi::to_cpp(*b);
+  if (c_or_null != nullptr) {
+    *c = capi::to_cpp(*c_or_null);
+    args.c = c;
+  }
+  args.d = capi::to_cpp(*d);
+  args.alpha = alpha;
+  args.beta = beta;
+  args.stream = static_cast<cudaStream_t>(stream);
+  args.overlap = to_cpp(overlap);
+}
+
 }  // namespace
 }  // namespace tilegemm::tp
 
@@ -38,17 +55,8 @@ tg_status tg_tp_all_gather_gemm(void* comm, int64_t m, const tg_matrix* a_shard,
         args.m = m;
         args.a_shard = capi::to_cpp(*a_shard);
         if (a_gathered_or_null != nullptr) args.a_gathered = capi::to_cpp(*a_gathered_or_null);
-        args.b = capi::to_cpp(*b);
         MatrixRef c;
-        if (c_or_null != nullptr) {
-          c = capi::to_cpp(*c_or_null);
-          args.c = &c;
-        }
-        args.d = capi::to_cpp(*d);
-        args.alpha = alpha;
-        args.beta = beta;
-        args.stream = static_cast<cudaStream_t>(stream);
-        args.overlap = tp::to_cpp(overlap);
+        tp::set_common(args, b, c_or_null, &c, d, alpha, beta, stream, overlap);
         return tp::all_gather_gemm(static_cast<ncclComm*>(comm), args);
       },
       error_message, error_message_size);
@@ -65,18 +73,9 @@ tg_status tg_tp_gemm_reduce_scatter(void* comm, const tg_matrix* a, const tg_mat
           if (Status s = tp::required(p, name); !s.ok()) return s;
         tp::GemmReduceScatterArgs args;
         args.a = capi::to_cpp(*a);
-        args.b = capi::to_cpp(*b);
         MatrixRef c;
-        if (c_or_null != nullptr) {
-          c = capi::to_cpp(*c_or_null);
-          args.c = &c;
-        }
-        args.d = capi::to_cpp(*d);
+        tp::set_common(args, b, c_or_null, &c, d, alpha, beta, stream, overlap);
         args.partial_dtype = static_cast<DType>(partial_dtype);
-        args.alpha = alpha;
-        args.beta = beta;
-        args.stream = static_cast<cudaStream_t>(stream);
-        args.overlap = tp::to_cpp(overlap);
         return tp::gemm_reduce_scatter(static_cast<ncclComm*>(comm), args);
       },
       error_message, error_message_size);

@@ -1,11 +1,8 @@
 // nccl_library.hpp: dlopen of libnccl, the entry points, error text.
 #include "tp/nccl_library.hpp"
 
-#include <dlfcn.h>
-
 #include <cstdlib>
 #include <mutex>
-#include <type_traits>
 
 #include "core/library_candidates.hpp"
 
@@ -18,52 +15,37 @@ std::vector<std::string> nccl_library_candidates(const char* override_path, cons
 }
 
 bool NcclLibrary::load(const std::vector<std::string>& candidates, std::string* reason) {
+  NcclLibrary lib;
   std::string tried;
-  for (const std::string& candidate : candidates) {
-    if (!tried.empty()) tried += "; ";
-    dlerror();
-    void* h = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (h == nullptr) {
-      const char* e = dlerror();
-      tried += e ? std::string(e) : candidate + ": dlopen failed";
-      continue;
-    }
-    NcclLibrary lib;
-    std::string missing;
-    const auto resolve = [&](auto* slot, const char* name, bool required) {
-      void* sym = dlsym(h, name);
-      if (sym == nullptr && required && missing.empty()) missing = name;
-      *slot = reinterpret_cast<std::remove_reference_t<decltype(*slot)>>(sym);
-    };
-    resolve(&lib.get_version, "ncclGetVersion", true);
-    resolve(&lib.get_unique_id, "ncclGetUniqueId", true);
-    resolve(&lib.comm_init_rank, "ncclCommInitRank", true);
-    resolve(&lib.comm_init_all, "ncclCommInitAll", true);
-    resolve(&lib.comm_destroy, "ncclCommDestroy", true);
-    resolve(&lib.comm_abort, "ncclCommAbort", true);
-    resolve(&lib.comm_get_async_error, "ncclCommGetAsyncError", true);
-    resolve(&lib.comm_count, "ncclCommCount", true);
-    resolve(&lib.comm_cu_device, "ncclCommCuDevice", true);
-    resolve(&lib.comm_user_rank, "ncclCommUserRank", true);
-    resolve(&lib.group_start, "ncclGroupStart", true);
-    resolve(&lib.group_end, "ncclGroupEnd", true);
-    resolve(&lib.send, "ncclSend", true);
-    resolve(&lib.recv, "ncclRecv", true);
-    resolve(&lib.get_error_string, "ncclGetErrorString", true);
-    resolve(&lib.get_last_error, "ncclGetLastError", false);
-    if (!missing.empty()) {
-      tried += candidate + ": no symbol " + missing + " (NCCL >= 2.7 has them all)";
-      dlclose(h);
-      continue;
-    }
-    lib.handle = h;
-    lib.path = candidate;
-    *this = lib;
-    return true;
+  void* h = dlopen_first(
+      candidates,
+      [&lib](SymbolResolver& resolve) {
+        lib = NcclLibrary{};
+        resolve(&lib.get_version, "ncclGetVersion");
+        resolve(&lib.get_unique_id, "ncclGetUniqueId");
+        resolve(&lib.comm_init_rank, "ncclCommInitRank");
+        resolve(&lib.comm_init_all, "ncclCommInitAll");
+        resolve(&lib.comm_destroy, "ncclCommDestroy");
+        resolve(&lib.comm_abort, "ncclCommAbort");
+        resolve(&lib.comm_get_async_error, "ncclCommGetAsyncError");
+        resolve(&lib.comm_count, "ncclCommCount");
+        resolve(&lib.comm_cu_device, "ncclCommCuDevice");
+        resolve(&lib.comm_user_rank, "ncclCommUserRank");
+        resolve(&lib.group_start, "ncclGroupStart");
+        resolve(&lib.group_end, "ncclGroupEnd");
+        resolve(&lib.send, "ncclSend");
+        resolve(&lib.recv, "ncclRecv");
+        resolve(&lib.get_error_string, "ncclGetErrorString");
+        resolve(&lib.get_last_error, "ncclGetLastError", /*required=*/false);  // NCCL >= 2.13
+      },
+      &lib.path, &tried);
+  if (h == nullptr) {
+    *reason = "cannot load NCCL (tried: " + tried + "); set TILEGEMM_NCCL_LIBRARY to libnccl.so.2's path";
+    return false;
   }
-  *reason = "cannot load NCCL (tried: " + (tried.empty() ? std::string("nothing") : tried) +
-            "); set TILEGEMM_NCCL_LIBRARY to libnccl.so.2's path";
-  return false;
+  lib.handle = h;
+  *this = lib;
+  return true;
 }
 
 std::string NcclLibrary::describe(const char* call, NcclResult r, ncclComm* comm) const {

@@ -116,6 +116,12 @@ Status check_contiguous_rows(const MatrixRef& m, const char* name, int64_t rows,
   return Status::success();
 }
 
+Status check_overlap(const Overlap& o) {
+  if (o.reserved_sms < 0)
+    return invalid("overlap.reserved_sms", "overlap.reserved_sms = " + std::to_string(o.reserved_sms) + ": must be >= 0");
+  return Status::success();
+}
+
 }  // namespace
 
 Status validate_all_gather_gemm(const AllGatherGemmArgs& args, int rank, int world) {
@@ -141,10 +147,7 @@ Status validate_all_gather_gemm(const AllGatherGemmArgs& args, int rank, int wor
   full.beta = args.beta;
   if (Status s = in_context(validate(full), "the gathered problem D = all_gather(A)·Bᵀ"); !s.ok()) return s;
   if (spans_overlap(args.d, args.a_shard)) return invalid("d", "d overlaps a_shard, which the other ranks read");
-  if (args.overlap.reserved_sms < 0)
-    return invalid("overlap.reserved_sms", "overlap.reserved_sms = " + std::to_string(args.overlap.reserved_sms) +
-                                               ": must be >= 0");
-  return Status::success();
+  return check_overlap(args.overlap);
 }
 
 Status validate_gemm_reduce_scatter(const GemmReduceScatterArgs& args, int rank, int world) {
@@ -169,10 +172,7 @@ Status validate_gemm_reduce_scatter(const GemmReduceScatterArgs& args, int rank,
   mine.alpha = args.alpha;
   mine.beta = args.beta;
   if (Status s = in_context(validate(mine), "this rank's rows of the sum"); !s.ok()) return s;
-  if (args.overlap.reserved_sms < 0)
-    return invalid("overlap.reserved_sms", "overlap.reserved_sms = " + std::to_string(args.overlap.reserved_sms) +
-                                               ": must be >= 0");
-  return Status::success();
+  return check_overlap(args.overlap);
 }
 
 namespace {
