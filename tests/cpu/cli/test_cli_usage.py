@@ -1,7 +1,7 @@
 """The tilegemm CLI's answers to bad input, run as a user would type them (ctest cli_usage, label
 cpu; any machine: every case here is decided before a GPU is looked for, or needs none).
 Usage errors exit 2 with one line naming the option or argument, the value and the rule (tune's
-too, and its missing cache directory). The fuzz
+too, and its missing cache directory; tp-bench's options). The fuzz
 command's problem list is deterministic, and the explain command it prints for each problem reports
 the same route as the list.
 
@@ -179,6 +179,32 @@ class Tune(unittest.TestCase):
             self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
             self.assertIn("no Hopper (sm_90) GPU found", r.stderr)
             self.assertFalse(os.path.exists(cache), "nothing measured, nothing written")
+
+
+class TpBench(unittest.TestCase):
+    def usage(self, args, *texts):
+        return UsageErrors.usage(self, args, *texts)
+
+    def test_usage_errors(self):
+        self.usage(["tp-bench", "--op", "allreduce"], "--op", "allreduce")
+        self.usage(["tp-bench", "--shape", "8192x3584"], "8192x3584")
+        self.usage(["tp-bench", "--world", "0"], "--world")
+        self.usage(["tp-bench", "--world", "65"], "--world")
+        self.usage(["tp-bench", "--reserve-sms", "-1"], "--reserve-sms")
+        self.usage(["tp-bench", "--partial", "fp16"], "--partial", "fp16")
+
+    def test_help(self):
+        r = run("tp-bench", "--help")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for option in ("--op", "--shape", "--world", "--loopback", "--iters", "--reserve-sms", "--partial", "--json"):
+            self.assertIn(option, r.stdout)
+
+    def test_without_a_gpu_it_says_so(self):
+        r = run("tp-bench", "--loopback", "--world", "2", "--shape", "256x256x256", "--iters", "1")
+        if r.returncode == 0:
+            self.skipTest("a Hopper GPU is here: the bench ran")
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertIn("no Hopper (sm_90) GPU found", r.stderr)
 
 
 class Numbers(unittest.TestCase):
