@@ -52,8 +52,9 @@ struct Overlap {
   // false: the collective first, then one GEMM of the whole problem (the baseline the overlap is
   // measured against; same transport, same configuration).
   bool enabled = true;
-  // SMs the GEMM leaves free for the collective's kernels (its persistent grid is capped at
-  // SMs − reserved_sms). 0: none reserved; NCCL's kernels then take SMs as the GEMM's CTAs retire.
+  // SMs the GEMM steps leave free for the collective's kernels while both run (their persistent
+  // grid is capped at SMs − reserved_sms; the sequential run uses every SM). 0: none reserved;
+  // NCCL's kernels then take SMs as the GEMM's CTAs retire (docs/TENSOR_PARALLEL.md: why).
   int reserved_sms = 0;
 };
 

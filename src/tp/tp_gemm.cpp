@@ -357,6 +357,7 @@ Status run_all_gather_gemm(Transport& t, const AllGatherGemmArgs& args, bool com
   sched::TpStepRanges<kMaxWorld> ranges;
   const bool overlapped = args.overlap.enabled && world > 1 &&
                           step_ranges(m, world, rank, plan.block_rows, sched::TpCollective::all_gather, &ranges);
+  if (!overlapped) plan.options.max_ctas = 0;  // nothing runs beside the GEMM: all SMs
   if (status.ok() && !overlapped && !comm_only) {  // the whole collective, then one GEMM
     if (world > 1) status = events.join(stream, comm);  // one rank: the GEMM reads a_shard itself
     if (status.ok()) status = step_gemm(whole, plan);
@@ -428,6 +429,7 @@ Status run_gemm_reduce_scatter(Transport& t, const GemmReduceScatterArgs& args, 
   sched::TpStepRanges<kMaxWorld> ranges;
   const bool overlapped = args.overlap.enabled &&
                           step_ranges(m, world, rank, plan.block_rows, sched::TpCollective::reduce_scatter, &ranges);
+  if (!overlapped) plan.options.max_ctas = 0;  // nothing runs beside the GEMM: all SMs
   if (status.ok() && !overlapped) {
     if (!comm_only) status = step_gemm(whole, plan);
     if (status.ok()) status = events.record(stream, &done[0]);
