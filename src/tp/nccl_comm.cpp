@@ -8,20 +8,10 @@
 #include "tilegemm/tp.hpp"
 
 namespace tilegemm::tp {
-namespace {
-
-Status library(const detail::NcclLibrary** out) {
-  std::string why;
-  *out = detail::nccl_library(&why);
-  if (*out == nullptr) return Status{ErrorCode::unsupported, "comm", why};
-  return Status::success();
-}
-
-}  // namespace
 
 Status nccl_version(int* version, std::string* library_path) {
   const detail::NcclLibrary* lib = nullptr;
-  if (Status s = library(&lib); !s.ok()) return s;
+  if (Status s = detail::loaded_nccl(&lib); !s.ok()) return s;
   if (Status s = detail::nccl_status(*lib, "ncclGetVersion", lib->get_version(version), nullptr); !s.ok()) return s;
   if (library_path) *library_path = lib->path;
   return Status::success();
@@ -30,7 +20,7 @@ Status nccl_version(int* version, std::string* library_path) {
 Status init_local_comms(const std::vector<int>& devices, std::vector<ncclComm*>* comms) {
   if (devices.empty()) return Status{ErrorCode::invalid_argument, "devices", "devices is empty: name at least one"};
   const detail::NcclLibrary* lib = nullptr;
-  if (Status s = library(&lib); !s.ok()) return s;
+  if (Status s = detail::loaded_nccl(&lib); !s.ok()) return s;
   comms->assign(devices.size(), nullptr);
   return detail::nccl_status(*lib, "ncclCommInitAll",
                              lib->comm_init_all(comms->data(), int(devices.size()), devices.data()), nullptr);
@@ -38,7 +28,7 @@ Status init_local_comms(const std::vector<int>& devices, std::vector<ncclComm*>*
 
 Status unique_id(UniqueId* id) {
   const detail::NcclLibrary* lib = nullptr;
-  if (Status s = library(&lib); !s.ok()) return s;
+  if (Status s = detail::loaded_nccl(&lib); !s.ok()) return s;
   detail::NcclUniqueId raw{};
   if (Status s = detail::nccl_status(*lib, "ncclGetUniqueId", lib->get_unique_id(&raw), nullptr); !s.ok()) return s;
   static_assert(sizeof(raw.internal) == sizeof(id->bytes));
@@ -52,7 +42,7 @@ Status init_rank(const UniqueId& id, int world, int rank, ncclComm** comm) {
                   "rank " + std::to_string(rank) + " of world size " + std::to_string(world) +
                       ": need world >= 1 and 0 <= rank < world"};
   const detail::NcclLibrary* lib = nullptr;
-  if (Status s = library(&lib); !s.ok()) return s;
+  if (Status s = detail::loaded_nccl(&lib); !s.ok()) return s;
   detail::NcclUniqueId raw{};
   std::memcpy(raw.internal, id.bytes, sizeof(raw.internal));
   return detail::nccl_status(*lib, "ncclCommInitRank", lib->comm_init_rank(comm, world, raw, rank), nullptr);
@@ -61,7 +51,7 @@ Status init_rank(const UniqueId& id, int world, int rank, ncclComm** comm) {
 Status destroy_comm(ncclComm* comm) {
   if (comm == nullptr) return Status::success();
   const detail::NcclLibrary* lib = nullptr;
-  if (Status s = library(&lib); !s.ok()) return s;
+  if (Status s = detail::loaded_nccl(&lib); !s.ok()) return s;
   return detail::nccl_status(*lib, "ncclCommDestroy", lib->comm_destroy(comm), nullptr);
 }
 
@@ -70,7 +60,7 @@ Status synchronize(ncclComm* comm, cudaStream_t stream, double timeout_s) {
   if (!(timeout_s > 0))
     return Status{ErrorCode::invalid_argument, "timeout_s", "timeout_s must be > 0 seconds"};
   const detail::NcclLibrary* lib = nullptr;
-  if (Status s = library(&lib); !s.ok()) return s;
+  if (Status s = detail::loaded_nccl(&lib); !s.ok()) return s;
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
     const cudaError_t q = cudaStreamQuery(stream);

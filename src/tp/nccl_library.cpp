@@ -74,6 +74,13 @@ const NcclLibrary* nccl_library(std::string* reason) {
   return &lib;
 }
 
+Status loaded_nccl(const NcclLibrary** out) {
+  std::string why;
+  *out = nccl_library(&why);
+  if (*out == nullptr) return Status{ErrorCode::unsupported, "comm", why};
+  return Status::success();
+}
+
 Status nccl_status(const NcclLibrary& lib, const char* call, NcclResult r, ncclComm* comm) {
   if (r == kNcclSuccess) return Status::success();
   return Status{ErrorCode::cuda_error, "comm", lib.describe(call, r, comm)};

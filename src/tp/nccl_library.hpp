@@ -57,6 +57,9 @@ struct NcclLibrary {
 // The process's NCCL, loaded on first use (thread-safe), or nullptr with *reason.
 const NcclLibrary* nccl_library(std::string* reason);
 
+// The same as a Status: `unsupported` (naming the files tried) when no NCCL could be loaded.
+Status loaded_nccl(const NcclLibrary** out);
+
 // An `unsupported` Status for a missing library, a `cuda_error` naming the failed call otherwise.
 Status nccl_status(const NcclLibrary& lib, const char* call, NcclResult r, ncclComm* comm);
 

@@ -30,6 +30,7 @@
 #include "api/route.hpp"
 #include "api/stream_workspace.hpp"
 #include "schedule/tp_chunks.hpp"
+#include "tp/cuda_status.hpp"
 #include "tp/nccl_library.hpp"
 #include "tp/reduce.hpp"
 #include "tp/transport.hpp"
@@ -56,10 +57,6 @@ const void* const kPlaceholder = reinterpret_cast<const void*>(uintptr_t{256});
 
 Status invalid(std::string argument, std::string message) {
   return Status{ErrorCode::invalid_argument, std::move(argument), std::move(message)};
-}
-Status cuda_status(const char* what, cudaError_t err) {
-  if (err == cudaSuccess) return Status::success();
-  return Status{ErrorCode::cuda_error, "stream", std::string(what) + " failed: " + cudaGetErrorString(err)};
 }
 // Prefixes the argument and message of a failed gemm() check with where it came from.
 Status in_context(Status s, const char* context) {
@@ -116,6 +113,22 @@ Status check_contiguous_rows(const MatrixRef& m, const char* name, int64_t rows,
   return Status::success();
 }
 
+// The single GEMM the all-gather call stands for, D = alpha·A·Bᵀ + beta·C over all M rows, with
+// the gathered A at `a` (validation: a placeholder when the call will allocate it).
+GemmArgs gathered_problem(const AllGatherGemmArgs& args, const void* a) {
+  const int64_t k = args.a_shard.cols;
+  return GemmArgs{MatrixRef{a, args.m, k, k, DType::bf16, Major::k_major}, args.b, args.c, args.d, args.alpha,
+                  args.beta, args.stream};
+}
+
+// Every rank's partial of all of D in the reduce-scatter call, alpha·A_r·B_rᵀ, into `d` (row-major,
+// partial_dtype; validation: a placeholder).
+GemmArgs partial_problem(const GemmReduceScatterArgs& args, void* d) {
+  return GemmArgs{args.a, args.b, nullptr,
+                  MutMatrixRef{d, args.a.rows, args.b.rows, args.b.rows, args.partial_dtype, Major::k_major},
+                  args.alpha, 0.0f, args.stream};
+}
+
 Status check_overlap(const Overlap& o) {
   if (o.reserved_sms < 0)
     return invalid("overlap.reserved_sms", "overlap.reserved_sms = " + std::to_string(o.reserved_sms) + ": must be >= 0");
@@ -137,14 +150,7 @@ Status validate_all_gather_gemm(const AllGatherGemmArgs& args, int rank, int wor
       return invalid("a_shard", "a_shard overlaps a_gathered other than as its own chunk (rows " +
                                     std::to_string(own.begin) + " to " + std::to_string(own.end) + ")");
   }
-  GemmArgs full;
-  full.a = MatrixRef{args.a_gathered.ptr ? args.a_gathered.ptr : kPlaceholder, args.m, k, k, DType::bf16,
-                     Major::k_major};
-  full.b = args.b;
-  full.c = args.c;
-  full.d = args.d;
-  full.alpha = args.alpha;
-  full.beta = args.beta;
+  const GemmArgs full = gathered_problem(args, args.a_gathered.ptr ? args.a_gathered.ptr : kPlaceholder);
   if (Status s = in_context(validate(full), "the gathered problem D = all_gather(A)·Bᵀ"); !s.ok()) return s;
   if (spans_overlap(args.d, args.a_shard)) return invalid("d", "d overlaps a_shard, which the other ranks read");
   return check_overlap(args.overlap);
@@ -155,22 +161,11 @@ Status validate_gemm_reduce_scatter(const GemmReduceScatterArgs& args, int rank,
   if (args.partial_dtype != DType::bf16 && args.partial_dtype != DType::fp32)
     return invalid("partial_dtype", std::string("partial_dtype = ") + to_string(args.partial_dtype) +
                                         ": the partials are bf16 or fp32");
-  GemmArgs partial;  // every rank's partial of all of D
-  partial.a = args.a;
-  partial.b = args.b;
-  partial.d = MutMatrixRef{const_cast<void*>(kPlaceholder), args.a.rows, args.b.rows, args.b.rows,
-                           args.partial_dtype, Major::k_major};
-  partial.alpha = args.alpha;
+  const GemmArgs partial = partial_problem(args, const_cast<void*>(kPlaceholder));
   if (Status s = in_context(validate(partial), "the partial product A_r·B_rᵀ"); !s.ok()) return s;
   // D and C have the shapes of this rank's rows of the product: validate that GEMM.
   const RowRange own = chunk_rows(args.a.rows, world, rank);
-  GemmArgs mine;
-  mine.a = row_slice(args.a, own.begin, own.end);
-  mine.b = args.b;
-  mine.c = args.c;
-  mine.d = args.d;
-  mine.alpha = args.alpha;
-  mine.beta = args.beta;
+  const GemmArgs mine{row_slice(args.a, own.begin, own.end), args.b, args.c, args.d, args.alpha, args.beta};
   if (Status s = in_context(validate(mine), "this rank's rows of the sum"); !s.ok()) return s;
   return check_overlap(args.overlap);
 }
@@ -323,14 +318,7 @@ Status run_all_gather_gemm(Transport& t, const AllGatherGemmArgs& args, bool com
   bool owned = false;
   if (gathered == nullptr && world > 1)
     if (Status s = call_buffer(stream, comm, size_t(m) * row_bytes, &gathered, &owned); !s.ok()) return s;
-  GemmArgs whole;
-  whole.a = MatrixRef{world == 1 ? args.a_shard.ptr : gathered, m, k, k, DType::bf16, Major::k_major};
-  whole.b = args.b;
-  whole.c = args.c;
-  whole.d = args.d;
-  whole.alpha = args.alpha;
-  whole.beta = args.beta;
-  whole.stream = stream;
+  const GemmArgs whole = gathered_problem(args, world == 1 ? args.a_shard.ptr : gathered);
   StepPlan plan;
   Status status = plan_steps(whole, args.overlap, &plan);
 
@@ -416,12 +404,7 @@ Status run_gemm_reduce_scatter(Transport& t, const GemmReduceScatterArgs& args, 
   const auto slot = [&](int q) { return buffer + slots_offset + size_t(q < rank ? q : q - 1) * slot_bytes; };
   const auto partial_rows = [&](int64_t row) { return buffer + size_t(row) * size_t(n) * es; };
 
-  GemmArgs whole;
-  whole.a = args.a;
-  whole.b = args.b;
-  whole.d = MutMatrixRef{buffer, m, n, n, args.partial_dtype, Major::k_major};
-  whole.alpha = args.alpha;
-  whole.stream = stream;
+  const GemmArgs whole = partial_problem(args, buffer);
   StepPlan plan;
   Status status = plan_steps(whole, args.overlap, &plan);
 

@@ -3,23 +3,15 @@
 
 #include <string>
 
+#include "tp/cuda_status.hpp"
 #include "tp/nccl_library.hpp"
 
 namespace tilegemm::tp::detail {
-namespace {
-
-Status cuda_status(const char* what, cudaError_t err) {
-  if (err == cudaSuccess) return Status::success();
-  return Status{ErrorCode::cuda_error, "stream", std::string(what) + " failed: " + cudaGetErrorString(err)};
-}
-
-}  // namespace
 
 Status NcclTransport::make(ncclComm* comm, NcclTransport* out) {
   if (comm == nullptr) return Status{ErrorCode::invalid_argument, "comm", "comm is null: pass an NCCL communicator"};
-  std::string why;
-  const NcclLibrary* lib = nccl_library(&why);
-  if (lib == nullptr) return Status{ErrorCode::unsupported, "comm", why};
+  const NcclLibrary* lib = nullptr;
+  if (Status s = loaded_nccl(&lib); !s.ok()) return s;
   int world = 0, rank = 0, device = -1, current = -1;
   if (Status s = nccl_status(*lib, "ncclCommCount", lib->comm_count(comm, &world), comm); !s.ok()) return s;
   if (Status s = nccl_status(*lib, "ncclCommUserRank", lib->comm_user_rank(comm, &rank), comm); !s.ok()) return s;
@@ -38,9 +30,8 @@ Status NcclTransport::make(ncclComm* comm, NcclTransport* out) {
 Status NcclTransport::exchange(const void* send, size_t send_bytes, int to, void* recv, size_t recv_bytes, int from,
                                cudaStream_t stream) {
   if (send_bytes == 0 && recv_bytes == 0) return Status::success();
-  std::string why;
-  const NcclLibrary* lib = nccl_library(&why);
-  if (lib == nullptr) return Status{ErrorCode::unsupported, "comm", why};
+  const NcclLibrary* lib = nullptr;
+  if (Status s = loaded_nccl(&lib); !s.ok()) return s;
   if (Status s = nccl_status(*lib, "ncclGroupStart", lib->group_start(), comm_); !s.ok()) return s;
   NcclResult r = kNcclSuccess;
   const char* call = "ncclSend";
