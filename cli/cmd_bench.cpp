@@ -38,6 +38,7 @@ struct BenchOptions {
   int iters = 30, warmup = 5;
   uint64_t seed = 20261129;
   bool no_flush = false, no_cublas = false, json = false;
+  std::string flush = "write";  // --flush: how L2 is emptied before each timed call (bench/timer.hpp)
   bool no_tuning = false;  // gemm() without the tuning cache: the model's picks
   bool no_row_repacks = false;  // gemm() reads operands whose rows start inside sectors in place
   std::string json_out;
@@ -197,6 +198,7 @@ int run_bench(const BenchOptions& o, const std::string& title) {
   run.timing.iters = o.iters;
   run.timing.warmup = o.warmup;
   run.timing.flush_l2 = !o.no_flush;
+  bench::parse_flush_kind(o.flush, &run.timing.flush);  // CLI::IsMember admits only its two names
   run.timing.method = timer->method;
   run.seed = o.seed;
   run.with_cublas = !o.no_cublas;
@@ -209,7 +211,9 @@ int run_bench(const BenchOptions& o, const std::string& title) {
     fmt::print("{}: {} ({} SMs), suite {} ({} shapes), layout {}, {} out, {}, mapping {}, {} timed runs (median){}, "
                "timer: {}, tuning cache: {}\n",
                title, dev.name, dev.sm_count, suite_name, shapes->size(), o.layout, o.out, call_label, mapping_label, o.iters,
-               o.no_flush ? ", L2 NOT flushed" : ", L2 flushed before each", timer->description, tuning_label);
+               o.no_flush ? ", L2 NOT flushed"
+                          : o.flush == "read" ? ", L2 flushed before each (read)" : ", L2 flushed before each",
+               timer->description, tuning_label);
     fmt::print("{:>6} {:>6} {:>6} {:>12} {:>8} {:>12} {:>8} {:>7} {:>10}  {:<8} {}\n", "M", "N", "K", "tilegemm us",
                "TFLOPS", "cuBLAS us", "TFLOPS", "ratio", "calc_diff", "check", "kernel");
     std::fflush(stdout);
@@ -277,7 +281,8 @@ int run_bench(const BenchOptions& o, const std::string& title) {
         {"config", o.config.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.config)},
         {"tuning_cache", tuning_label},
         {"iters", o.iters}, {"warmup", o.warmup},
-        {"flush_l2", !o.no_flush}, {"seed", o.seed}, {"timer", bench::timing_method_name(timer->method)},
+        {"flush_l2", !o.no_flush}, {"flush", o.no_flush ? nlohmann::json(nullptr) : nlohmann::json(o.flush)},
+        {"seed", o.seed}, {"timer", bench::timing_method_name(timer->method)},
         {"timer_fallback", timer->fallback_reason.empty() ? nlohmann::json(nullptr)
                                                           : nlohmann::json(timer->fallback_reason)},
         {"time", "median of " + timer->description}}},
@@ -360,6 +365,11 @@ void add_bench_command(CLI::App& app) {
                   "Run this sm90 configuration instead of the planner's, e.g. 128x256,cluster=2x1 (grammar: "
                   "tilegemm explain --help); a config that cannot run a shape fails that shape");
   cmd->add_flag("--no-flush", o->no_flush, "Do not flush L2 before each timed run");
+  cmd->add_option("--flush", o->flush,
+                  "How L2 is flushed before each timed run: write = memset of a 2x-L2 buffer (default; leaves L2 "
+                  "dirty, so the timed call also pays for writing it back), read = a kernel reading that buffer "
+                  "(leaves L2 clean)")
+      ->check(CLI::IsMember({"write", "read"}));
   cmd->add_option("--timer", o->timer,
                   "How a call is timed: cupti = sum of its kernels' times from CUPTI activity records (the "
                   "profiler's number; default when CUPTI loads), events = CUDA events around the call")

@@ -298,7 +298,7 @@ bool take_activity(std::vector<ActivityRecord>* out, std::string* error) {
 }
 
 cudaError_t time_with_cupti(const std::function<cudaError_t(cudaStream_t)>& launch, const TimingOptions& options,
-                            cudaStream_t stream, void* flush, size_t flush_bytes, Timing* out,
+                            cudaStream_t stream, const std::function<cudaError_t(int)>& flush, Timing* out,
                             std::string* cupti_failure) {
   std::string reason;
   if (!ready(&reason)) {
@@ -325,8 +325,8 @@ cudaError_t time_with_cupti(const std::function<cudaError_t(cudaStream_t)>& laun
   std::vector<KernelSpan> spans;
   int kernels = 0;
   for (int i = 0; i < options.iters; ++i) {
-    if (flush != nullptr)
-      if (cudaError_t e = cudaMemsetAsync(flush, i & 0xFF, flush_bytes, stream); e != cudaSuccess) return e;
+    if (flush)
+      if (cudaError_t e = flush(i); e != cudaSuccess) return e;
     if (cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess) return e;
     std::string error;
     if (!flush_and_take(st, nullptr, &error)) {  // warm-up (i = 0) and earlier kernels: not this call's

@@ -83,9 +83,9 @@ const CuptiLibrary& cupti_library();
 // Measures with CUPTI. Returns a CUDA error when a launch or CUDA call fails (as the events timer
 // does). Otherwise returns cudaSuccess and either fills *out (method "cupti") or leaves it alone
 // and sets *cupti_failure to why CUPTI could not measure — the caller then times with events.
-// `flush` (flush_bytes long) is memset before each timed call when non-null.
+// `flush` runs before each timed call (its i-th run gets i) when set.
 cudaError_t time_with_cupti(const std::function<cudaError_t(cudaStream_t)>& launch, const TimingOptions& options,
-                            cudaStream_t stream, void* flush, size_t flush_bytes, Timing* out,
+                            cudaStream_t stream, const std::function<cudaError_t(int)>& flush, Timing* out,
                             std::string* cupti_failure);
 
 }  // namespace tilegemm::bench::detail

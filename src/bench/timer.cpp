@@ -1,14 +1,16 @@
 // Device timing (timer.hpp): the shared part, and the CUDA-event method. The CUPTI method is in
 // cupti_timer.cpp; it is tried first when asked for, and events measure when it cannot.
 //
-// One event-timed call:   [memset of the flush buffer]  start-event  launch()  stop-event
-// The memset evicts A, B and D from L2 (writes of >= 2x L2 leave none of the operands' lines), and
-// sits before the start event in stream order, so it is never inside the measured interval. All
+// One event-timed call:   [flush of the L2]  start-event  launch()  stop-event
+// The flush (a memset of the flush buffer, or a kernel reading it: flush.cu) evicts A, B and D from
+// L2 (>= 2x L2 of other lines leave none of the operands'), and sits before the start event in
+// stream order, so it is never inside the measured interval. All
 // iterations are queued before the host waits; the memset (~0.1 ms) keeps the GPU ahead of the
 // host's enqueueing, so what the events see is device time, not launch latency.
 #include "bench/timer.hpp"
 
 #include "bench/cupti_timer.hpp"
+#include "bench/flush.hpp"
 
 #include <algorithm>
 #include <map>
@@ -20,26 +22,39 @@ namespace {
 
 constexpr size_t kMinFlushBytes = size_t{512} << 20;
 
-// One flush buffer per device, allocated on first use and kept for the life of the process
-// (NOTES: deliberately never freed — freeing from a static destructor can run after the CUDA
-// runtime has shut down).
-cudaError_t flush_buffer(void** buffer, size_t* bytes) {
+// One flush buffer per device: `bytes` zeroed bytes and, after them, the read flush's sink word.
+struct FlushBuffer {
+  void* data = nullptr;
+  size_t bytes = 0;
+  uint32_t* sink = nullptr;
+};
+
+// Allocated and zeroed on first use and kept for the life of the process (NOTES: deliberately
+// never freed — freeing from a static destructor can run after the CUDA runtime has shut down).
+cudaError_t flush_buffer(FlushBuffer* out) {
   static std::mutex mutex;
-  static std::map<int, std::pair<void*, size_t>> buffers;
+  static std::map<int, FlushBuffer> buffers;
   int device = 0;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
   std::lock_guard<std::mutex> lock(mutex);
   auto it = buffers.find(device);
   if (it == buffers.end()) {
-    const size_t size = l2_flush_bytes();
-    if (size == 0) return cudaErrorInvalidDevice;
-    void* p = nullptr;
-    if (cudaError_t e = cudaMalloc(&p, size); e != cudaSuccess) return e;
-    it = buffers.emplace(device, std::make_pair(p, size)).first;
+    FlushBuffer b;
+    b.bytes = l2_flush_bytes();
+    if (b.bytes == 0) return cudaErrorInvalidDevice;
+    if (cudaError_t e = cudaMalloc(&b.data, b.bytes + 256); e != cudaSuccess) return e;
+    if (cudaError_t e = cudaMemset(b.data, 0, b.bytes + 256); e != cudaSuccess) return e;
+    b.sink = reinterpret_cast<uint32_t*>(static_cast<char*>(b.data) + b.bytes);
+    it = buffers.emplace(device, b).first;
   }
-  *buffer = it->second.first;
-  *bytes = it->second.second;
+  *out = it->second;
   return cudaSuccess;
+}
+
+// The i-th flush: a memset (a different byte each time) or the read kernel.
+cudaError_t run_flush(const FlushBuffer& b, FlushKind kind, int i, cudaStream_t stream) {
+  if (kind == FlushKind::read) return read_flush(b.data, b.bytes, b.sink, stream);
+  return cudaMemsetAsync(b.data, i & 0xFF, b.bytes, stream);
 }
 
 // Destroys the events it holds, whatever path the timing function leaves by.
@@ -72,6 +87,16 @@ bool parse_timing_method(const std::string& text, TimingMethod* method) {
   }
   if (text == "cupti") {
     *method = TimingMethod::cupti;
+    return true;
+  }
+  return false;
+}
+
+const char* flush_kind_name(FlushKind kind) { return kind == FlushKind::read ? "read" : "write"; }
+
+bool parse_flush_kind(const std::string& text, FlushKind* kind) {
+  if (text == "write" || text == "read") {
+    *kind = text == "read" ? FlushKind::read : FlushKind::write;
     return true;
   }
   return false;
@@ -125,15 +150,17 @@ size_t l2_flush_bytes() {
 cudaError_t time_on_device(const std::function<cudaError_t(cudaStream_t)>& launch, const TimingOptions& options,
                            cudaStream_t stream, Timing* out) {
   if (options.iters < 1 || options.warmup < 0 || out == nullptr) return cudaErrorInvalidValue;
-  void* flush = nullptr;
-  size_t flush_size = 0;
+  FlushBuffer buffer;
   if (options.flush_l2)
-    if (cudaError_t e = flush_buffer(&flush, &flush_size); e != cudaSuccess) return e;
+    if (cudaError_t e = flush_buffer(&buffer); e != cudaSuccess) return e;
+  std::function<cudaError_t(int)> flush;
+  if (options.flush_l2)
+    flush = [&buffer, kind = options.flush, stream](int i) { return run_flush(buffer, kind, i, stream); };
 
   std::string fallback_reason;
   if (options.method == TimingMethod::cupti) {
     Timing t;
-    if (cudaError_t e = detail::time_with_cupti(launch, options, stream, flush, flush_size, &t, &fallback_reason);
+    if (cudaError_t e = detail::time_with_cupti(launch, options, stream, flush, &t, &fallback_reason);
         e != cudaSuccess)
       return e;
     if (fallback_reason.empty()) {
@@ -150,8 +177,8 @@ cudaError_t time_on_device(const std::function<cudaError_t(cudaStream_t)>& launc
   EventSet events;  // [start_0, stop_0, start_1, stop_1, ...]
   if (cudaError_t e = events.create(2 * static_cast<size_t>(iters)); e != cudaSuccess) return e;
   for (int i = 0; i < iters; ++i) {
-    if (options.flush_l2)
-      if (cudaError_t e = cudaMemsetAsync(flush, i & 0xFF, flush_size, stream); e != cudaSuccess) return e;
+    if (flush)
+      if (cudaError_t e = flush(i); e != cudaSuccess) return e;
     if (cudaError_t e = cudaEventRecord(events.events[2 * i], stream); e != cudaSuccess) return e;
     if (cudaError_t e = launch(stream); e != cudaSuccess) return e;
     if (cudaError_t e = cudaEventRecord(events.events[2 * i + 1], stream); e != cudaSuccess) return e;

@@ -1,6 +1,7 @@
 // Device timing used by `tilegemm bench`, `tilegemm ladder` and the mapping comparison.
-// Each timed call is preceded by an L2 flush (a memset of >= 2x the L2 size) outside the measured
-// set. Two ways to measure the one launch (docs/TESTING.md, "Timing"):
+// Each timed call is preceded by an L2 flush of >= 2x the L2 size outside the measured set: a
+// memset of a buffer (FlushKind::write, the default) or a kernel that reads it (FlushKind::read,
+// which leaves no dirty line for the timed call to write back; flush.cu says why that matters). Two ways to measure the one launch (docs/TESTING.md, "Timing"):
 //   - cupti (the default): the sum of (end - start) of every kernel the call launched, from CUPTI
 //     activity records — what the profiler-based anchors report; no launch/front-end gap;
 //   - events: CUDA events recorded around the launch on its stream.
@@ -20,6 +21,13 @@
 namespace tilegemm::bench {
 
 enum class TimingMethod { events, cupti };
+
+// How the L2 is emptied of the operands before each timed call (see the file comment).
+enum class FlushKind { write, read };
+// "write" / "read".
+const char* flush_kind_name(FlushKind kind);
+// Accepts exactly "write" and "read".
+bool parse_flush_kind(const std::string& text, FlushKind* kind);
 
 // "events" / "cupti".
 const char* timing_method_name(TimingMethod method);
@@ -54,6 +62,7 @@ struct TimingOptions {
   int warmup = 5;      // untimed calls first (module load, clocks up)
   int iters = 30;      // timed calls; median and min reported
   bool flush_l2 = true;
+  FlushKind flush = FlushKind::write;  // with flush_l2
   // cupti is used when available, else events (Timing::method says which measured).
   TimingMethod method = TimingMethod::cupti;
 };

@@ -176,6 +176,20 @@ TEST(TimingMethodNames, RoundTrip) {
   EXPECT_EQ(TimingOptions{}.method, TimingMethod::cupti);  // the default: cupti where it works
 }
 
+TEST(FlushKindNames, RoundTripAndWriteIsTheDefault) {
+  for (FlushKind k : {FlushKind::write, FlushKind::read}) {
+    FlushKind parsed = k == FlushKind::write ? FlushKind::read : FlushKind::write;
+    ASSERT_TRUE(parse_flush_kind(flush_kind_name(k), &parsed));
+    EXPECT_EQ(parsed, k);
+  }
+  FlushKind k = FlushKind::read;
+  EXPECT_FALSE(parse_flush_kind("memset", &k));
+  EXPECT_FALSE(parse_flush_kind("", &k));
+  EXPECT_EQ(k, FlushKind::read);  // untouched on failure
+  EXPECT_EQ(TimingOptions{}.flush, FlushKind::write);
+  EXPECT_TRUE(TimingOptions{}.flush_l2);
+}
+
 TEST(ChooseTimer, EventsAlwaysWork) {
   std::string error;
   const auto c = choose_timer("events", &error);

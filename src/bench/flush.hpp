@@ -1,0 +1,15 @@
+// The bench's read flush of L2 (flush.cu; timer.hpp, FlushKind::read).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+namespace tilegemm::bench {
+
+// Reads `bytes` (a multiple of 16) of `buffer` (16-B aligned, zero-filled) on `stream`; `sink` is a
+// device word it never writes while the buffer is all zeros. Returns the launch's error.
+cudaError_t read_flush(const void* buffer, size_t bytes, uint32_t* sink, cudaStream_t stream);
+
+}  // namespace tilegemm::bench
