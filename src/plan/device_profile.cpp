@@ -14,7 +14,11 @@
 //   - achievable HBM bandwidth = datasheet x 0.896 where not measured: the H200's measured copy /
 //     datasheet ratio (4.3 / 4.8) [perf].
 //   - fixed_us = 5: per-kernel ramp and tail. cuBLASLt's M = 1 suite rows [perf] run 5.7-14 us
-//     longer than bytes / 4.3 TB/s; 5 us sits just under the smallest of those gaps.
+//     longer than bytes / 4.3 TB/s; 5 us sits just under the smallest of those gaps. Most of it is
+//     the bench's write flush, not the kernel: after a memset the timed kernel also writes the
+//     flush's dirty L2 lines back, and with `bench --flush read` the weight-streaming shapes ran
+//     4-8 us faster (docs/PERF.md, 2026-12-03 eleventh session; ~2.7 us left beyond 4.1 TB/s). The
+//     constant models the default (write-flush) bench, which the tuner and the recorded tables use.
 // Measured on one H200 (2026-12-01, docs/PERF.md "planner calibration"), used for every profile
 // (the same GH100 SM and TMA unit; the HBM-side rate scaled by each SKU's HBM bandwidth):
 //   - tma_fill_bytes_per_s = 5.7e12 on the H200: M = 1 GEMMs whose tiles load 63 zero-filled A
