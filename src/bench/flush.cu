@@ -5,8 +5,9 @@
 // full of dirty lines: the timed kernel's first misses then also write tens of MB back to HBM
 // (measured on the H200, docs/PERF.md: the weight-streaming shapes pay about 7 us for it, cuBLASLt
 // too). Reading leaves nothing to write back: the state a GEMM meets after another kernel that read
-// its inputs. The buffer is zeroed once when allocated (timer.cpp); its dirty lines are written
-// back by the first read flush, outside every timed interval.
+// its inputs. Whatever dirty lines L2 holds before a read flush (the buffer's zeroing when it was
+// allocated, the last timed call's D) are written back during the flush, outside every timed
+// interval.
 #include "bench/flush.hpp"
 
 #include <cstdint>
@@ -15,8 +16,8 @@ namespace tilegemm::bench {
 namespace {
 
 // Grid-stride 16-B loads that bypass L1 (ld.global.cg), four in flight per step. The XOR of what
-// was read is stored only if it equals a value the zeroed buffer never produces, so the loads
-// cannot be removed and nothing is written.
+// was read is stored to `sink` only if it equals an arbitrary constant, so the loads cannot be
+// removed; at most one word past the buffer (the sink, inside the same allocation) is written.
 __global__ void read_flush_kernel(const uint4* __restrict__ buffer, size_t chunks, uint32_t* sink) {
   const size_t stride = size_t(gridDim.x) * blockDim.x;
   uint32_t acc = 0;
