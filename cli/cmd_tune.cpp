@@ -210,6 +210,7 @@ int run_tune(const TuneArgs& a) {
   run.timing.iters = a.iters;
   run.timing.warmup = a.warmup;
   run.timing.method = timer->method;
+  bench::parse_flush_kind(a.flush, &run.timing.flush);  // CLI::IsMember admits only its two names
   run.seed = a.seed;
   run.with_cublas = false;
   for (size_t i = 0; i < problems.size(); ++i) {
@@ -259,6 +260,11 @@ void add_tune_command(CLI::App& app) {
                   "Tuning cache file to update (default: $TILEGEMM_TUNING, else <cache dir>/tuning.json)");
   cmd->add_option("--jobs", a->jobs, "Threads compiling the kernels first (0: one per CPU core)");
   cmd->add_flag("--json", a->json, "JSON on stdout (schema tilegemm.tune/1) instead of the table");
+  cmd->add_option("--flush", a->flush,
+                  "How L2 is flushed before each timed run: write = memset (default, as bench), read = a kernel "
+                  "reading the buffer (leaves L2 clean: the winners for a workload whose L2 holds few dirty lines)")
+      ->check(CLI::IsMember({"write", "read"}))
+      ->capture_default_str();
   cmd->callback([a] {
     if (const int rc = run_tune(*a); rc != 0) throw CLI::RuntimeError(rc);
   });

@@ -99,8 +99,8 @@ TuneSummary summary_of(const std::vector<TuneProblem>& problems) {
 void print_header(const TuneHeader& h, size_t problems) {
   const TuneArgs& a = h.args;
   fmt::print("tilegemm tune: {} ({} SMs), suite {} ({} problems), layout {}, {} out, {}, top {} configs per "
-             "problem, {} timed runs (median), L2 flushed before each, timer: {}\n",
-             h.gpu, h.sm_count, h.suite, problems, a.layout, a.out, call_text(a), a.top, a.iters, h.timer);
+             "problem, {} timed runs (median), L2 flushed before each ({}), timer: {}\n",
+             h.gpu, h.sm_count, h.suite, problems, a.layout, a.out, call_text(a), a.top, a.iters, a.flush, h.timer);
   fmt::print("tuning cache: {} (entries keyed by {})\n", h.file, h.key.label());
   fmt::print("{:>22} {:>10} {:>10} {:>6}  {:>10} {:>7}  model pick / best\n", "problem", "model us", "predicted",
              "error", "best us", "regret");
@@ -170,7 +170,8 @@ void print_json(const TuneHeader& h, const std::vector<TuneProblem>& problems, c
       {"cache", {{"file", h.file}, {"key", h.key.label()}}},
       {"options", {{"suite", h.suite}, {"layout", a.layout}, {"out", a.out},
                    {"beta", a.beta ? ordered_json(*a.beta) : ordered_json(nullptr)}, {"top", a.top},
-                   {"iters", a.iters}, {"warmup", a.warmup}, {"seed", a.seed}, {"timer", h.timer}}},
+                   {"iters", a.iters}, {"warmup", a.warmup}, {"seed", a.seed}, {"timer", h.timer},
+                   {"flush", a.flush}}},
       {"results", results},
       {"summary", {{"problems", s.problems}, {"tuned", s.tuned}, {"failed", s.failed},
                    {"store_failures", s.store_failures}, {"model_fastest", s.regrets.size() - s.model_beaten},

@@ -26,6 +26,7 @@ struct TuneArgs {
   std::string cache;                // empty: the file gemm() reads
   int jobs = 0;
   bool json = false;
+  std::string flush = "write";      // --flush: how L2 is emptied before each timed run (bench/timer.hpp)
 };
 
 struct TuneProblem {

@@ -121,6 +121,7 @@ class Fuzz(unittest.TestCase):
         self.usage(["bench", "--c-dtype", "fp32", "--shape", "64x64x64"], "--c-dtype", "--beta")
         self.usage(["bench", "--beta", "1", "--in-place", "--c-dtype", "fp32"], "--in-place", "fp32")
         self.usage(["bench", "--d-major", "diag"], "--d-major")
+        self.usage(["bench", "--flush", "memset"], "--flush", "memset")
         self.usage(["explain", "64", "64", "64", "--in-place"], "--in-place", "--beta")
         self.usage(["explain", "64", "64", "64", "--ldc", "80"], "--ldc", "--beta")
         self.usage(["explain", "64", "64", "64", "--beta", "1", "--in-place", "--c-major", "col"], "--in-place")
@@ -151,6 +152,7 @@ class Tune(unittest.TestCase):
         self.usage(["tune", "--jobs", "-1"], "--jobs")
         self.usage(["tune", "--cache", ""], "empty")
         self.usage(["tune", "--bogus"], "--bogus")
+        self.usage(["tune", "--flush", "none"], "--flush", "none")
 
     def test_no_cache_file_is_a_usage_error(self):
         # No --cache and nowhere to put the default file: said before any GPU is looked for.
@@ -166,7 +168,8 @@ class Tune(unittest.TestCase):
     def test_help(self):
         r = run("tune", "--help")
         self.assertEqual(r.returncode, 0, r.stderr)
-        for option in ("--suite", "--shape", "--top", "--layout", "--out", "--beta", "--iters", "--cache", "--json"):
+        for option in ("--suite", "--shape", "--top", "--layout", "--out", "--beta", "--iters", "--cache", "--json",
+                       "--flush"):
             self.assertIn(option, r.stdout)
 
     def test_without_a_gpu_it_says_so(self):
