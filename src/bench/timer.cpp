@@ -151,11 +151,11 @@ cudaError_t time_on_device(const std::function<cudaError_t(cudaStream_t)>& launc
                            cudaStream_t stream, Timing* out) {
   if (options.iters < 1 || options.warmup < 0 || out == nullptr) return cudaErrorInvalidValue;
   FlushBuffer buffer;
-  if (options.flush_l2)
+  std::function<cudaError_t(int)> flush;  // empty: no flush
+  if (options.flush_l2) {
     if (cudaError_t e = flush_buffer(&buffer); e != cudaSuccess) return e;
-  std::function<cudaError_t(int)> flush;
-  if (options.flush_l2)
     flush = [&buffer, kind = options.flush, stream](int i) { return run_flush(buffer, kind, i, stream); };
+  }
 
   std::string fallback_reason;
   if (options.method == TimingMethod::cupti) {

@@ -163,12 +163,18 @@ TEST(CuptiLibrary, TheInstalledLibraryLoadsWithEverySymbol) {
       passed_or_no_library, "");
 }
 
-TEST(TimingMethodNames, RoundTrip) {
-  for (TimingMethod m : {TimingMethod::events, TimingMethod::cupti}) {
-    TimingMethod parsed = m == TimingMethod::events ? TimingMethod::cupti : TimingMethod::events;
-    ASSERT_TRUE(parse_timing_method(timing_method_name(m), &parsed));
-    EXPECT_EQ(parsed, m);
+// Both names of a two-valued option parse back to their value (each parse starting from the other).
+template <class E, class Name, class Parse>
+void expect_names_round_trip(E a, E b, Name name, Parse parse) {
+  for (E v : {a, b}) {
+    E parsed = v == a ? b : a;
+    ASSERT_TRUE(parse(name(v), &parsed));
+    EXPECT_EQ(parsed, v);
   }
+}
+
+TEST(TimingMethodNames, RoundTrip) {
+  expect_names_round_trip(TimingMethod::events, TimingMethod::cupti, timing_method_name, parse_timing_method);
   TimingMethod m = TimingMethod::cupti;
   EXPECT_FALSE(parse_timing_method("CUPTI", &m));
   EXPECT_FALSE(parse_timing_method("", &m));
@@ -177,11 +183,7 @@ TEST(TimingMethodNames, RoundTrip) {
 }
 
 TEST(FlushKindNames, RoundTripAndWriteIsTheDefault) {
-  for (FlushKind k : {FlushKind::write, FlushKind::read}) {
-    FlushKind parsed = k == FlushKind::write ? FlushKind::read : FlushKind::write;
-    ASSERT_TRUE(parse_flush_kind(flush_kind_name(k), &parsed));
-    EXPECT_EQ(parsed, k);
-  }
+  expect_names_round_trip(FlushKind::write, FlushKind::read, flush_kind_name, parse_flush_kind);
   FlushKind k = FlushKind::read;
   EXPECT_FALSE(parse_flush_kind("memset", &k));
   EXPECT_FALSE(parse_flush_kind("", &k));
