@@ -151,6 +151,7 @@ Status resolve_config(const Route& r, int device, const plan::DeviceProfile& pro
 // The unsplit config of the same tile: what runs when a k-split call cannot have its workspace.
 Status unsplit_config(const Route& r, const plan::DeviceProfile& profile, plan::Config c, plan::Config* out) {
   c.split_k = 1;
+  c.cluster_k = 1;
   c.stream_k = false;
   const plan::Candidate cand = plan::evaluate_config(r.problem, profile, c, /*stages_given=*/false);
   if (!cand.feasible()) return Status{ErrorCode::cuda_error, "launch", "no unsplit config: " + cand.reason};
@@ -218,6 +219,13 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
       std::unique_lock lock(g_plan_mutex);
       plans().emplace(key, prepared);
     }
+  }
+  if (options.max_ctas > 0 && prepared.config.cluster_k > 1) {
+    // A k-split cluster runs one CTA per slice (sm90_launch.cpp): to stay within max_ctas the same
+    // split sums through the workspace instead, on the persistent grid.
+    plan::Config capped = prepared.config;
+    capped.cluster_k = 1;
+    if (Status s = prepare_kernel(capped, device, &prepared); !s.ok()) return s;
   }
   if (options.max_ctas > 0) {
     const int cluster = prepared.config.cluster_size();

@@ -36,7 +36,7 @@ jit::LaunchDims gemm_dims(const plan::Config& c, int grid, cudaStream_t stream) 
   dims.grid = dim3(static_cast<unsigned>(grid), 1, 1);
   dims.block = dim3(static_cast<unsigned>(c.threads()), 1, 1);
   dims.smem_bytes = static_cast<uint32_t>(sm90::config_smem_layout(c).total_bytes);
-  dims.cluster = dim3(static_cast<unsigned>(c.cluster_size()), 1, 1);
+  dims.cluster = dim3(static_cast<unsigned>(c.launch_cluster_size()), 1, 1);
   dims.stream = stream;
   return dims;
 }
@@ -90,7 +90,7 @@ Status prepare_kernel(const plan::Config& config, int device, PreparedKernel* ou
   Prepared p;
   if (Status s = jit::get_kernel(to_source(source), &p.kernel); !s.ok()) return s;
   int clusters = 0;
-  const int cluster = config.cluster_size();
+  const int cluster = config.launch_cluster_size();
   if (Status s = jit::max_active_clusters(*p.kernel, gemm_dims(config, cluster, nullptr), &clusters); !s.ok())
     return s;
   if (clusters < 1)
@@ -125,13 +125,18 @@ size_t ksplit_partial_bytes(const sched::KSplit& ks, const plan::Config& c) {
 
 size_t ksplit_workspace_bytes(const GemmArgs& args, const PreparedKernel& prepared) {
   const plan::Config& c = prepared.config;
-  if (!c.stream_k) return 0;
+  if (!c.stream_k || c.cluster_k > 1) return 0;  // (a k-split cluster sums in shared memory)
   return ksplit_partial_bytes(launch_k_split(args, prepared), c);
 }
 
 int64_t launch_grid(const GemmArgs& args, const PreparedKernel& prepared) {
   const plan::Config& c = prepared.config;
-  if (c.stream_k) return launch_k_split(args, prepared).launch_ctas(prepared.resident_ctas);
+  if (c.stream_k) {
+    const sched::KSplit ks = launch_k_split(args, prepared);
+    // A k-split cluster: one unit per CTA, every slice of a tile in one cluster (kernel.cuh). The
+    // clusters do not wait on each other, so any number of them is correct.
+    return c.cluster_k > 1 ? ks.workers : ks.launch_ctas(prepared.resident_ctas);
+  }
   const KernelExtents e = kernel_extents(args, c);
   const int64_t units = sched::num_slots(config_schedule(c, int(e.m), int(e.n)));  // whole clusters
   return c.persistent ? std::min<int64_t>(units, prepared.resident_ctas) : units;
@@ -194,7 +199,11 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
 
   if (c.stream_k) {
     const sched::KSplit ks = launch_k_split(args, prepared);
-    if (ks.workers > 0) {
+    if (c.cluster_k > 1 && int64_t(ks.workers) != int64_t(ks.tiles) * c.cluster_k)
+      return setup_error("a k-split cluster of " + std::to_string(c.cluster_k) + " needs every tile in " +
+                         std::to_string(c.cluster_k) + " slices (K=" + std::to_string(e.k) + " has " +
+                         std::to_string(ks.k_blocks) + " k-blocks)");
+    if (ks.workers > 0 && c.cluster_k == 1) {
       if (workspace.partials == nullptr || workspace.counters == nullptr)
         return setup_error("a k-split launch without its workspace");
       if (sm90::ksplit_counters(ks, c) > sm90::kKSplitCounters)

@@ -16,7 +16,7 @@ ordered_json profile_json(const plan::DeviceProfile& d, const SmLimits& sm) {
       {"hbm_bytes_per_s", d.hbm_bytes_per_s}, {"hbm_datasheet_bytes_per_s", d.hbm_datasheet_bytes_per_s},
       {"tc_peak_flops", d.tc_peak_flops}, {"l2_bytes", d.l2_bytes},
       {"smem_per_block_optin", d.smem_per_block_optin}, {"smem_per_sm", d.smem_per_sm},
-      {"regs_per_sm", d.regs_per_sm}, {"fixed_us", d.fixed_us}, {"fixup_bytes_per_s_per_sm", d.fixup_bytes_per_s_per_sm}, {"fixup_latency_us", d.fixup_latency_us},
+      {"regs_per_sm", d.regs_per_sm}, {"fixed_us", d.fixed_us}, {"fixup_bytes_per_s_per_sm", d.fixup_bytes_per_s_per_sm}, {"fixup_latency_us", d.fixup_latency_us}, {"cluster_fixup_latency_us", d.cluster_fixup_latency_us}, {"cluster_fixup_bytes_per_s_per_sm", d.cluster_fixup_bytes_per_s_per_sm},
       {"derived", {{"tensor_cores", d.sm_count * sm.tensor_cores_per_sm},
                    {"fp32_lanes", d.sm_count * sm.fp32_lanes_per_sm},
                    {"tc_flops_per_cycle_per_sm", d.tc_flops_per_cycle_per_sm()}}}};

@@ -49,7 +49,7 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
     return fail("BM=" + std::to_string(c.bm) + " must be 64 or 128 (one consumer warpgroup per 64 rows)");
   if (c.bn < 16 || c.bn > 256 || c.bn % 16 != 0)
     return fail("BN=" + std::to_string(c.bn) + " must be a multiple of 16 in [16, 256] (wgmma N)");
-  bool mapping_given = false, group_given = false;
+  bool mapping_given = false, group_given = false, dsm = false;
   const bool has_items = text.find(',') != std::string_view::npos;
   while (has_items) {
     const std::string_view item = next_item();
@@ -125,11 +125,21 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
       if (!value.empty()) return fail("streamk is a flag and takes no value");
       c.stream_k = true;
       c.split_k = 1;
+    } else if (key == "dsm") {
+      if (!value.empty()) return fail("dsm is a flag and takes no value");
+      dsm = true;
     } else {
       return fail("unknown item \"" + std::string(item) +
-                  "\" (known: stages=, stage=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, swapab, pingpong, accsets=, bake)");
+                  "\" (known: stages=, stage=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, dsm, swapab, pingpong, accsets=, bake)");
     }
     if (rest.empty()) break;
+  }
+  if (dsm) {
+    // The slices of a tile as one cluster: split-K only, at most the portable cluster size.
+    if (c.split_k < 2 || c.split_k > sm90::kMaxClusterK)
+      return fail("dsm sums the slices of a split-K in one thread-block cluster: it needs splitk= in [2, " +
+                  std::to_string(sm90::kMaxClusterK) + "]");
+    c.cluster_k = c.split_k;
   }
   if (!mapping_given) c.mapping.kind = c.cluster_n == 2 ? MappingKind::grouped_n : MappingKind::grouped_m;
   if (!group_given) c.mapping.group = 8;
@@ -149,6 +159,7 @@ std::string config_spec_text(const Config& c) {
   if (c.stream_k) {
     if (c.split_k > 1) {
       s.append(",splitk=").append(std::to_string(c.split_k));
+      if (c.cluster_k > 1) s.append(",dsm");
     } else {
       s.append(",streamk");
     }
@@ -192,6 +203,7 @@ std::string describe(const Config& c) {
   if (c.stream_k) {
     if (c.split_k > 1) {
       s.append(" splitK=").append(std::to_string(c.split_k));
+      if (c.cluster_k > 1) s.append(" dsm");
     } else {
       s.append(" streamK");
     }

@@ -16,6 +16,8 @@
 //   splitk=1..32                    (default 1; > 1: every tile cut into that many k-slices,
 //                                   summed in the kernel in slice order)
 //   streamk                         (the last waves' k-blocks shared evenly by the persistent CTAs)
+//   dsm                             (with splitk=2..8: the slices of a tile run as one thread-block
+//                                   cluster and are summed in distributed shared memory)
 //   swapab                          (Dᵀ = B·Aᵀ: BM tiles N, BN tiles M; D stored column-major)
 //   pingpong                        (two consumer warpgroups computing whole tiles in turn)
 //   accsets=1|2                     (accumulator sets per 64-row block: 2 alternates the k16 steps
@@ -49,7 +51,7 @@ struct ParsedConfigSpec {
 ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view option = "--config");
 
 // The spec text of a complete Config, every item written out: "128x256,stages=4,cluster=1x1,
-// mapping=grouped-m:8,persistent" (+ ",splitk=S", + ",accsets=N" for tiles that may have two,
+// mapping=grouped-m:8,persistent" (+ ",splitk=S" [+ ",dsm"], + ",accsets=N" for tiles that may have two,
 // + ",stage=COLS" when part of the tile is staged, + ",bake"). What the planner derives (epilogue,
 // staging width, registers, operands, output, C) is left to evaluate_config, so for a Config the
 // planner completed for problem p: evaluate_config(p, d, parse_config_spec(text).spec.config,

@@ -256,6 +256,11 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
                                 static_cast<double>(work.cta_partials) * static_cast<double>(c.bm) * c.bn * 4.0 /
                                     d.fixup_bytes_per_s_per_sm * 1e6
                           : 0.0;
+  // A k-split cluster (Config::cluster_k): slice 0 receives the other slices' partials in its shared
+  // memory, one-way; one shared unit per CTA.
+  if (ksplit && c.cluster_k > 1)
+    t.fixup_us = d.cluster_fixup_latency_us + static_cast<double>(c.cluster_k - 1) * c.bm * c.bn * 4.0 /
+                                                  d.cluster_fixup_bytes_per_s_per_sm * 1e6;
   // Stream-K's shared phase read from HBM (sk_hbm_us above): the part of it its tensor work cannot hide.
   if (sk_hbm_us > 0) {
     const double range_kb = static_cast<double>(ceil_div(work.split.iterations(), int64_t(work.split.workers)));

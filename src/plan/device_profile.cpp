@@ -56,6 +56,14 @@
 //     us, one L2 round trip per partial; with the reads batched (build bab34e7) 1x576x7168 (64x16
 //     swap-AB split 8) went 10.5 -> 7.7 us and 128x576x7168 (64x64 split 7) 11.8 -> 9.8. Fitted
 //     with the other two constants above (2.0; 1.5-3.0 pick the same configs).
+//   - cluster_fixup_latency_us = 1.4, cluster_fixup_bytes_per_s_per_sm = 200e9 (assumption): the
+//     fix-up of a k-split cluster (Config::cluster_k): slices 1.. send their partials into slice
+//     0's shared memory with st.async, one-way, and slice 0 waits on its own barrier, so no
+//     store-fence-count and no L2 round trip are on the path. Measured on the H200 (build 09c5a2f
+//     + the cluster fix-up, 2026-12-03): swap-AB 64x16 / 64x32 splits of 2, 4 and 8 whose clusters
+//     all fit ran 0.3-0.9 us faster than the same splits through the workspace (1x576x7168 split 4
+//     9.5 -> 8.6, split 8 7.5 -> 7.2; 1x1536x4096 split 2 10.1 -> 9.5); 1.4 makes the model's
+//     difference ~0.7 us.
 //   - unsectored_row_factor = 2.0: an operand whose rows do not start on 32-B sector boundaries
 //     (K = 5000: rows 10000 B apart, an odd multiple of 16 B) is read by TMA at about half speed.
 //     Measured on the H200 (build bb4cb2c, operands read in place, 128x256 / 128x192): 4096x4096xK
@@ -104,6 +112,8 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.fixed_us = 5.0;                 // assumption, see the file comment
   p.fixup_bytes_per_s_per_sm = 100e9;  // assumption
   p.fixup_latency_us = 2.0;            // measured on the H200 (above)
+  p.cluster_fixup_latency_us = 1.4;    // measured on the H200 (above)
+  p.cluster_fixup_bytes_per_s_per_sm = 200e9;  // assumption (above)
   p.tma_fill_bytes_per_s = 5.7e12 * hbm_eff_tbps / 4.3;  // measured on the H200 (above), scaled by HBM
   p.tma_bytes_per_s_per_sm = 114e9;                         // measured on the H200 (above)
   p.direct_store_bytes_per_cycle = 8.4;                     // measured on the H200 (above)

@@ -43,6 +43,8 @@ struct DeviceProfile {
   double cluster_factor = 1;               // throughput of a 2-CTA cluster's lock-stepped rings
   double fixup_bytes_per_s_per_sm = 0;  // k-split fix-up: fp32 partial tiles one SM writes or reads (L2)
   double fixup_latency_us = 0;          // k-split fix-up: per shared unit, on its CTA's critical path
+  double cluster_fixup_latency_us = 0;  // the same through a k-split cluster's shared memory (Config::cluster_k)
+  double cluster_fixup_bytes_per_s_per_sm = 0;  // partial tiles slice 0 receives from its cluster (st.async)
   double unsectored_row_factor = 1;     // TMA feed cost of an operand row starting inside a 32-B sector
   double oob_row_factor = 1;            // TMA feed cost of a tile row past the matrix edge (zero-filled)
   double repack_bytes_per_s = 0;        // operand repack (route.cpp): bytes read + written, whole GPU

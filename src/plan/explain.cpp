@@ -33,7 +33,7 @@ ordered_json config_json(const Config& c) {
       {"a_major", to_string(c.a_major)}, {"b_major", to_string(c.b_major)}, {"out_dtype", to_string(c.out_dtype)},
       {"with_c", c.with_c}, {"cd_pairs", c.cd_pairs},
       {"fixed_n", c.fixed_n}, {"fixed_k", c.fixed_k},
-      {"persistent", c.persistent}, {"stream_k", c.stream_k}, {"split_k", c.split_k}, {"swap_ab", c.d_col_major},
+      {"persistent", c.persistent}, {"stream_k", c.stream_k}, {"split_k", c.split_k}, {"swap_ab", c.d_col_major}, {"cluster_k", c.cluster_k},
       {"pingpong", c.pingpong}, {"acc_sets", c.acc_sets}};
 }
 
@@ -68,7 +68,7 @@ ordered_json device_json(const DeviceProfile& d, const std::string& note) {
       {"hbm_bytes_per_s", d.hbm_bytes_per_s}, {"hbm_datasheet_bytes_per_s", d.hbm_datasheet_bytes_per_s},
       {"tc_peak_flops", d.tc_peak_flops}, {"l2_bytes", d.l2_bytes},
       {"smem_per_block_optin", d.smem_per_block_optin}, {"smem_per_sm", d.smem_per_sm},
-      {"regs_per_sm", d.regs_per_sm}, {"fixed_us", d.fixed_us}, {"fixup_bytes_per_s_per_sm", d.fixup_bytes_per_s_per_sm}, {"fixup_latency_us", d.fixup_latency_us}, {"smem_store_bytes_per_cycle", d.smem_store_bytes_per_cycle},
+      {"regs_per_sm", d.regs_per_sm}, {"fixed_us", d.fixed_us}, {"fixup_bytes_per_s_per_sm", d.fixup_bytes_per_s_per_sm}, {"fixup_latency_us", d.fixup_latency_us}, {"cluster_fixup_latency_us", d.cluster_fixup_latency_us}, {"cluster_fixup_bytes_per_s_per_sm", d.cluster_fixup_bytes_per_s_per_sm}, {"smem_store_bytes_per_cycle", d.smem_store_bytes_per_cycle},
       {"direct_scalar_store_bytes_per_cycle", d.direct_scalar_store_bytes_per_cycle},
       {"unsectored_row_factor", d.unsectored_row_factor}, {"oob_row_factor", d.oob_row_factor},
       {"repack_bytes_per_s", d.repack_bytes_per_s},

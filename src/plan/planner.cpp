@@ -28,6 +28,18 @@ constexpr int kSplitKFactors[] = {2, 3, 4, 6, 8, 12, 16, 24, 32};
 constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
 // Swap-AB is enumerated for M up to this (the transposed tile's BN covers M in at most 64).
 constexpr int64_t kSwapAbMaxM = 64;
+// k-split cluster sizes the planner offers (Config::cluster_k): 2, 4, 8. Measured on the H200
+// (cudaOccupancyMaxActiveClusters, one CTA per SM; test Sm90PathGpu.ClusterKResidentClusters): 66
+// clusters of 2 (132 CTAs), 39 of 3 (117), 30 of 4 (120), 22 of 5, 17 of 6, 15 of 7 (105), 15 of 8
+// (120): the GPCs hold whole clusters of 4 and 8 in 120 of the 132 SMs, of 3, 5, 6, 7 in fewer.
+constexpr int kClusterKSizes[] = {2, 4, 8};
+// CTAs of k-split clusters of `size` (2, 4 or 8) resident at once: the H200's measured counts for
+// 132 SMs; on other SM counts pairs fill every SM and 4 or 8 the same 120/132 share (assumed).
+int64_t cluster_k_resident_ctas(const DeviceProfile& d, int size) {
+  if (size <= 2) return d.sm_count - d.sm_count % 2;
+  const int64_t share = d.sm_count == 132 ? 120 : int64_t(d.sm_count) * 120 / 132;
+  return share - share % size;
+}
 
 
 // The staging width of a TMA-store epilogue: every box of the tile, unless that leaves fewer than
@@ -221,6 +233,10 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
                                  " pieces) is summed in the kernel by its piece 0, in piece order "
                                  "(deterministic)"
                            : "; the tiles fill whole waves, so nothing is shared"));
+    if (c.cluster_k > 1)
+      f.push_back("k-split cluster: the " + std::to_string(c.cluster_k) + " slices of a tile are one thread-block "
+                  "cluster; slices 1.. send their fp32 partials into slice 0's shared memory (st.async), no "
+                  "workspace, no counters");
   }
 }
 
@@ -241,14 +257,15 @@ Candidate finish(const Problem& problem, const DeviceProfile& d, Config c, bool 
 }
 
 // Stated tie-break among configs: not swapped before swap-AB, no k-split before a k-split, smaller split-K,
+// the workspace fix-up before a k-split cluster,
 // cooperative before ping-pong, cluster 1x1 < 2x1 < 1x2, larger BM, larger BN,
 // smaller G (G = 8 measured 0.5-0.8% faster than 16 for 128x256 at 4096^3 and 8192^3 on the H200,
 // where the HBM model, not binding there, favours 16), persistent before static, more stages,
 // mapping kind.
 auto config_key(const Config& c) {
   const int cluster_order = c.cluster_size() == 1 ? 0 : c.cluster_m == 2 ? 1 : 2;
-  return std::make_tuple(c.d_col_major, c.stream_k, c.split_k, c.pingpong, cluster_order, -c.bm, -c.bn, c.mapping.group,
-                         !c.persistent, -c.stages, static_cast<int>(c.mapping.kind));
+  return std::make_tuple(c.d_col_major, c.stream_k, c.split_k, c.cluster_k, c.pingpong, cluster_order, -c.bm, -c.bn,
+                         c.mapping.group, !c.persistent, -c.stages, static_cast<int>(c.mapping.kind));
 }
 
 // The candidate space: exactly the Configs the kernel template instantiates, minus values that
@@ -267,6 +284,22 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   const int64_t bn_max =
       std::min<int64_t>(256, std::max<int64_t>(64, round_up(p.n, p.b_major == Major::mn_major ? 64 : 16)));
   const int clusters[3][2] = {{1, 1}, {2, 1}, {1, 2}};
+  // The same split-K as a k-split cluster (its slices summed in shared memory), for swap-AB tiles
+  // only and when all its clusters fit at once: S in kClusterKSizes, tiles x S within
+  // cluster_k_resident_ctas. NOTES: measured on the H200 (docs/PERF.md, 2026-12-03 twelfth
+  // session), swap-AB decode splits (64x16, 64x32) whose clusters fit ran 0.3-0.9 us faster than
+  // the same split through the workspace, every split-K of the unswapped M = 128 tiles (64x64,
+  // 64x128, 128x64) 0.4-3 us slower even when they fit, and any split whose clusters did not all
+  // fit about twice as slow (a second wave).
+  auto visit_cluster_k = [&](Config c, int64_t tiles) {
+    if (!c.d_col_major) return;
+    if (!o.allow_split_k || std::find(std::begin(kClusterKSizes), std::end(kClusterKSizes), c.split_k) ==
+                                std::end(kClusterKSizes))
+      return;
+    if (tiles * c.split_k > cluster_k_resident_ctas(d, c.split_k)) return;
+    c.cluster_k = c.split_k;
+    visit(c);
+  };
   // An MN-major operand loads whole 64-element chunks (sm90::check_kernel_config): B MN-major
   // steps BN by 64, and a multicast half of an MN-major tile must be a chunk too.
   const bool a_mn = p.a_major == Major::mn_major, b_mn = p.b_major == Major::mn_major;
@@ -319,6 +352,7 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
         c.split_k = s;
         c.stream_k = true;
         visit(c);
+        visit_cluster_k(c, tiles);
       }
     }
   }
@@ -343,6 +377,7 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
         if (tiles * s > d.sm_count) break;  // one wave (kSplitKFactors)
         c.split_k = s;
         visit(c);
+        visit_cluster_k(c, tiles);
       }
     }
   }

@@ -73,6 +73,32 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t cta_
                : "memory");
 }
 
+// Block until phase `parity` of a barrier of this CTA has completed, with acquire at cluster scope:
+// what other CTAs of the cluster did before completing it (their st.async bytes) is then visible
+// to this thread (§9.7.13.15.16, .acquire.cluster).
+__device__ __forceinline__ void mbar_wait_cluster(uint64_t* bar, uint32_t parity) {
+  const uint32_t addr = smem_u32(bar);
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(addr), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+// 16 B into the shared memory of cluster CTA `cta_rank` at the offset of `local` (this CTA's
+// address of the same object), counted as 16 transaction bytes on that CTA's barrier at the offset
+// of `bar` (§9.7.9.12 st.async, PTX ISA 8.1, sm_90): a one-way store, no reply awaited.
+__device__ __forceinline__ void st_async_v4(const void* local, uint64_t* bar, uint32_t cta_rank, float a, float b,
+                                            float c, float d) {
+  asm volatile(
+      "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, [%5];" ::"r"(
+          cluster_map_smem(smem_u32(local), cta_rank)),
+      "f"(a), "f"(b), "f"(c), "f"(d), "r"(cluster_map_smem(smem_u32(bar), cta_rank))
+      : "memory");
+}
+
 // ---- proxy fences (PTX ISA §9.7.13.4) ----------------------------------------------------------
 // Orders this thread's generic-proxy shared-memory writes (st.shared, stmatrix) before later
 // async-proxy reads (wgmma operands, TMA store source).

@@ -11,6 +11,7 @@
 //   [A stage 0][A stage 1]...[A stage S-1]   each BM x BK operand elements, 1024-B aligned
 //   [B stage 0]...[B stage S-1]              each BN x BK, 1024-B aligned
 //   [D staging]                              BM x d_stage_cols output elements, 1024-B aligned
+//   [k-split receive area]                   partial tiles other CTAs of a cluster send (fixup.cuh)
 //   [full barrier 0..S-1][empty barrier 0..S-1]   one 8-B mbarrier each
 //   [extra barrier 0..E-1]                   the epilogue's (C loads into the staging slots)
 //
@@ -56,6 +57,8 @@ struct SmemLayout {
   int d_offset = 0;          // epilogue staging tile (registers -> stmatrix -> TMA store)
   int d_stage_cols = 0;      // tile columns the staging holds at once (BN = the whole tile)
   int d_bytes = 0;           // BM * d_stage_cols * d_elem_bytes
+  int recv_offset = 0;       // the k-split cluster's receive area (Config::cluster_k), 16-B aligned
+  int recv_bytes = 0;        // 0 without one
   int full_barrier_base = 0;   // full[s]: TMA landed stage s (producer -> consumers)
   int empty_barrier_base = 0;  // empty[s]: consumers released stage s (consumers -> producer)
   int extra_barrier_base = 0;  // the epilogue's barriers (extra_barriers of them)
@@ -78,10 +81,11 @@ struct SmemLayout {
 // ab_elem_bytes: 2 for BF16 operands; d_stage_cols: how many of the BN tile columns the epilogue
 // staging holds at once, 1..BN, 0 = BN (the full BM x BN tile, what every caller got before);
 // extra_barriers: mbarriers the epilogue needs besides the ring's (0 by default); d_rows: rows of
-// the staging, 0 = bm (ping-pong consumers each stage 64 rows whatever bm is).
+// the staging, 0 = bm (ping-pong consumers each stage 64 rows whatever bm is); recv_bytes: the
+// receive area of a k-split cluster (the partial tiles its other CTAs send this one), 0 = none.
 TG_HD constexpr SmemLayout compute_smem_layout(int bm, int bn, int bk, int stages, int d_elem_bytes,
                                                int ab_elem_bytes = 2, int d_stage_cols = 0, int extra_barriers = 0,
-                                               int d_rows = 0) {
+                                               int d_rows = 0, int recv_bytes = 0) {
   SmemLayout L;
   L.stages = stages;
   L.a_stage_bytes = bm * bk * ab_elem_bytes;
@@ -93,7 +97,9 @@ TG_HD constexpr SmemLayout compute_smem_layout(int bm, int bn, int bk, int stage
   L.d_stage_cols = d_stage_cols > 0 ? d_stage_cols : bn;
   L.d_bytes = (d_rows > 0 ? d_rows : bm) * L.d_stage_cols * d_elem_bytes;
   L.d_offset = align_up(L.b_base + stages * L.b_stage_stride, kSmemAlign);
-  L.full_barrier_base = align_up(L.d_offset + L.d_bytes, kMbarrierBytes);
+  L.recv_offset = align_up(L.d_offset + L.d_bytes, 16);
+  L.recv_bytes = recv_bytes;
+  L.full_barrier_base = align_up(L.recv_offset + L.recv_bytes, kMbarrierBytes);
   L.empty_barrier_base = L.full_barrier_base + stages * kMbarrierBytes;
   L.extra_barrier_base = L.empty_barrier_base + stages * kMbarrierBytes;
   L.barrier_bytes = (2 * stages + extra_barriers) * kMbarrierBytes;

@@ -250,6 +250,7 @@ Status plan_steps(const GemmArgs& whole, const Overlap& overlap, StepPlan* out) 
   if (choice.route.path == Path::sm90) {
     plan::Config c = choice.config;
     c.split_k = 1;
+    c.cluster_k = 1;
     c.stream_k = false;
     out->options.config = c;
     out->options.config_stages_given = true;

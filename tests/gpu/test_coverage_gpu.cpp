@@ -311,6 +311,13 @@ TEST(CoverageGpu, SplitKWithCAndFp32AndOddD) {
       cs.ldd_pad = 1;
       cs.in_place = true;
       run_case(cs, 82);
+      // The same split as a k-split cluster (slice 0 sums in shared memory, then the same epilogue).
+      cs.config = "64x128,splitk=4,dsm";
+      run_case(cs, 83);
+      cs.config = "128x64,splitk=2,dsm";
+      cs.ldd_pad = 0;
+      cs.in_place = false;
+      run_case(cs, 84);
     }
   }
 }

@@ -18,6 +18,9 @@
 #include <gtest/gtest.h>
 
 #include "api/route.hpp"
+#include "api/sm90_launch.hpp"
+#include "plan/device_profile.hpp"
+#include "plan/planner.hpp"
 #include "core/layout_names.hpp"
 #include "forced_config.hpp"
 #include "plan/config_spec.hpp"
@@ -352,6 +355,60 @@ TEST(Sm90PathGpu, SplitKIsDeterministic) {
     run_fast_case(cs, 111, &second);
     ASSERT_EQ(first.size(), second.size());
     EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * 2), 0) << cs.name() << ": results differ";
+  }
+}
+
+TEST(Sm90PathGpu, ClusterKSplitsEqualTheWorkspaceFixupBitForBit) {
+  // A k-split cluster (`dsm`: the slices of a tile are one cluster, summed in slice 0's shared
+  // memory) adds the same partials in the same order as the workspace fix-up, so the two give the
+  // same bits; each is also checked against the reference. Cluster sizes 2, 3, 4, 8 (3: not a
+  // power of two), one and two consumers, swap-AB decode, odd N, K not a multiple of the slices'
+  // k-blocks, more clusters than fit at once (128x1000 with 64x48: 42 tiles x 8 = 336 CTAs).
+  const FastCase shapes[] = {{1, 576, 7168}, {7, 1001, 520}, {64, 2112, 512}, {128, 1000, 7168}, {128, 577, 520}};
+  for (int splits : {2, 3, 4, 8}) {
+    for (const FastCase& s : shapes)
+      for (const char* tile : {"64x128", "128x128", "64x48", "64x16,swapab"}) {
+        if (std::string(tile).find("swapab") != std::string::npos && s.m > 64) continue;
+        // The receive area (S - 1 partials of 64 x BN floats per consumer) must leave room for
+        // three stages: 128x128 up to 2 slices, 64x128 up to 4.
+        const plan::Config tc = plan::parse_config_spec(tile).spec.config;
+        if ((splits - 1) * (tc.bm / 64) * 64 * tc.bn * 4 >= 128 * 1024) continue;
+        FastCase cs = s;
+        cs.config = std::string(tile) + ",splitk=" + std::to_string(splits);
+        cs.expect_splits = splits;
+        std::vector<__nv_bfloat16> workspace_sum, cluster_sum;
+        run_fast_case(cs, 90 + uint64_t(splits), &workspace_sum);
+        cs.config += ",dsm";
+        run_fast_case(cs, 90 + uint64_t(splits), &cluster_sum);
+        ASSERT_EQ(workspace_sum.size(), cluster_sum.size());
+        EXPECT_EQ(std::memcmp(workspace_sum.data(), cluster_sum.data(), cluster_sum.size() * 2), 0)
+            << cs.name() << ": the cluster's sum differs from the workspace's";
+      }
+  }
+}
+
+TEST(Sm90PathGpu, ClusterKResidentClusters) {
+  // How many k-split clusters of each size the device holds at once (one CTA per SM): the planner
+  // offers a k-split cluster only when all of its clusters fit (plan/planner.cpp). Printed for
+  // docs/PLANNER.md; asserted: at least one, and never more CTAs than SMs.
+  std::string why;
+  const auto d = plan::query_live_profile(0, &why);
+  ASSERT_TRUE(d.has_value()) << why;
+  plan::Problem p;
+  p.m = 1;
+  p.n = 576;
+  p.k = 7168;
+  for (int size = 2; size <= 8; ++size) {
+    plan::Config c = plan::parse_config_spec("64x16,swapab,splitk=" + std::to_string(size) + ",dsm").spec.config;
+    const plan::Candidate cand = plan::evaluate_config(p, *d, c, false);
+    ASSERT_TRUE(cand.feasible()) << cand.reason;
+    detail::PreparedKernel k;
+    const Status st = detail::prepare_kernel(cand.config, 0, &k);
+    ASSERT_TRUE(st.ok()) << st.message;
+    std::printf("k-split clusters of %d (%d B smem): %d resident = %d CTAs of %d SMs\n", size,
+                cand.smem_bytes, k.resident_ctas / size, k.resident_ctas, d->sm_count);
+    EXPECT_GE(k.resident_ctas, size);
+    EXPECT_LE(k.resident_ctas, d->sm_count);
   }
 }
 

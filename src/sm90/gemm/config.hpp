@@ -67,6 +67,7 @@ inline constexpr int kBlockK = 64;        // one 128-B swizzled line of bf16 per
 inline constexpr int kMaxSplitK = 32;     // split-K slices a config may ask for
 inline constexpr int kStreamKMinKBlocks = 4;  // a stream-K range keeps the pipeline busy this long
 inline constexpr int kKSplitCounters = 4096;  // fix-up counters of one launch: (shared tile, consumer) pairs
+inline constexpr int kMaxClusterK = 8;        // the portable thread-block cluster size (CUDA guide, clusters)
 
 struct Config {
   // ---- CTA tile (the code) ---------------------------------------------------------------------
@@ -117,6 +118,11 @@ struct Config {
   // ---- k-splitting: work units are (tile, k-blocks) pieces, a tile shared by several units is
   // summed in the kernel in piece order (sm90/gemm/fixup.cuh, schedule/stream_k.hpp) ----------
   bool stream_k = false;
+  // ---- the k-split cluster: with split-K (split_k = cluster_k slices), the slices of a tile run as
+  // one thread-block cluster of cluster_k CTAs (slice = cluster rank), and the slices other than 0
+  // send their partial tiles straight into slice 0's shared memory (st.async, fixup.cuh) instead of
+  // through the workspace in global memory. 1 = off; 2..8 (the portable cluster size). ----------
+  int cluster_k = 1;
   // ---- launch only: these do not change the code (the JIT zeroes them, jit/codegen.cpp) -------
   bool persistent = true;  // grid = resident CTAs walking the tiles; false: one CTA per tile
   // With stream_k: 1 = stream-K (the last waves' k-blocks shared evenly by the persistent CTAs),
@@ -127,7 +133,9 @@ struct Config {
   // 64-row blocks of the tile one consumer computes: 1 cooperative, bm / 64 ping-pong.
   TG_HD constexpr int row_blocks() const { return pingpong ? bm / 64 : 1; }
   TG_HD constexpr int threads() const { return 128 * (1 + consumers()); }
-  TG_HD constexpr int cluster_size() const { return cluster_m * cluster_n; }
+  TG_HD constexpr int cluster_size() const { return cluster_m * cluster_n; }  // the multicast pair
+  // CTAs per cluster of the launch: a multicast pair or a k-split cluster (never both: cluster_k).
+  TG_HD constexpr int launch_cluster_size() const { return cluster_m * cluster_n * cluster_k; }
   TG_HD constexpr int accumulators() const { return row_blocks() * bn / 2; }  // fp32 registers per consumer thread
 };
 
@@ -162,6 +170,7 @@ enum class ConfigRule : int {
   col_major_d,      // a column-major D (swap-AB) is stored by the direct epilogue
   pingpong,         // ping-pong consumers: no k-splitting, at most kMaxPingpongAccumulators per thread
   acc_sets,         // 0, 1 or 2 accumulator sets, 2 only for at most kMaxSplitAccumulators per thread
+  cluster_k,        // cluster_k in [1, kMaxClusterK]; above 1 only for split-K with split_k = cluster_k
 };
 
 // Two accumulator sets double a consumer thread's accumulator registers: only for narrow tiles.
@@ -225,6 +234,8 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
   if (c.pingpong && (c.stream_k || c.accumulators() > pingpong_max_accumulators(c))) return ConfigRule::pingpong;
   if (c.acc_sets < 0 || c.acc_sets > 2 || (c.acc_sets == 2 && c.accumulators() > kMaxSplitAccumulators))
     return ConfigRule::acc_sets;
+  if (c.cluster_k < 1 || c.cluster_k > kMaxClusterK || (c.cluster_k > 1 && (!c.stream_k || c.split_k != c.cluster_k)))
+    return ConfigRule::cluster_k;
   return ConfigRule::ok;
 }
 
@@ -254,6 +265,9 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
       return "ping-pong consumers take whole tiles (no split-K or stream-K) of at most 176 accumulators per "
              "thread (bm x bn / 128), 144 with the threads' copy-out (smem_stores), 128 with the direct epilogue "
              "reading C";
+    case ConfigRule::cluster_k:
+      return "cluster_k must be in [1, 8], and above 1 only for split-K with split_k = cluster_k (the slices of "
+             "a tile are one cluster)";
     case ConfigRule::acc_sets:
       return "acc_sets must be 0 (the planner's choice), 1 or 2, and 2 only for tiles of at most 32 "
              "accumulators per thread (bm x bn / 128 <= 32)";
@@ -288,9 +302,10 @@ TG_HD constexpr sched::KSplit config_k_split(const Config& c, int64_t m, int64_t
   return sched::stream_k_decomposition(grid.num_tiles(), k_blocks, ctas, kStreamKMinKBlocks);
 }
 
-// Fix-up counters a k-split of `c` uses: one per shared tile and consumer (at most kKSplitCounters).
+// Fix-up counters a k-split of `c` uses: one per shared tile and consumer (at most kKSplitCounters);
+// none for a k-split cluster, whose slices meet in shared memory.
 TG_HD constexpr int64_t ksplit_counters(const sched::KSplit& s, const Config& c) {
-  return int64_t(s.shared_tiles()) * c.consumers();
+  return c.cluster_k > 1 ? 0 : int64_t(s.shared_tiles()) * c.consumers();
 }
 
 // The code-relevant part of a Config: launch-only fields reset, so that two configs that differ
@@ -299,7 +314,7 @@ TG_HD constexpr Config kernel_code_config(Config c) {
   c.persistent = true;
   // Only the direct epilogue steps through D element pairs; split-K and stream-K are the same code.
   if (c.epilogue != Epilogue::direct || c.d_col_major) c.cd_pairs = true;
-  c.split_k = 1;
+  c.split_k = c.cluster_k;  // 1, or the k-split cluster's slices (the same number: check_kernel_config)
   if (c.mapping.kind != sched::MappingKind::grouped_m && c.mapping.kind != sched::MappingKind::grouped_n)
     c.mapping.group = 8;
   if (c.mapping.kind != sched::MappingKind::box) c.mapping.box_m = c.mapping.box_n = 2;

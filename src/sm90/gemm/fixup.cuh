@@ -143,4 +143,54 @@ __device__ __forceinline__ bool fixup_piece(float (&acc)[BN / 2], float* workspa
   return true;
 }
 
+// ---- the k-split cluster (Config::cluster_k) ----------------------------------------------------
+// Split-K whose S slices of a tile are the S CTAs of one cluster (slice = cluster rank; the host
+// launches exactly one unit per CTA: grid = tiles x S, cluster (S, 1, 1)). Slice s > 0 sends its
+// fp32 partial into slice 0's receive area with st.async, 16 B at a time, each store counting its
+// bytes on slice 0's receive barrier of that consumer; slice 0 arms the barrier with the bytes of
+// all S - 1 partials, waits for the phase, and adds them in slice order from its own shared memory
+// (((p0 + p1) + p2) + ... : the same order, so the same bits, as the workspace fix-up above).
+// Nothing goes through global memory and no slice waits for an answer: the fix-up costs one
+// one-way SM-to-SM transfer instead of a store, a GPU-scope fence, a count, a poll and an L2 round
+// trip. A slice's CTA may not exit while its stores are in flight or while slice 0 reads: the
+// kernel ends with a cluster barrier (kernel.cuh), which slice 0 reaches only after its sum.
+// Receive area: partial of slice s (1 .. S-1) of consumer c at ((s - 1) · consumers + c) · 64 · BN
+// floats, thread t's float4 j at index j · 128 + t (the accumulator fragment's order, as above).
+template <int BN>
+__device__ __forceinline__ float* recv_partial(uint8_t* recv_area, int slice, int consumers, int consumer) {
+  return reinterpret_cast<float*>(recv_area) + (int64_t(slice - 1) * consumers + consumer) * 64 * BN;
+}
+
+// One consumer's part in the cluster fix-up of unit `u` (u.pieces = S slices, u.piece = this CTA's
+// cluster rank). Returns true on slice 0 (the caller stores the summed tile), false elsewhere.
+template <int BN>
+__device__ __forceinline__ bool cluster_fixup_piece(float (&acc)[BN / 2], uint8_t* recv_area, uint64_t* recv_bar,
+                                                    const UnitWork& u, int consumers, int consumer, int thread_in_wg) {
+  if (u.piece != 0) {
+    float* dst = recv_partial<BN>(recv_area, u.piece, consumers, consumer);  // slice 0's, same offset
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j)
+      st_async_v4(dst + (j * 128 + thread_in_wg) * 4, recv_bar, 0u, acc[4 * j], acc[4 * j + 1], acc[4 * j + 2],
+                  acc[4 * j + 3]);
+    return false;
+  }
+  // One unit per CTA, so the barrier's first phase; its one arrival is this, with the bytes to
+  // expect (st.async bytes that land first count down from zero: the phase cannot complete before
+  // the arrival, PTX ISA "mbarrier" tx-count).
+  if (thread_in_wg == 0) mbar_arrive_expect_tx(recv_bar, uint32_t(u.pieces - 1) * uint32_t(64 * BN * 4));
+  mbar_wait_cluster(recv_bar, 0u);
+  for (int i = 1; i < u.pieces; ++i) {
+    const float4* src = reinterpret_cast<const float4*>(recv_partial<BN>(recv_area, i, consumers, consumer)) + thread_in_wg;
+#pragma unroll
+    for (int j = 0; j < BN / 8; ++j) {
+      const float4 v = src[j * 128];
+      acc[4 * j + 0] += v.x;
+      acc[4 * j + 1] += v.y;
+      acc[4 * j + 2] += v.z;
+      acc[4 * j + 3] += v.w;
+    }
+  }
+  return true;
+}
+
 }  // namespace tilegemm::sm90

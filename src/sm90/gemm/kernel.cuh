@@ -33,7 +33,8 @@
 namespace tilegemm::sm90 {
 
 // Grid: P CTAs (a multiple of the cluster size), block GemmTraits<C>::kThreads, cluster
-// (cluster size, 1, 1), dynamic smem GemmTraits<C>::kLayout.total_bytes.
+// (launch_cluster_size, 1, 1), dynamic smem GemmTraits<C>::kLayout.total_bytes. A k-split cluster
+// (Config::cluster_k = S) runs one unit per CTA: P = tiles x S, CTA p slice p % S of tile p / S.
 template <Config C>
 __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
   using T = GemmTraits<C>;
@@ -71,10 +72,12 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       mbar_init(reinterpret_cast<uint64_t*>(smem + L.extra_barrier(i)), 1);  // a slot's C load
     for (int i = 0; i < turn_barriers(C); ++i)
       mbar_init(reinterpret_cast<uint64_t*>(smem + L.extra_barrier(epilogue_barriers(C) + i)), 4);  // one per warp
+    for (int i = 0; i < recv_barriers(C); ++i)  // slice 0's arrive.expect_tx (fixup.cuh)
+      mbar_init(reinterpret_cast<uint64_t*>(smem + L.extra_barrier(epilogue_barriers(C) + turn_barriers(C) + i)), 1);
     fence_barrier_init();
   }
-  if constexpr (T::kClusterSize == 2) {
-    cluster_sync();  // peers' barriers exist before anyone multicasts or arrives remotely
+  if constexpr (T::kLaunchCluster > 1) {
+    cluster_sync();  // peers' barriers exist before anyone multicasts, arrives or sends remotely
   } else {
     __syncthreads();
   }
@@ -147,8 +150,16 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       TraceMark ts = te;               // the store's own step
       if constexpr (C.stream_k) {
         if (unit.pieces > 1) {  // a tile shared between units: its piece 0 sums the pieces and stores it
-          const bool store = fixup_piece<C.bn, T::kThreads>(acc[0], p.workspace, p.counters, scheduler.split, unit,
-                                                            T::kConsumers, consumer, thread_in_wg);
+          bool store = false;
+          if constexpr (T::kClusterK > 1) {
+            uint64_t* recv_bar = reinterpret_cast<uint64_t*>(
+                smem + L.extra_barrier(epilogue_barriers(C) + turn_barriers(C) + consumer));
+            store = cluster_fixup_piece<C.bn>(acc[0], smem + L.recv_offset, recv_bar, unit, T::kConsumers, consumer,
+                                              thread_in_wg);
+          } else {
+            store = fixup_piece<C.bn, T::kThreads>(acc[0], p.workspace, p.counters, scheduler.split, unit,
+                                                   T::kConsumers, consumer, thread_in_wg);
+          }
           rec.record(te, store ? trace::EventKind::splitk_fixup : trace::EventKind::splitk_partial, 0, unit.kb0);
           if (!store) {
             rec.record(te, trace::EventKind::epilogue, 0, -1);
@@ -194,8 +205,9 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     rec.finish();
   }
   // NOTES: no CTA of a pair may exit while its peer can still multicast into it or arrive on its
-  // empty barriers.
-  if constexpr (T::kClusterSize == 2) cluster_sync();
+  // empty barriers; no slice of a k-split cluster while its st.async stores are in flight or slice
+  // 0 still sums (slice 0 gets here after its sum).
+  if constexpr (T::kLaunchCluster > 1) cluster_sync();
 }
 
 }  // namespace tilegemm::sm90

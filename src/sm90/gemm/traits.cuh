@@ -29,12 +29,22 @@ TG_HD constexpr int epilogue_barriers(const Config& c) {
 // waited on every k-block of its tile, so consumer c may start on its next tile (kernel.cuh).
 TG_HD constexpr int turn_barriers(const Config& c) { return c.pingpong ? 2 : 0; }
 
+// A k-split cluster (Config::cluster_k): the receive barriers, after the turn barriers, one per
+// consumer (slice 0's consumer c waits on its own for the other slices' partials, fixup.cuh), and
+// the receive area: the fp32 partial tile of every other slice, 64 x BN per consumer.
+TG_HD constexpr int recv_barriers(const Config& c) { return c.cluster_k > 1 ? c.consumers() : 0; }
+TG_HD constexpr int recv_partial_bytes(const Config& c) { return 64 * c.bn * 4; }  // one consumer's partial
+TG_HD constexpr int recv_area_bytes(const Config& c) {
+  return c.cluster_k > 1 ? (c.cluster_k - 1) * c.consumers() * recv_partial_bytes(c) : 0;
+}
+
 // The shared-memory layout of a config: the planner (stages, launch size) and the kernel (offsets)
 // both call this, so they cannot disagree.
 TG_HD constexpr SmemLayout config_smem_layout(const Config& c) {
   return compute_smem_layout(c.bm, c.bn, c.bk, c.stages, staging_elem_bytes(c), /*ab_elem_bytes=*/2,
-                             staged_epilogue(c.epilogue) ? c.stage_cols : 0, epilogue_barriers(c) + turn_barriers(c),
-                             /*d_rows=*/64 * c.consumers());
+                             staged_epilogue(c.epilogue) ? c.stage_cols : 0,
+                             epilogue_barriers(c) + turn_barriers(c) + recv_barriers(c),
+                             /*d_rows=*/64 * c.consumers(), recv_area_bytes(c));
 }
 
 // The most stages of `c` (its other fields as they are) within `limit` bytes, 0 if not even one.
@@ -54,7 +64,9 @@ struct GemmTraits {
   static constexpr int kThreads = C.threads();
   static constexpr int kRowBlocks = C.row_blocks();  // 64-row blocks of one consumer's tile
   static constexpr int kAcc = C.bn / 2;              // fp32 accumulators per thread of one m64nBN block
-  static constexpr int kClusterSize = C.cluster_size();
+  static constexpr int kClusterSize = C.cluster_size();  // a multicast pair (2) or not (1)
+  static constexpr int kClusterK = C.cluster_k;          // a k-split cluster's slices (1: none)
+  static constexpr int kLaunchCluster = C.launch_cluster_size();
   static constexpr bool kMulticastA = C.cluster_n == 2;  // N-neighbours share the A tile
   static constexpr bool kMulticastB = C.cluster_m == 2;  // M-neighbours share the B tile
   static constexpr sched::ClusterAxis kClusterAxis = cluster_axis(C);

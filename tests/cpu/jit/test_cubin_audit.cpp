@@ -189,6 +189,7 @@ TEST(CubinAudit, EpilogueVariantsOfThePlannersPicks) {
       sm90::Config unsplit = sel.config;
       if (unsplit.split_k > 1) {
         unsplit.split_k = 1;
+        unsplit.cluster_k = 1;
         audit.check(plan::evaluate_config(r.problem, d, unsplit, false).config);
       }
     }

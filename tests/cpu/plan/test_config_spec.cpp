@@ -34,6 +34,38 @@ TEST(ConfigSpec, ParsesEveryItem) {
   EXPECT_EQ(parse_config_spec("64x16,accsets=1").spec.config.acc_sets, 1);
 }
 
+TEST(ConfigSpec, DsmMakesTheSplitACluster) {
+  // `dsm`: the slices of a split-K are one thread-block cluster (Config::cluster_k = split_k).
+  ParsedConfigSpec r = parse_config_spec("64x16,swapab,splitk=4,dsm");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.spec.config.cluster_k, 4);
+  EXPECT_TRUE(r.spec.config.stream_k);
+  r.spec.config.epilogue = Epilogue::direct;  // what the planner completes for swap-AB
+  EXPECT_EQ(sm90::check_kernel_config(r.spec.config), sm90::ConfigRule::ok);
+  EXPECT_NE(config_spec_text(r.spec.config).find(",splitk=4,dsm"), std::string::npos);
+  EXPECT_EQ(parse_config_spec(config_spec_text(r.spec.config)).spec.config.cluster_k, 4);  // round trip
+  EXPECT_NE(describe(r.spec.config).find("splitK=4 dsm"), std::string::npos);
+  // The order of the items does not matter; the split must be 2..8 (the portable cluster size).
+  EXPECT_EQ(parse_config_spec("64x16,dsm,splitk=8").spec.config.cluster_k, 8);
+  for (const char* bad : {"64x16,dsm", "64x16,splitk=12,dsm", "64x16,streamk,dsm", "64x16,splitk=2,dsm=1"}) {
+    const ParsedConfigSpec e = parse_config_spec(bad);
+    EXPECT_FALSE(e.ok()) << bad;
+    EXPECT_NE(e.error.find("dsm"), std::string::npos) << e.error;
+  }
+  // The template's rule: cluster_k only with split-K of the same count, at most 8.
+  Config c;
+  c.epilogue = Epilogue::direct;
+  c.cluster_k = 2;
+  EXPECT_EQ(sm90::check_kernel_config(c), sm90::ConfigRule::cluster_k);
+  c.stream_k = true;
+  c.split_k = 3;
+  EXPECT_EQ(sm90::check_kernel_config(c), sm90::ConfigRule::cluster_k);
+  c.split_k = 2;
+  EXPECT_EQ(sm90::check_kernel_config(c), sm90::ConfigRule::ok);
+  EXPECT_EQ(sm90::kernel_code_config(c).split_k, 2);  // the code keeps the cluster's slice count
+  EXPECT_EQ(c.launch_cluster_size(), 2);
+}
+
 TEST(ConfigSpec, DefaultsFollowThePlannerRules) {
   const ParsedConfigSpec r = parse_config_spec("64x128,cluster=1x2");
   ASSERT_TRUE(r.ok()) << r.error;

@@ -41,13 +41,22 @@ TEST(Filter, EveryRankedConfigIsAKernelTemplateConfigThatFits) {
         // Split-K is a k-split (stream_k); a k-split runs 1x1 and persistent.
         if (k.split_k > 1) ASSERT_TRUE(k.stream_k);
         if (k.stream_k) ASSERT_TRUE(k.cluster_size() == 1 && k.persistent);
+        // A k-split cluster is split-K of at most 8 slices, all its clusters resident at once.
+        if (k.cluster_k > 1) {
+          ASSERT_EQ(k.cluster_k, k.split_k) << describe(k);
+          ASSERT_TRUE(k.d_col_major) << describe(k);  // swap-AB decode tiles only (planner.cpp)
+          const int share = d.sm_count == 132 ? 120 : d.sm_count * 120 / 132;
+          const int resident = k.cluster_k == 2 ? d.sm_count - d.sm_count % 2 : share - share % k.cluster_k;
+          ASSERT_LE(kernel_shape(kernel_problem(pl.problem, k), k).blocks, resident) << describe(k);
+        }
         // Split-K's units fit one wave (planner.cpp, kSplitKFactors; stream-K covers more).
         if (k.split_k > 1) ASSERT_LE(kernel_shape(kernel_problem(pl.problem, k), k).blocks, d.sm_count) << describe(k);
         if (k.bn >= 64 && !k.d_col_major) {
           ASSERT_EQ(k.epilogue, Epilogue::tma_store);
           const int staged = sm90::store_boxes(k.bn, k.out_dtype) * 64;  // every box of the tile
-          if (k.stage_cols < staged)
-            ASSERT_LT(sm90::max_stages_that_fit(k.bm, k.bn, k.bk, 2, d.smem_per_block_optin, 2, staged), kComfortStages);
+          Config whole = k;  // the same config staging every box (a k-split cluster's receive area included)
+          whole.stage_cols = staged;
+          if (k.stage_cols < staged) ASSERT_LT(sm90::config_max_stages(whole, d.smem_per_block_optin), kComfortStages);
         } else {
           ASSERT_EQ(k.epilogue, Epilogue::direct);
         }
