@@ -50,15 +50,20 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t by
 }
 // Block until the phase with parity `parity` has completed. A fresh barrier is in phase 0, so
 // wait(1) returns at once and wait(0) blocks until the first phase completes (§9.7.13.15.16).
+// kClusterAcquire: with acquire at cluster scope, so that what other CTAs of the cluster did before
+// completing the phase (their st.async bytes) is visible to this thread (.acquire.cluster).
+template <bool kClusterAcquire = false>
 __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
   const uint32_t addr = smem_u32(bar);
   uint32_t done = 0;
   do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(addr), "r"(parity)
-        : "memory");
+    if constexpr (kClusterAcquire) {
+      asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
+                   "selp.u32 %0, 1, 0, p;\n}\n" : "=r"(done) : "r"(addr), "r"(parity) : "memory");
+    } else {
+      asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+                   : "=r"(done) : "r"(addr), "r"(parity) : "memory");
+    }
   } while (!done);
 }
 // arrive(1) on the barrier at the same offset in cluster CTA `cta_rank`, .relaxed at cluster scope
@@ -73,20 +78,6 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t cta_
                : "memory");
 }
 
-// Block until phase `parity` of a barrier of this CTA has completed, with acquire at cluster scope:
-// what other CTAs of the cluster did before completing it (their st.async bytes) is then visible
-// to this thread (§9.7.13.15.16, .acquire.cluster).
-__device__ __forceinline__ void mbar_wait_cluster(uint64_t* bar, uint32_t parity) {
-  const uint32_t addr = smem_u32(bar);
-  uint32_t done = 0;
-  do {
-    asm volatile(
-        "{\n.reg .pred p;\nmbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
-        : "=r"(done)
-        : "r"(addr), "r"(parity)
-        : "memory");
-  } while (!done);
-}
 // 16 B into the shared memory of cluster CTA `cta_rank` at the offset of `local` (this CTA's
 // address of the same object), counted as 16 transaction bytes on that CTA's barrier at the offset
 // of `bar` (§9.7.9.12 st.async, PTX ISA 8.1, sm_90): a one-way store, no reply awaited.

@@ -178,7 +178,7 @@ __device__ __forceinline__ bool cluster_fixup_piece(float (&acc)[BN / 2], uint8_
   // expect (st.async bytes that land first count down from zero: the phase cannot complete before
   // the arrival, PTX ISA "mbarrier" tx-count).
   if (thread_in_wg == 0) mbar_arrive_expect_tx(recv_bar, uint32_t(u.pieces - 1) * uint32_t(64 * BN * 4));
-  mbar_wait_cluster(recv_bar, 0u);
+  mbar_wait<true>(recv_bar, 0u);  // acquire at cluster scope: the other slices' bytes
   for (int i = 1; i < u.pieces; ++i) {
     const float4* src = reinterpret_cast<const float4*>(recv_partial<BN>(recv_area, i, consumers, consumer)) + thread_in_wg;
 #pragma unroll
