@@ -197,6 +197,41 @@ TEST(CubinAudit, EpilogueVariantsOfThePlannersPicks) {
   audit.summary("epilogue variants");
 }
 
+// k-split clusters (`dsm`): swap-AB decode tiles the planner offers, and forced unswapped tiles
+// of one and two consumers, with C and fp32 output: HGMMA, no local memory, the receive area
+// within the shared memory the launch requests.
+TEST(CubinAudit, ClusterKSplits) {
+  const auto d = *plan::find_builtin_profile("h200");
+  Audit audit;
+  struct Forced {
+    const char* spec;
+    int64_t m, n, k;
+  };
+  const Forced cases[] = {{"64x16,swapab,splitk=8,dsm", 1, 576, 7168}, {"64x32,swapab,splitk=4,dsm", 32, 576, 7168},
+                          {"64x128,splitk=2,dsm", 128, 4096, 7168},    {"128x64,splitk=4,dsm", 128, 2112, 7168},
+                          {"128x128,splitk=2,dsm", 128, 1024, 7168}};
+  for (const Forced& f : cases)
+    for (bool variant : {false, true}) {
+      plan::Problem p;
+      p.m = f.m;
+      p.n = f.n;
+      p.k = f.k;
+      if (variant) {
+        p.out = DType::fp32;
+        p.accumulate = true;
+      }
+      MatrixRef c_storage;
+      const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));
+      const plan::ParsedConfigSpec spec = plan::parse_config_spec(f.spec);
+      ASSERT_TRUE(spec.ok()) << spec.error;
+      const plan::Candidate cand = plan::evaluate_config(r.problem, d, spec.spec.config, false);
+      ASSERT_TRUE(cand.feasible()) << f.spec << ": " << cand.reason;
+      ASSERT_GT(cand.config.cluster_k, 1);
+      audit.check(cand.config);
+    }
+  audit.summary("k-split clusters");
+}
+
 // The helper kernels (the operand repacks) compile to sm_90a cubins without local memory.
 TEST(CubinAudit, HelperKernels) {
   test::TempDir dir;
