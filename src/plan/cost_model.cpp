@@ -221,6 +221,21 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   const double b_lines = c.bn * (b_in * (p.b_rows_sectored ? 1.0 : d.unsectored_row_factor) + (1 - b_in) * d.oob_row_factor);
   const double cta_us = cta_kb * (a_lines + b_lines) * line / d.tma_bytes_per_s_per_sm * 1e6;
   t.l2_us = std::max(fill_us, cta_us);
+  // The last partial wave of a kernel that streams from HBM: its r tiles run on r SMs, each at the
+  // per-SM feed rate, and cannot take the GPU's whole HBM bandwidth when r is small. So the HBM
+  // term is the full waves' share of the bytes at the HBM rate plus the last wave's, which takes
+  // the longer of its share at the HBM rate and one tile at the per-SM rate (cta_us over the
+  // busiest CTA's waves). The same as before when the last wave is full. Measured on the H200
+  // (docs/PERF.md, 2026-12-03 twelfth session): 8x10240x8192 with 64x16 swap-AB (160 tiles, the
+  // second wave 28) took 58.0 us where 128x16 (80 tiles) took 49.4; 8x57344x8192 with 64x176
+  // (326 tiles, the third wave 62) 258.0 where 64x16 (896 tiles) took 229.9; the flat HBM term
+  // saw each pair equal.
+  if (!ksplit && s.num_waves > 1) {
+    const double blocks = static_cast<double>(s.num_blocks);
+    const double last = blocks - static_cast<double>((s.num_waves - 1) * d.sm_count);
+    const double full_share = (blocks - last) / blocks, last_share = last / blocks;
+    t.hbm_us = full_share * t.hbm_us + std::max(last_share * t.hbm_us, cta_us / static_cast<double>(s.num_waves));
+  }
 
   // Tensor cores: the busiest SM's k-blocks, each BM x BN x BK of wgmma work, at the config's
   // mainloop efficiency.

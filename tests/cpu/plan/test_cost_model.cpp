@@ -212,6 +212,34 @@ TEST(TimeModel, EdgeRowsPastTheMatrixStillCostTmaLines) {
   EXPECT_LT(l2(64, 128, 2), l2(64, 128, 1));
 }
 
+TEST(TimeModel, APartialLastWaveOfAStreamIsFedPerSm) {
+  // The HBM term of an unsplit memory-bound kernel: the full waves' share at the HBM rate, the last
+  // partial wave's at the longer of its share and one tile at the per-SM feed rate. Measured on the
+  // H200 (docs/PERF.md, 2026-12-03): 8x10240x8192 64x16 swap-AB (160 tiles: a second wave of 28)
+  // 58.0 us, 128x16 swap-AB (80 tiles, one wave) 49.4.
+  const DeviceProfile h200 = profile("h200");
+  const Problem p = nt_problem(8, 10240, 8192);
+  auto terms = [&](int bm, int bn) {
+    Config c = tile_config(bm, bn);
+    c.d_col_major = true;
+    const Problem kp = kernel_problem(p, c);
+    return time_terms(kp, c, h200, seed_terms(kp, c, h200));
+  };
+  const TimeTerms two_waves = terms(64, 16), one_wave = terms(128, 16);
+  const double flat_us = two_waves.hbm_bytes / h200.hbm_bytes_per_s * 1e6;
+  EXPECT_GT(two_waves.hbm_us, flat_us * 1.1);            // the 28 tiles of the second wave stream slowly
+  EXPECT_NEAR(one_wave.hbm_us, one_wave.hbm_bytes / h200.hbm_bytes_per_s * 1e6, 1e-9);  // one wave: flat
+  EXPECT_GT(two_waves.predicted_us, one_wave.predicted_us + 3.0);
+  // Whole waves: the flat term (8 x 8448: 132 tiles of 64x16 swap-AB, then 264 tiles at 16896).
+  for (int64_t n : {8448, 16896}) {
+    Config c = tile_config(64, 16);
+    c.d_col_major = true;
+    const Problem kp = kernel_problem(nt_problem(8, n, 8192), c);
+    const TimeTerms t = time_terms(kp, c, h200, seed_terms(kp, c, h200));
+    EXPECT_NEAR(t.hbm_us, t.hbm_bytes / h200.hbm_bytes_per_s * 1e6, 1e-6) << n;
+  }
+}
+
 TEST(TimeModel, DirectEpilogueAndClustersCostWhatTheyMeasured) {
   const DeviceProfile h200 = profile("h200");
   // 4096x24576x1536: 128x240 with the direct epilogue measured 491.8 us, 128x192 (TMA store)
