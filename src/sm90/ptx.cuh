@@ -80,7 +80,7 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint64_t* bar, uint32_t cta_
 
 // 16 B into the shared memory of cluster CTA `cta_rank` at the offset of `local` (this CTA's
 // address of the same object), counted as 16 transaction bytes on that CTA's barrier at the offset
-// of `bar` (§9.7.9.12 st.async, PTX ISA 8.1, sm_90): a one-way store, no reply awaited.
+// of `bar` (PTX ISA: st.async, PTX 8.1, sm_90): a one-way store, no reply awaited.
 __device__ __forceinline__ void st_async_v4(const void* local, uint64_t* bar, uint32_t cta_rank, float a, float b,
                                             float c, float d) {
   asm volatile(
