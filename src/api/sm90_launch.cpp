@@ -167,31 +167,17 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
   // ldd: boxes of 64 x 64 (the TMA store clips in 16-B chunks; the kernel stores the < 8 last
   // columns itself).
   const auto bf16 = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  // An operand copied by cp.async (Config::a_cp_async, b_cp_async: W bytes per copy) needs no map:
-  // its base and rows W-aligned instead (every copy starts at a multiple of 64 elements of a line).
-  auto operand = [&](const MatrixRef& x, int64_t rows, int load_rows, const char* name, sm90::TmaDescriptor* out,
-                     int cp_width, const void** ptr, int64_t* ld) -> std::string {
-    if (cp_width != 0) {
-      if (reinterpret_cast<uintptr_t>(x.ptr) % uintptr_t(cp_width) != 0 || (x.ld * 2) % cp_width != 0)
-        return std::string("operand ") + name + " is copied by cp.async in " + std::to_string(cp_width) +
-               "-B pieces: its base address and leading dimension (" + std::to_string(x.ld) +
-               " elements) must be multiples of " + std::to_string(cp_width) + " B";
-      *ptr = x.ptr;
-      *ld = x.ld;
-      return {};
-    }
+  auto operand = [&](const MatrixRef& x, int64_t rows, int load_rows, const char* name, sm90::TmaDescriptor* out) {
     const bool mn = x.major == Major::mn_major;
     const sm90::Matrix2d m = mn ? sm90::Matrix2d{x.ptr, uint64_t(params.k), uint64_t(rows), uint64_t(x.ld), bf16}
                                 : sm90::Matrix2d{x.ptr, uint64_t(rows), uint64_t(params.k), uint64_t(x.ld), bf16};
     const sm90::Box2d box = mn ? sm90::Box2d{64, uint32_t(c.bk)} : sm90::Box2d{uint32_t(c.bk), uint32_t(load_rows)};
     return encode(m, box, name, out);
   };
-  if (std::string err = operand(kernel_a, params.m, sm90::a_load_rows(c), c.d_col_major ? "B" : "A", &params.tmap_a,
-                                c.a_cp_async, &params.a, &params.lda);
+  if (std::string err = operand(kernel_a, params.m, sm90::a_load_rows(c), c.d_col_major ? "B" : "A", &params.tmap_a);
       !err.empty())
     return setup_error(err);
-  if (std::string err = operand(kernel_b, params.n, sm90::b_load_rows(c), c.d_col_major ? "A" : "B", &params.tmap_b,
-                                c.b_cp_async, &params.b, &params.ldb);
+  if (std::string err = operand(kernel_b, params.n, sm90::b_load_rows(c), c.d_col_major ? "A" : "B", &params.tmap_b);
       !err.empty())
     return setup_error(err);
   if (c.epilogue == sm90::Epilogue::tma_store) {

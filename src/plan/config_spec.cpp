@@ -125,18 +125,12 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
       if (!value.empty()) return fail("streamk is a flag and takes no value");
       c.stream_k = true;
       c.split_k = 1;
-    } else if (key == "cpa" || key == "cpb") {
-      // An operand copied by cp.async (W bytes per copy) instead of TMA (sm90/gemm/config.hpp).
-      if (!parse_int(value, v) || (v != 4 && v != 8 && v != 16))
-        return fail(key + "=" + val + " must be 4, 8 or 16 (cp.async bytes per copy of " +
-                    (key == "cpa" ? "A" : "B") + ")");
-      (key == "cpa" ? c.a_cp_async : c.b_cp_async) = v;
     } else if (key == "dsm") {
       if (!value.empty()) return fail("dsm is a flag and takes no value");
       dsm = true;
     } else {
       return fail("unknown item \"" + std::string(item) +
-                  "\" (known: stages=, stage=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, dsm, swapab, pingpong, accsets=, cpa=, cpb=, bake)");
+                  "\" (known: stages=, stage=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, dsm, swapab, pingpong, accsets=, bake)");
     }
     if (rest.empty()) break;
   }
@@ -171,8 +165,6 @@ std::string config_spec_text(const Config& c) {
     }
   }
   if (sm90::partly_staged(c)) s.append(",stage=").append(std::to_string(c.stage_cols));
-  if (c.a_cp_async != 0) s.append(",cpa=").append(std::to_string(c.a_cp_async));
-  if (c.b_cp_async != 0) s.append(",cpb=").append(std::to_string(c.b_cp_async));
   if (c.fixed_n != 0 || c.fixed_k != 0) s.append(",bake");  // N and K of the problem, completed again
   return s;
 }
@@ -208,8 +200,6 @@ std::string describe(const Config& c) {
   if (c.epilogue == Epilogue::direct) s.append(" direct");
   if (c.epilogue == Epilogue::smem_stores) s.append(" smem_stores");
   if (sm90::partly_staged(c)) s.append(" stage").append(std::to_string(c.stage_cols));
-  if (c.a_cp_async != 0) s.append(" cp.asyncA=").append(std::to_string(c.a_cp_async));
-  if (c.b_cp_async != 0) s.append(" cp.asyncB=").append(std::to_string(c.b_cp_async));
   if (c.stream_k) {
     if (c.split_k > 1) {
       s.append(" splitK=").append(std::to_string(c.split_k));

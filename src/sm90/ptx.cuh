@@ -146,27 +146,6 @@ __device__ __forceinline__ void prefetch_tensor_map(const void* tmap) {
   asm volatile("prefetch.tensormap [%0];" ::"l"(tmap) : "memory");
 }
 
-// ---- cp.async (PTX ISA §9.7.9.8): the loader of operands TMA cannot read well ---------------------
-// W bytes (4, 8 or 16) from global `src` into shared `dst`, both W-aligned; only the first
-// `src_bytes` (<= W) are read, the rest of the W bytes are zero-filled (cp.async's src-size). 16 B
-// bypasses L1 (.cg); 4 and 8 B may only use .ca.
-template <int W>
-__device__ __forceinline__ void cp_async_zfill(uint32_t dst, const void* src, uint32_t src_bytes) {
-  static_assert(W == 4 || W == 8 || W == 16, "cp.async copies 4, 8 or 16 bytes");
-  if constexpr (W == 16) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
-  } else {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;" ::"r"(dst), "l"(src), "n"(W), "r"(src_bytes)
-                 : "memory");
-  }
-}
-// An arrive on `bar` once every cp.async this thread issued before has completed, counted against
-// the barrier's expected arrivals (.noinc: mbar_init must include this thread) (PTX ISA §9.7.9.9,
-// cp.async.mbarrier.arrive).
-__device__ __forceinline__ void cp_async_mbar_arrive_noinc(uint64_t* bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(smem_u32(bar)) : "memory");
-}
-
 // ---- wgmma (PTX ISA §9.7.15) -------------------------------------------------------------------
 // Orders earlier register/smem accesses before the next wgmma.mma_async (§9.7.15.7.1).
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }

@@ -99,13 +99,6 @@ struct Config {
   // ---- operands and output ---------------------------------------------------------------------
   Major a_major = Major::k_major;
   Major b_major = Major::k_major;
-  // How each operand reaches shared memory: 0 = TMA (one box per operand and stage); 4, 8 or 16 =
-  // cp.async copies of that many bytes by the producer warpgroup's 128 threads, written in the
-  // layout TMA would write (mainloop.cuh). For operands TMA cannot read at full speed: rows that
-  // start inside a 32-B L2 sector (TMA reads them at about half speed, docs/PERF.md) or on 4- or
-  // 8-B boundaries only (TMA cannot read them at all). Without multicast clusters.
-  int a_cp_async = 0;
-  int b_cp_async = 0;
   DType out_dtype = DType::bf16;  // D (and C): bf16, or fp32
   bool with_c = false;            // D = alpha·acc + beta·C: C [M, N] row-major, D's dtype, read in the epilogue
                                   // (tma_store: TMA-loaded into the staging boxes; direct: plain loads)
@@ -178,7 +171,6 @@ enum class ConfigRule : int {
   pingpong,         // ping-pong consumers: no k-splitting, at most kMaxPingpongAccumulators per thread
   acc_sets,         // 0, 1 or 2 accumulator sets, 2 only for at most kMaxSplitAccumulators per thread
   cluster_k,        // cluster_k in [1, kMaxClusterK]; above 1 only for split-K with split_k = cluster_k
-  cp_async,         // a_cp_async, b_cp_async in {0, 4, 8, 16}, and above 0 only without a multicast cluster
 };
 
 // Two accumulator sets double a consumer thread's accumulator registers: only for narrow tiles.
@@ -244,9 +236,6 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
     return ConfigRule::acc_sets;
   if (c.cluster_k < 1 || c.cluster_k > kMaxClusterK || (c.cluster_k > 1 && (!c.stream_k || c.split_k != c.cluster_k)))
     return ConfigRule::cluster_k;
-  auto cp_width = [](int w) { return w == 0 || w == 4 || w == 8 || w == 16; };
-  if (!cp_width(c.a_cp_async) || !cp_width(c.b_cp_async) || ((c.a_cp_async | c.b_cp_async) != 0 && !c11))
-    return ConfigRule::cp_async;
   return ConfigRule::ok;
 }
 
@@ -279,9 +268,6 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::cluster_k:
       return "cluster_k must be in [1, 8], and above 1 only for split-K with split_k = cluster_k (the slices of "
              "a tile are one cluster)";
-    case ConfigRule::cp_async:
-      return "a_cp_async and b_cp_async must be 0 (TMA), 4, 8 or 16 (cp.async bytes per copy), and above 0 "
-             "only without a multicast cluster";
     case ConfigRule::acc_sets:
       return "acc_sets must be 0 (the planner's choice), 1 or 2, and 2 only for tiles of at most 32 "
              "accumulators per thread (bm x bn / 128 <= 32)";

@@ -5,8 +5,7 @@
 // on nothing host-side.
 //
 // Roles (ladder step 9, src/ladder/step09_two_consumers.cu, generalised by the Config):
-//   warpgroup 0          producer: one elected thread issues the TMA loads (mainloop.cuh); all
-//                        128 threads with a cp.async operand (Config::a_cp_async, b_cp_async)
+//   warpgroup 0          producer: one elected thread issues the TMA loads (mainloop.cuh)
 //   warpgroups 1..bm/64  consumers: wgmma into 64 x BN fp32 accumulators each, then the epilogue
 //                        (epilogue.cuh); setmaxnreg moves registers from the producer to them.
 //                        Ping-pong (Config::pingpong): two consumers, each computing whole BM x BN
@@ -65,7 +64,7 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     if constexpr (C.epilogue == Epilogue::tma_store) prefetch_tensor_map(&p.tmap_d);
     if constexpr (T::kStagedC) prefetch_tensor_map(&p.tmap_c);
     for (int s = 0; s < C.stages; ++s) {
-      mbar_init(&full[s], 1 + T::kCpAsyncThreads);  // the producer's arrive.expect_tx (+ each copier's cp.async)
+      mbar_init(&full[s], 1);                                       // the producer's arrive.expect_tx
       // every warp of the stage's consumers in the cluster (ping-pong: of the one consumer whose tile it is)
       mbar_init(&empty[s], T::kClusterSize * 4 * (C.pingpong ? 1 : T::kConsumers));
     }
@@ -86,18 +85,14 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
   if (warpgroup == 0) {
     // ---- producer ----
     if constexpr (T::kRebalance) setmaxnreg_dec<C.producer_regs>();  // consumers get the registers
-    // TMA only: one elected thread. With a cp.async operand: the whole warpgroup, thread 0 also
-    // issuing the TMA loads.
-    const bool runs = T::kCpAsync || (warp == 0 && elect_one_sync());
-    if (runs) {
-      const bool leader = !T::kCpAsync || thread_in_wg == 0;
-      TraceLane<C.trace> rec(p, /*lane=*/0, 1 + T::kConsumers, /*writer=*/leader);
+    if (warp == 0 && elect_one_sync()) {
+      TraceLane<C.trace> rec(p, /*lane=*/0, 1 + T::kConsumers, /*writer=*/true);
       RingState<C.stages> ring;
       scheduler.begin(blockIdx.x);
       for (UnitWork unit; scheduler.next(unit, gridDim.x);) {
         if (!unit.work.has_tile) continue;
         const TraceMark t = rec.unit_begin(unit);
-        producer_load_unit<C>(smem, full, empty, ring, p, unit, rank, rec, leader, thread_in_wg);
+        producer_load_unit<C>(smem, full, empty, ring, p, unit, rank, rec);
         rec.unit_end(t, unit);
       }
       rec.finish();

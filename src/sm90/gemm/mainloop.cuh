@@ -1,8 +1,7 @@
 // The production kernel's mainloop, its two halves:
 //   producer_load_unit: one elected producer thread walks the unit's k-blocks around the smem ring,
 //     waiting empty[s] and issuing the TMA loads of the A and B tiles into stage s (with 2-CTA
-//     clusters: its half of the shared operand, multicast into both CTAs); with a cp.async operand
-//     the producer warpgroup's 128 threads walk it together and copy that operand;
+//     clusters: its half of the shared operand, multicast into both CTAs);
 //   consumer_mma_unit: each consumer warpgroup waits full[s], issues 4 x wgmma m64nBNk16 over each
 //     64-row block it computes (its own block, or with ping-pong every block of the tile), keeps
 //     one k-block of wgmma in flight and releases the stage before (in every CTA of the cluster:
@@ -46,82 +45,22 @@ __device__ __forceinline__ void load_operand(uint8_t* dst, const TmaDescriptor* 
   }
 }
 
-// One box of a bf16 matrix into shared memory with cp.async, in the layout a TMA SWIZZLE_128B box
-// load writes: kOuter lines of 64 elements (128 B) along the inner dimension, line r at dst + 128 r
-// with its 16-B chunks swizzled (sm90/swizzle.hpp). The box starts at (inner i0, outer o0) of a
-// matrix of inner_total x outer_total elements, line o at base + o * ld; what lies outside is
-// zero-filled, as TMA does. Each of the producer warpgroup's 128 threads (tid) copies W bytes at a
-// fixed position along the line, a line every 128 / (128 / W) lines: a warp covers whole 128-B
-// lines, and base + o * ld + i0 is W-aligned (the host checks base, ld and i0 = 64 k).
-template <int W, int kOuter>
-__device__ __forceinline__ void cp_async_box(uint32_t dst, const uint16_t* base, int64_t ld, int i0, int o0,
-                                             int inner_total, int outer_total, int tid) {
-  constexpr int kElems = W / 2, kPerLine = 128 / W, kLinesPerPass = 128 / kPerLine;
-  const int j = tid % kPerLine;
-  const int inner = i0 + j * kElems;
-  const int left = inner_total - inner;
-  const uint32_t line_bytes = left >= kElems ? uint32_t(W) : left > 0 ? uint32_t(left) * 2u : 0u;
-  static_assert(kOuter % kLinesPerPass == 0, "a box is whole passes of the 128 threads");
-  const int r0 = tid / kPerLine;
-  const uint16_t* src = base + int64_t(o0 + r0) * ld + inner;
-  uint32_t line = uint32_t(r0) * 128u + uint32_t(j * W);  // byte offset in the box, before the swizzle
-#pragma unroll 4
-  for (int i = 0; i < kOuter / kLinesPerPass; ++i) {
-    const uint32_t n = o0 + r0 + i * kLinesPerPass < outer_total ? line_bytes : 0u;
-    cp_async_zfill<W>(dst + swizzle_128b(line), n ? static_cast<const void*>(src) : base, n);
-    src += int64_t(kLinesPerPass) * ld;
-    line += uint32_t(kLinesPerPass) * 128u;
-  }
-}
-
-// cp.async counterpart of load_operand: the same boxes (K-major: 64 K x kRows lines; MN-major:
-// kRows / 64 chunks of 64 MN x 64 K lines) from an operand of `rows` x k_total elements.
-template <bool kMnMajor, int W, int kRows>
-__device__ __forceinline__ void cp_async_operand(uint32_t dst, const void* base, int64_t ld, int k0, int row0,
-                                                 int rows, int k_total, int tid) {
-  const uint16_t* b = static_cast<const uint16_t*>(base);
-  if constexpr (!kMnMajor) {
-    cp_async_box<W, kRows>(dst, b, ld, k0, row0, k_total, rows, tid);
-  } else {
-#pragma unroll
-    for (int j = 0; j < kRows / 64; ++j)
-      cp_async_box<W, kBlockK>(dst + uint32_t(j * 64 * kBlockK * 2), b, ld, row0 + 64 * j, k0, rows, k_total, tid);
-  }
-}
-
 // The A/B tiles of k-block kb into stage `stage` of the ring: A rows m0.. (with multicast: this
-// CTA's half, sent to both), B rows n0.. likewise. TMA-loaded operands: by the producer's one
-// thread (`leader`); cp.async operands (Config::a_cp_async, b_cp_async): by the producer
-// warpgroup's 128 threads (tid), each of which then arrives on the full barrier when its copies land.
+// CTA's half, sent to both), B rows n0.. likewise.
 template <Config C>
 __device__ __forceinline__ void producer_load_stage(uint8_t* smem, int stage, uint64_t* full_bar,
-                                                    const GemmParams& p, int kb, int m0, int n0, uint32_t rank,
-                                                    bool leader, int tid) {
+                                                    const GemmParams& p, int kb, int m0, int n0, uint32_t rank) {
   using T = GemmTraits<C>;
   constexpr SmemLayout L = T::kLayout;
+  mbar_arrive_expect_tx(full_bar, T::kStageTxBytes);  // full boxes, even where TMA zero-fills
   const int k0 = kb * T::kBlockK;
-  if (leader) {
-    mbar_arrive_expect_tx(full_bar, T::kStageTxBytes);  // full boxes, even where TMA zero-fills
-    // Only a multicast operand is split between the pair: its half `rank` (the other operand is
-    // loaded whole by each CTA, whatever its rank).
-    const uint32_t a_half = T::kMulticastA ? rank : 0u, b_half = T::kMulticastB ? rank : 0u;
-    if constexpr (!T::kACpAsync)
-      load_operand<T::kAMnMajor, T::kMulticastA, T::kALoadRows>(
-          smem + L.a_offset(stage) + a_half * T::kALoadBytes, &p.tmap_a, full_bar, k0, m0 + int(a_half) * T::kALoadRows);
-    if constexpr (!T::kBCpAsync)
-      load_operand<T::kBMnMajor, T::kMulticastB, T::kBLoadRows>(
-          smem + L.b_offset(stage) + b_half * T::kBLoadBytes, &p.tmap_b, full_bar, k0, n0 + int(b_half) * T::kBLoadRows);
-  }
-  if constexpr (T::kCpAsync) {
-    const int n_total = C.fixed_n > 0 ? C.fixed_n : p.n, k_total = C.fixed_k > 0 ? C.fixed_k : p.k;
-    if constexpr (T::kACpAsync)
-      cp_async_operand<T::kAMnMajor, C.a_cp_async, T::kALoadRows>(smem_u32(smem + L.a_offset(stage)), p.a, p.lda, k0,
-                                                                  m0, p.m, k_total, tid);
-    if constexpr (T::kBCpAsync)
-      cp_async_operand<T::kBMnMajor, C.b_cp_async, T::kBLoadRows>(smem_u32(smem + L.b_offset(stage)), p.b, p.ldb, k0,
-                                                                  n0, n_total, k_total, tid);
-    cp_async_mbar_arrive_noinc(full_bar);
-  }
+  // Only a multicast operand is split between the pair: its half `rank` (the other operand is
+  // loaded whole by each CTA, whatever its rank).
+  const uint32_t a_half = T::kMulticastA ? rank : 0u, b_half = T::kMulticastB ? rank : 0u;
+  load_operand<T::kAMnMajor, T::kMulticastA, T::kALoadRows>(smem + L.a_offset(stage) + a_half * T::kALoadBytes,
+                                                            &p.tmap_a, full_bar, k0, m0 + int(a_half) * T::kALoadRows);
+  load_operand<T::kBMnMajor, T::kMulticastB, T::kBLoadRows>(smem + L.b_offset(stage) + b_half * T::kBLoadBytes,
+                                                            &p.tmap_b, full_bar, k0, n0 + int(b_half) * T::kBLoadRows);
 }
 
 // Rows [r0, r1) of the tile's C (rows from m0, columns [n0, n0 + BN) clipped to M and N) into L2,
@@ -138,13 +77,10 @@ __device__ __forceinline__ void prefetch_c_rows(const GemmParams& p, int m0, int
   }
 }
 
-// `leader`: the thread that issues the TMA loads (the only one that runs this without cp.async
-// operands); tid: the thread's index in the producer warpgroup (cp.async copies).
 template <Config C>
 __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full, uint64_t* empty,
                                                    RingState<C.stages>& ring, const GemmParams& p,
-                                                   const UnitWork& unit, uint32_t rank, TraceLane<C.trace>& rec,
-                                                   bool leader = true, int tid = 0) {
+                                                   const UnitWork& unit, uint32_t rank, TraceLane<C.trace>& rec) {
   const int m0 = unit.work.tile.m_block * C.bm, n0 = unit.work.tile.n_block * C.bn;
   // NOTES: with C, the tile's C rows are prefetched into L2 a few rows per k-block while the
   // mainloop runs, so the epilogue's loads of C hit L2 (epilogue_direct.cuh); spread out, the
@@ -160,10 +96,10 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
     mbar_wait(&empty[s], ring.empty_parity());  // every consumer warp of the cluster released it
     rec.record(t, trace::EventKind::wait_empty, s, kb);
     t = rec.now();
-    producer_load_stage<C>(smem, s, &full[s], p, kb, m0, n0, rank, leader, tid);
+    producer_load_stage<C>(smem, s, &full[s], p, kb, m0, n0, rank);
     rec.record(t, trace::EventKind::tma_issue, s, kb);
     ring.advance();
-    if (prefetch_c && leader) {
+    if (prefetch_c) {
       const int r0 = (kb - unit.kb0) * c_rows_per_kb;
       prefetch_c_rows<C>(p, m0, n0, r0, r0 + c_rows_per_kb);
     }
@@ -231,8 +167,6 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
     const int s = ring.stage;
     TraceMark t = rec.now();
     mbar_wait(&full[s], ring.full_parity());
-    // cp.async wrote the stage through the generic proxy; wgmma reads it through the async proxy.
-    if constexpr (GemmTraits<C>::kCpAsync) fence_proxy_async_smem();
     rec.record(t, trace::EventKind::wait_full, s, kb);
     t = rec.now();
     wgmma_fence();

@@ -38,11 +38,6 @@ struct GemmParams {
   uint32_t* counters = nullptr;  // one per (stream-K slot, consumer), 0 between launches
   void* trace = nullptr;       // traced kernels (Config::trace): the event buffer (trace/event.hpp),
   uint32_t trace_capacity = 0;  // sized by the host for the grid: this many events per lane
-  // Operands copied by cp.async (Config::a_cp_async, b_cp_async) instead of TMA (their tensor maps
-  // are then unused): the kernel's A [M, K] and B [N, K] as stored, leading dimensions in elements.
-  const void* a = nullptr;
-  const void* b = nullptr;
-  int64_t lda = 0, ldb = 0;
 };
 static_assert(sizeof(TmaDescriptor) == 128 && alignof(TmaDescriptor) == 128, "CUtensorMap layout");
 static_assert(sizeof(GemmParams) == 640, "GemmParams layout is shared by g++ and NVRTC");

@@ -73,14 +73,7 @@ struct GemmTraits {
   static constexpr bool kRebalance = C.producer_regs != 0;
   static constexpr SmemLayout kLayout = config_smem_layout(C);
   static_assert(kLayout.fits(), "stages do not fit in the 227 KiB a block may opt into");
-  // Operands copied by cp.async (Config::a_cp_async, b_cp_async): the producer warpgroup's 128
-  // threads copy them, and each thread's cp.async completion is one more arrival on a stage's full
-  // barrier; only the TMA-loaded operands count transaction bytes.
-  static constexpr bool kACpAsync = C.a_cp_async != 0, kBCpAsync = C.b_cp_async != 0;
-  static constexpr bool kCpAsync = kACpAsync || kBCpAsync;
-  static constexpr int kCpAsyncThreads = kCpAsync ? 128 : 0;
-  static constexpr int kStageTxBytes =
-      (kACpAsync ? 0 : kLayout.a_stage_bytes) + (kBCpAsync ? 0 : kLayout.b_stage_bytes);  // full boxes
+  static constexpr int kStageTxBytes = kLayout.a_stage_bytes + kLayout.b_stage_bytes;  // full boxes
   // Rows of each operand this CTA loads per stage (with multicast: its half, sent to both CTAs).
   static constexpr int kALoadRows = a_load_rows(C);
   static constexpr int kBLoadRows = b_load_rows(C);

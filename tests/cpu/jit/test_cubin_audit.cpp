@@ -232,40 +232,6 @@ TEST(CubinAudit, ClusterKSplits) {
   audit.summary("k-split clusters");
 }
 
-// Operands copied by cp.async (`cpa=`, `cpb=`): every copy width, both majors, one and two
-// consumers, ping-pong, a split and swap-AB: HGMMA, no local memory in the producer's copy loops.
-TEST(CubinAudit, CpAsyncOperands) {
-  const auto d = *plan::find_builtin_profile("h200");
-  Audit audit;
-  struct Forced {
-    const char* spec;
-    Major a, b;
-    int64_t m, n, k;
-  };
-  const Forced cases[] = {{"128x256,cpa=16,cpb=16", Major::k_major, Major::k_major, 4096, 4096, 4096},
-                          {"128x128,pingpong,cpb=8", Major::k_major, Major::k_major, 4096, 4096, 4096},
-                          {"128x256,splitk=4,cpa=4,cpb=4", Major::k_major, Major::k_major, 1000, 1000, 5000},
-                          {"64x16,swapab,cpa=16", Major::k_major, Major::k_major, 1, 4096, 4096},
-                          {"128x128,cpa=16,cpb=8", Major::mn_major, Major::mn_major, 4096, 4096, 4096}};
-  for (const Forced& f : cases) {
-    plan::Problem p;
-    p.m = f.m;
-    p.n = f.n;
-    p.k = f.k;
-    p.a_major = f.a;
-    p.b_major = f.b;
-    MatrixRef c_storage;
-    const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));
-    const plan::ParsedConfigSpec spec = plan::parse_config_spec(f.spec);
-    ASSERT_TRUE(spec.ok()) << spec.error;
-    const plan::Candidate cand = plan::evaluate_config(r.problem, d, spec.spec.config, false);
-    ASSERT_TRUE(cand.feasible()) << f.spec << ": " << cand.reason;
-    ASSERT_TRUE(cand.config.a_cp_async != 0 || cand.config.b_cp_async != 0);
-    audit.check(cand.config);
-  }
-  audit.summary("cp.async operands");
-}
-
 // The helper kernels (the operand repacks) compile to sm_90a cubins without local memory.
 TEST(CubinAudit, HelperKernels) {
   test::TempDir dir;
