@@ -1,25 +1,22 @@
 #include "explorer/hardware.hpp"
 
+#include "plan/device_profile_json.hpp"
+
 namespace tilegemm::explorer {
 
 namespace {
 
 using nlohmann::ordered_json;
 
-// The same keys as the "device" object of `tilegemm explain --json` (docs/PLANNER.md), plus the
-// whole-GPU counts the page shows, derived from the per-SM architecture numbers.
+// The profile's every field (plan::device_profile_json: the keys of `tilegemm explain --json`'s
+// "device", docs/PLANNER.md), plus the whole-GPU counts the page shows, derived from the per-SM
+// architecture numbers.
 ordered_json profile_json(const plan::DeviceProfile& d, const SmLimits& sm) {
-  return ordered_json{
-      {"name", d.name}, {"description", d.description}, {"source", d.source},
-      {"sm_count", d.sm_count}, {"clock_ghz", d.clock_ghz},
-      {"l2_bytes_per_cycle", d.l2_bytes_per_cycle}, {"local_bytes_per_cycle", d.local_bytes_per_cycle},
-      {"hbm_bytes_per_s", d.hbm_bytes_per_s}, {"hbm_datasheet_bytes_per_s", d.hbm_datasheet_bytes_per_s},
-      {"tc_peak_flops", d.tc_peak_flops}, {"l2_bytes", d.l2_bytes},
-      {"smem_per_block_optin", d.smem_per_block_optin}, {"smem_per_sm", d.smem_per_sm},
-      {"regs_per_sm", d.regs_per_sm}, {"fixed_us", d.fixed_us}, {"fixup_bytes_per_s_per_sm", d.fixup_bytes_per_s_per_sm}, {"fixup_latency_us", d.fixup_latency_us}, {"cluster_fixup_latency_us", d.cluster_fixup_latency_us}, {"cluster_fixup_bytes_per_s_per_sm", d.cluster_fixup_bytes_per_s_per_sm},
-      {"derived", {{"tensor_cores", d.sm_count * sm.tensor_cores_per_sm},
-                   {"fp32_lanes", d.sm_count * sm.fp32_lanes_per_sm},
-                   {"tc_flops_per_cycle_per_sm", d.tc_flops_per_cycle_per_sm()}}}};
+  ordered_json j = plan::device_profile_json(d);
+  j["derived"] = {{"tensor_cores", d.sm_count * sm.tensor_cores_per_sm},
+                  {"fp32_lanes", d.sm_count * sm.fp32_lanes_per_sm},
+                  {"tc_flops_per_cycle_per_sm", d.tc_flops_per_cycle_per_sm()}};
+  return j;
 }
 
 ordered_json limits_json(const SmLimits& l) {

@@ -219,6 +219,14 @@ TEST(ExplorerHardware, BuiltInProfilesAndNoLiveGpu) {
     EXPECT_EQ(j["profiles"][i]["sm_count"], table[i].sm_count);
     EXPECT_EQ(j["profiles"][i]["l2_bytes"], table[i].l2_bytes);
     EXPECT_EQ(j["profiles"][i]["derived"]["tensor_cores"], table[i].sm_count * 4);
+    // The same model constants, key for key and value for value, as explain's "device" object
+    // (less its note): one key list (plan/device_profile_json.hpp), not two kept in step by hand.
+    json from_explain = json::parse(plan::explain_json(plan::make_plan(plan::Problem{1, 576, 7168}, table[i]),
+                                                       std::nullopt, plan::ExplainOptions{}))["device"];
+    from_explain.erase("note");
+    json profile = j["profiles"][i];
+    profile.erase("derived");
+    EXPECT_EQ(profile, from_explain) << table[i].name;
   }
   // The per-SM table agrees with what the planner assumes of every built-in profile.
   EXPECT_EQ(j["sm_limits"]["smem_per_sm"], table[0].smem_per_sm);

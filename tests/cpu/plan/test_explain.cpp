@@ -37,7 +37,10 @@ const char* const kDeviceKeys[] = {"name", "description", "source", "note", "sm_
                                    "l2_bytes_per_cycle", "local_bytes_per_cycle", "hbm_bytes_per_s",
                                    "hbm_datasheet_bytes_per_s", "tc_peak_flops", "l2_bytes",
                                    "smem_per_block_optin", "smem_per_sm", "regs_per_sm", "fixed_us",
+                                   "tma_fill_bytes_per_s", "tma_bytes_per_s_per_sm",
+                                   "direct_store_bytes_per_cycle", "cluster_factor",
                                    "fixup_bytes_per_s_per_sm", "fixup_latency_us",
+                                   "cluster_fixup_latency_us", "cluster_fixup_bytes_per_s_per_sm",
                                    "smem_store_bytes_per_cycle", "direct_scalar_store_bytes_per_cycle",
                                    "unsectored_row_factor", "oob_row_factor", "repack_bytes_per_s",
                                    "repack_launch_us"};
