@@ -33,13 +33,6 @@ constexpr int64_t kSwapAbMaxM = 64;
 // clusters of 2 (132 CTAs), 39 of 3 (117), 30 of 4 (120), 22 of 5, 17 of 6, 15 of 7 (105), 15 of 8
 // (120): the GPCs hold whole clusters of 4 and 8 in 120 of the 132 SMs, of 3, 5, 6, 7 in fewer.
 constexpr int kClusterKSizes[] = {2, 4, 8};
-// CTAs of k-split clusters of `size` (2, 4 or 8) resident at once: the H200's measured counts for
-// 132 SMs; on other SM counts pairs fill every SM and 4 or 8 the same 120/132 share (assumed).
-int64_t cluster_k_resident_ctas(const DeviceProfile& d, int size) {
-  if (size <= 2) return d.sm_count - d.sm_count % 2;
-  const int64_t share = d.sm_count == 132 ? 120 : int64_t(d.sm_count) * 120 / 132;
-  return share - share % size;
-}
 
 
 // The staging width of a TMA-store epilogue: every box of the tile, unless that leaves fewer than
@@ -384,6 +377,12 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
 }
 
 }  // namespace
+
+int64_t cluster_k_resident_ctas(const DeviceProfile& d, int size) {
+  if (size <= 2) return d.sm_count - d.sm_count % 2;
+  const int64_t share = d.sm_count == 132 ? 120 : int64_t(d.sm_count) * 120 / 132;
+  return share - share % size;
+}
 
 const char* rule_id(Rule r) {
   switch (r) {

@@ -109,6 +109,12 @@ struct RowRepack {
 };
 RowRepack choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes);
 
+// CTAs of k-split clusters of `size` (Config::cluster_k: 2, 4 or 8) that are resident at once, one
+// CTA per SM: the H200's measured counts for 132 SMs (pairs fill every SM, clusters of 4 and 8 fit
+// in 120; planner.cpp); on other SM counts pairs fill every SM and 4 or 8 the same 120/132 share
+// (assumed). The planner offers a k-split cluster only when all of its clusters fit.
+int64_t cluster_k_resident_ctas(const DeviceProfile& d, int size);
+
 // Problem checks before planning (M, N, K >= 1; leading dimensions >= the packed ones; BF16 or
 // FP32 output). The message names the argument, the value and the rule.
 Status validate_problem(const Problem& p);

@@ -45,9 +45,8 @@ TEST(Filter, EveryRankedConfigIsAKernelTemplateConfigThatFits) {
         if (k.cluster_k > 1) {
           ASSERT_EQ(k.cluster_k, k.split_k) << describe(k);
           ASSERT_TRUE(k.d_col_major) << describe(k);  // swap-AB decode tiles only (planner.cpp)
-          const int share = d.sm_count == 132 ? 120 : d.sm_count * 120 / 132;
-          const int resident = k.cluster_k == 2 ? d.sm_count - d.sm_count % 2 : share - share % k.cluster_k;
-          ASSERT_LE(kernel_shape(kernel_problem(pl.problem, k), k).blocks, resident) << describe(k);
+          ASSERT_LE(kernel_shape(kernel_problem(pl.problem, k), k).blocks, cluster_k_resident_ctas(d, k.cluster_k))
+              << describe(k);
         }
         // Split-K's units fit one wave (planner.cpp, kSplitKFactors; stream-K covers more).
         if (k.split_k > 1) ASSERT_LE(kernel_shape(kernel_problem(pl.problem, k), k).blocks, d.sm_count) << describe(k);
@@ -79,6 +78,21 @@ TEST(Filter, EveryRankedConfigIsAKernelTemplateConfigThatFits) {
         ASSERT_FALSE(r.reason.empty());
       }
     }
+  }
+}
+
+TEST(Filter, ClusterKResidentCtasAreTheH200sMeasuredCounts) {
+  // cudaOccupancyMaxActiveClusters on the H200 (GPU test Sm90PathGpu.ClusterKResidentClusters):
+  // 66 clusters of 2, 30 of 4, 15 of 8.
+  const DeviceProfile d = *find_builtin_profile("h200");
+  EXPECT_EQ(cluster_k_resident_ctas(d, 2), 132);
+  EXPECT_EQ(cluster_k_resident_ctas(d, 4), 120);
+  EXPECT_EQ(cluster_k_resident_ctas(d, 8), 120);
+  // Other SM counts: whole clusters within the same share.
+  DeviceProfile h20 = *find_builtin_profile("h20");
+  for (int size : {2, 4, 8}) {
+    EXPECT_EQ(cluster_k_resident_ctas(h20, size) % size, 0);
+    EXPECT_LE(cluster_k_resident_ctas(h20, size), h20.sm_count);
   }
 }
 
