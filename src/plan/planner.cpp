@@ -34,7 +34,6 @@ constexpr int64_t kSwapAbMaxM = 64;
 // (120): the GPCs hold whole clusters of 4 and 8 in 120 of the 132 SMs, of 3, 5, 6, 7 in fewer.
 constexpr int kClusterKSizes[] = {2, 4, 8};
 
-
 // The staging width of a TMA-store epilogue: every box of the tile, unless that leaves fewer than
 // kComfortStages stages; then the most slots that divide the tile's boxes and give the most stages.
 int choose_stage_cols(const Config& c, int limit) {

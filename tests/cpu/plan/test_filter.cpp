@@ -89,7 +89,7 @@ TEST(Filter, ClusterKResidentCtasAreTheH200sMeasuredCounts) {
   EXPECT_EQ(cluster_k_resident_ctas(d, 4), 120);
   EXPECT_EQ(cluster_k_resident_ctas(d, 8), 120);
   // Other SM counts: whole clusters within the same share.
-  DeviceProfile h20 = *find_builtin_profile("h20");
+  const DeviceProfile h20 = *find_builtin_profile("h20");
   for (int size : {2, 4, 8}) {
     EXPECT_EQ(cluster_k_resident_ctas(h20, size) % size, 0);
     EXPECT_LE(cluster_k_resident_ctas(h20, size), h20.sm_count);
