@@ -1,0 +1,26 @@
+// plan::device_profile_json (device_profile_json.hpp).
+#include "plan/device_profile_json.hpp"
+
+namespace tilegemm::plan {
+
+nlohmann::ordered_json device_profile_json(const DeviceProfile& d) {
+  return nlohmann::ordered_json{
+      {"name", d.name}, {"description", d.description}, {"source", d.source},
+      {"sm_count", d.sm_count}, {"clock_ghz", d.clock_ghz},
+      {"l2_bytes_per_cycle", d.l2_bytes_per_cycle}, {"local_bytes_per_cycle", d.local_bytes_per_cycle},
+      {"hbm_bytes_per_s", d.hbm_bytes_per_s}, {"hbm_datasheet_bytes_per_s", d.hbm_datasheet_bytes_per_s},
+      {"tc_peak_flops", d.tc_peak_flops}, {"l2_bytes", d.l2_bytes},
+      {"smem_per_block_optin", d.smem_per_block_optin}, {"smem_per_sm", d.smem_per_sm},
+      {"regs_per_sm", d.regs_per_sm}, {"fixed_us", d.fixed_us},
+      {"tma_fill_bytes_per_s", d.tma_fill_bytes_per_s}, {"tma_bytes_per_s_per_sm", d.tma_bytes_per_s_per_sm},
+      {"direct_store_bytes_per_cycle", d.direct_store_bytes_per_cycle},
+      {"direct_scalar_store_bytes_per_cycle", d.direct_scalar_store_bytes_per_cycle},
+      {"smem_store_bytes_per_cycle", d.smem_store_bytes_per_cycle}, {"cluster_factor", d.cluster_factor},
+      {"fixup_bytes_per_s_per_sm", d.fixup_bytes_per_s_per_sm}, {"fixup_latency_us", d.fixup_latency_us},
+      {"cluster_fixup_latency_us", d.cluster_fixup_latency_us},
+      {"cluster_fixup_bytes_per_s_per_sm", d.cluster_fixup_bytes_per_s_per_sm},
+      {"unsectored_row_factor", d.unsectored_row_factor}, {"oob_row_factor", d.oob_row_factor},
+      {"repack_bytes_per_s", d.repack_bytes_per_s}, {"repack_launch_us", d.repack_launch_us}};
+}
+
+}  // namespace tilegemm::plan
