@@ -2,6 +2,7 @@
 #include "plan/cost_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/math.hpp"
 
@@ -289,6 +290,21 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   for (const Term& term : terms)
     if (term.us > worst->us) worst = &term;
   t.bound = worst->name;
+  // The limits overlap, but not perfectly: near two of them at once a kernel runs slower than either
+  // alone (an SM whose TMA feed runs near its per-SM rate cannot keep enough loads in flight once
+  // HBM's latency rises near saturation). So they combine as their p-norm (p = limit_norm_p,
+  // device_profile.cpp): the largest when the others are well below it, up to 2^(1/p) times it
+  // when two are equal. A limit under 3/4 of the largest adds nothing: at p = 16 it would add under
+  // 0.06 %, too little to mean anything but enough to break exact ties (e.g. two tile orders whose
+  // HBM terms differ far below the tensor term) that the planner's stated tie-break should decide.
+  constexpr double kNormFloor = 0.75;
+  double norm = 0;
+  if (worst->us > 0) {
+    for (const Term& term : terms)
+      if (term.us >= kNormFloor * worst->us) norm += std::pow(term.us / worst->us, d.limit_norm_p);
+    norm = worst->us * std::pow(norm, 1.0 / d.limit_norm_p);
+  }
+  t.limits_us = norm;
   // Ping-pong: a consumer's epilogue runs while the other consumer's mainloop runs. Each consumer
   // takes a tile's mainloop (ml) and its epilogue (epi) in turn, two consumers in flight, so a
   // tile costs max(ml, (ml + epi) / 2): only the last tile's epilogue, and the part of the others'
@@ -297,12 +313,12 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // stores and the staging go at a rate per warp: docs/PERF.md, the copy warps).
   if (c.pingpong && stores >= 1) {
     const double epi_us = 2.0 * cycles_to_us(epi_cycles, d);
-    const double ml_us = worst->us / stores;
+    const double ml_us = t.limits_us / stores;
     t.epilogue_us = epi_us + (stores - 1) * std::max(0.0, (epi_us - ml_us) / 2.0);
   }
   // A 2-CTA cluster runs its two rings in lock-step: measured slower in every regime tried
   // (device_profile.cpp, cluster_factor), so its whole kernel time is divided by the factor.
-  t.predicted_us = (worst->us + t.epilogue_us + t.fixed_us + t.fixup_us) / (cluster ? d.cluster_factor : 1.0);
+  t.predicted_us = (t.limits_us + t.epilogue_us + t.fixed_us + t.fixup_us) / (cluster ? d.cluster_factor : 1.0);
   t.tflops = 2.0 * static_cast<double>(p.m) * p.n * p.k / (t.predicted_us * 1e-6) / 1e12;
   return t;
 }

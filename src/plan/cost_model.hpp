@@ -83,6 +83,7 @@ double mainloop_efficiency(const Config& c);
 //   fixup_bytes_per_s_per_sm.
 struct TimeTerms {
   double l2_us = 0, local_us = 0, hbm_us = 0, tc_us = 0;
+  double limits_us = 0;         // the four above combined: their p-norm (DeviceProfile::limit_norm_p)
   double epilogue_us = 0, fixed_us = 0, fixup_us = 0;
   double efficiency = 1;        // mainloop_efficiency(config)
   double predicted_us = 0;

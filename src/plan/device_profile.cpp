@@ -13,6 +13,20 @@
 // Assumptions (not measured, to be calibrated by the autotuner):
 //   - achievable HBM bandwidth = datasheet x 0.896 where not measured: the H200's measured copy /
 //     datasheet ratio (4.3 / 4.8) [perf].
+//   - hbm_bytes_per_s = that copy rate x 3.75 / 4.3: what a GEMM streaming its operands gets in the
+//     bench's default setting (a memset flush, whose dirty lines are written back while the kernel
+//     streams). Measured on the H200 (docs/PERF.md, 2026-12-03 thirteenth session): the M = 1 and
+//     M = 128 weight-streaming shapes of 235 MB ran at 3.75-3.78 TB/s beyond fixed_us; the
+//     TMA-fill and repack rates stay scaled on the copy rate (measured against it).
+//   - limit_norm_p = 16: a kernel near two throughput limits at once runs slower than either alone,
+//     so the four limits (l2, local, hbm, tensor) combine as their 16-norm, not their maximum: two
+//     equal limits cost 2^(1/16) = 1.044x either, one at 80 % of the other 0.2 %. Fitted
+//     (scripts/fit_time_model.py) to 460 (shape, config) pairs at M = 1 ... 256 measured on the
+//     H200 (docs/PERF.md, 2026-12-03 fourteenth session): at 8x10240x8192 the tiles whose per-SM
+//     TMA term lies within 1 % of the HBM term (64x112: 44.4 of 44.8 us) took 56.4 us, the swap-AB
+//     128x16 (31.3 of 44.8) 49.2; at 32x57344x8192 64x64 (247.3 of 251.7) 269.7 against 64x224's
+//     230.2. With the maximum, 3.75 TB/s tied those and picked the slow ones; with the norm the
+//     pairs' regret geomean is 0.9 % (1.3 % at 4.3 TB/s and the maximum), median error 4.1 % (9.2 %).
 //   - fixed_us = 5: per-kernel ramp and tail. cuBLASLt's M = 1 suite rows [perf] run 5.7-14 us
 //     longer than bytes / 4.3 TB/s; 5 us sits just under the smallest of those gaps. Most of it is
 //     the bench's write flush, not the kernel: after a memset the timed kernel also writes the
@@ -90,6 +104,7 @@ namespace tilegemm::plan {
 namespace {
 
 constexpr double kMeasuredOverDatasheetHbm = 4.3 / 4.8;  // [perf] / [sheet]
+constexpr double kStreamingOverCopy = 3.75 / 4.3;         // measured on the H200 (above)
 constexpr int64_t kMiB = int64_t{1} << 20;
 
 DeviceProfile make(std::string name, std::string description, int sms, double clock_ghz,
@@ -103,7 +118,7 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.l2_bytes_per_cycle = seed_l2_bytes_per_cycle(sms);
   p.local_bytes_per_cycle = seed_local_bytes_per_cycle(sms);
   p.hbm_datasheet_bytes_per_s = hbm_sheet_tbps * 1e12;
-  p.hbm_bytes_per_s = hbm_eff_tbps * 1e12;
+  p.hbm_bytes_per_s = hbm_eff_tbps * 1e12 * kStreamingOverCopy;
   p.tc_peak_flops = tc_peak_tflops * 1e12;
   p.l2_bytes = l2_mib * kMiB;
   p.smem_per_block_optin = 232448;  // [hopper] (same GH100 SM in all four SKUs)
@@ -124,6 +139,7 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.oob_row_factor = 2.4;                                   // measured on the H200 (above)
   p.repack_bytes_per_s = 3.3e12 * hbm_eff_tbps / 4.3;       // measured on the H200 (above), scaled by HBM
   p.repack_launch_us = 2.0;                                 // assumption
+  p.limit_norm_p = 16.0;                                    // fitted on the H200 (above)
   return p;
 }
 

@@ -23,7 +23,7 @@ struct DeviceProfile {
   double l2_bytes_per_cycle = 0;     // BW_L2: L2 -> SMs
   double local_bytes_per_cycle = 0;  // BW_local: SM-local path (smem, tensor-core operand feed)
 
-  double hbm_bytes_per_s = 0;            // achievable HBM bandwidth used by the time model
+  double hbm_bytes_per_s = 0;            // HBM bandwidth a streaming GEMM gets, used by the time model
   double hbm_datasheet_bytes_per_s = 0;  // datasheet peak, shown for reference
   double tc_peak_flops = 0;              // dense BF16 tensor-core peak, FP32 accumulate
   int64_t l2_bytes = 0;
@@ -49,6 +49,7 @@ struct DeviceProfile {
   double oob_row_factor = 1;            // TMA feed cost of a tile row past the matrix edge (zero-filled)
   double repack_bytes_per_s = 0;        // operand repack (route.cpp): bytes read + written, whole GPU
   double repack_launch_us = 0;          // operand repack: one more kernel
+  double limit_norm_p = 1;              // the throughput limits combine as their p-norm (cost_model.cpp)
 
   double tc_flops_per_cycle_per_sm() const { return tc_peak_flops / (sm_count * clock_ghz * 1e9); }
 };

@@ -30,7 +30,7 @@ const char* const kConfigKeys[] = {"bm", "bn", "bk", "stages", "cluster_m", "clu
                                    "out_dtype", "fixed_n", "fixed_k", "persistent", "stream_k", "split_k", "swap_ab"};
 const char* const kSeedKeys[] = {"num_blocks", "num_waves", "wave_eff", "sizeof_c", "bytes_L2_AB",
                                  "bytes_local_AB", "bytes_TC", "bytes_CD", "cycles_L2", "cycles_local", "score"};
-const char* const kTimeKeys[] = {"efficiency", "l2_us", "local_us", "hbm_us", "tc_us", "epilogue_us", "fixed_us",
+const char* const kTimeKeys[] = {"efficiency", "l2_us", "local_us", "hbm_us", "tc_us", "limits_us", "epilogue_us", "fixed_us",
                                  "fixup_us", "predicted_us", "tflops", "bound", "hbm_bytes",
                                  "bytes_L2_AB_eff", "stream_reread"};
 const char* const kDeviceKeys[] = {"name", "description", "source", "note", "sm_count", "clock_ghz",
@@ -43,7 +43,7 @@ const char* const kDeviceKeys[] = {"name", "description", "source", "note", "sm_
                                    "cluster_fixup_latency_us", "cluster_fixup_bytes_per_s_per_sm",
                                    "smem_store_bytes_per_cycle", "direct_scalar_store_bytes_per_cycle",
                                    "unsectored_row_factor", "oob_row_factor", "repack_bytes_per_s",
-                                   "repack_launch_us"};
+                                   "repack_launch_us", "limit_norm_p"};
 
 void expect_candidate(const json& c) {
   for (const char* k : kCandidateKeys) ASSERT_TRUE(c.contains(k)) << "candidate key " << k;
