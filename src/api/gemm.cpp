@@ -79,11 +79,12 @@ struct PlanKey {
   Major a_major, b_major;
   DType out;
   bool accumulate, d_tma, cd_pairs, c_tma, a_sectored, b_sectored, tuning;
+  int max_ctas;  // GemmOptions::max_ctas: planned for that many SMs
   bool operator==(const PlanKey&) const = default;
 };
-PlanKey plan_key(int device, const plan::Problem& p, bool tuning) {
+PlanKey plan_key(int device, const plan::Problem& p, const GemmOptions& options) {
   return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate, p.d_tma, p.cd_pairs, p.c_tma,
-                 p.a_rows_sectored, p.b_rows_sectored, tuning};
+                 p.a_rows_sectored, p.b_rows_sectored, options.use_tuning_cache, std::max(0, options.max_ctas)};
 }
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
@@ -92,6 +93,7 @@ struct PlanKeyHash {
     h = h * 1000003u ^ std::hash<int64_t>{}(k.k);
     h = h * 1000003u ^ std::hash<int>{}(k.device);
     h = h * 1000003u ^ std::hash<int>{}(static_cast<int>(k.out));
+    h = h * 1000003u ^ std::hash<int>{}(k.max_ctas);
     size_t bits = static_cast<size_t>(k.a_major) | static_cast<size_t>(k.b_major) << 1 |
                   static_cast<size_t>(k.accumulate) << 2 | static_cast<size_t>(k.d_tma) << 3 |
                   static_cast<size_t>(k.cd_pairs) << 4 | static_cast<size_t>(k.c_tma) << 5 |
@@ -123,22 +125,48 @@ std::string jit_origin(const jit::CacheCounters& before, const jit::CacheCounter
   return "prepared-kernel map";
 }
 
+// A launch held to max_ctas CTAs: persistent, or a k-split cluster whose CTAs (one per slice, not
+// persistent) all fit.
+Status check_within_ctas(const plan::Problem& p, const plan::Config& c, int max_ctas) {
+  const std::string head = "config " + plan::describe(c) + " cannot be held to max_ctas = " + std::to_string(max_ctas);
+  if (c.cluster_k > 1) {
+    const int64_t ctas = plan::kernel_shape(plan::kernel_problem(p, c), c).tiles * c.cluster_k;
+    if (ctas > max_ctas)
+      return Status{ErrorCode::invalid_argument, "config",
+                    head + ": a k-split cluster launches one CTA per slice (" + std::to_string(ctas) +
+                        " here); use the split without dsm, which sums through the workspace on the persistent grid"};
+  } else if (!c.persistent) {
+    return Status{ErrorCode::invalid_argument, "config",
+                  head + ": a static launch runs one CTA per tile; use a persistent config"};
+  }
+  return Status::success();
+}
+
 // The Config gemm() runs for an sm90-routed call: options.config completed and checked, or the
 // tuning cache's entry, or the planner's choice (model_or_tuned; options.mapping applied to either).
+// With options.max_ctas below the SM count the planner plans for that many SMs
+// (plan::with_sm_limit), persistent launches only, and the tuning cache is not read (its entries
+// were measured on the whole device).
 Status resolve_config(const Route& r, int device, const plan::DeviceProfile& profile, const GemmOptions& options,
                       plan::Config* out) {
+  const plan::DeviceProfile planning = plan::with_sm_limit(profile, options.max_ctas);
+  const bool capped = planning.sm_count < profile.sm_count;
   if (options.config) {
-    const plan::Candidate c = plan::evaluate_config(r.problem, profile, *options.config, options.config_stages_given);
+    const plan::Candidate c = plan::evaluate_config(r.problem, planning, *options.config, options.config_stages_given);
     const bool waived = options.config_ignore_preferences && plan::is_preference_rule(c.rule);
     if (!c.feasible() && !waived)
       return Status{ErrorCode::invalid_argument, "config",
                     "config " + plan::describe(c.config) + " cannot run this problem: " + plan::rule_id(c.rule) +
                         ": " + c.reason};
+    if (capped)
+      if (Status s = check_within_ctas(r.problem, c.config, planning.sm_count); !s.ok()) return s;
     *out = c.config;
   } else {
     const plan::TunedLookup tuned =
-        options.use_tuning_cache ? process_lookup(device, r.problem, profile) : plan::TunedLookup{};
-    const ConfigChoice choice = model_or_tuned(r.problem, profile, tuned);
+        options.use_tuning_cache && !capped ? process_lookup(device, r.problem, profile) : plan::TunedLookup{};
+    plan::PlanOptions plan_options;
+    plan_options.allow_static = !capped;
+    const ConfigChoice choice = model_or_tuned(r.problem, planning, tuned, plan_options);
     if (!choice.found)
       return Status{ErrorCode::unsupported, "device",
                     "no kernel configuration fits device profile " + profile.name + " (" + profile.source + ")"};
@@ -194,7 +222,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
                 const GemmArgs& original) {
   PreparedKernel prepared;
   const bool planned = !options.config && !options.mapping && !options.trace;
-  const PlanKey key = plan_key(device, r.problem, options.use_tuning_cache);
+  const PlanKey key = plan_key(device, r.problem, options);
   bool found = false;
   if (planned) {
     std::shared_lock lock(g_plan_mutex);
@@ -220,14 +248,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
       plans().emplace(key, prepared);
     }
   }
-  if (options.max_ctas > 0 && prepared.config.cluster_k > 1) {
-    // A k-split cluster runs one CTA per slice (sm90_launch.cpp): to stay within max_ctas the same
-    // split sums through the workspace instead, on the persistent grid.
-    plan::Config capped = prepared.config;
-    capped.cluster_k = 1;
-    if (Status s = prepare_kernel(capped, device, &prepared); !s.ok()) return s;
-  }
-  if (options.max_ctas > 0) {
+  if (options.max_ctas > 0) {  // (resolve_config planned for them: persistent, clusters that fit)
     const int cluster = prepared.config.cluster_size();
     prepared.resident_ctas = std::min(prepared.resident_ctas, std::max(cluster, options.max_ctas / cluster * cluster));
   }
@@ -338,7 +359,7 @@ Status choose_launch(const GemmArgs& args, const GemmOptions& options, LaunchCho
   // The planner's own choice is the same for every call with the same plan key: answer from
   // gemm()'s prepared plans or from earlier answers, as cheaply as gemm() itself does.
   const bool planned = !options.config && !options.mapping && !options.trace;
-  const PlanKey key = plan_key(device, out->route.problem, options.use_tuning_cache);
+  const PlanKey key = plan_key(device, out->route.problem, options);
   if (planned) {
     std::shared_lock lock(g_plan_mutex);
     if (auto it = plans().find(key); it != plans().end()) {

@@ -131,8 +131,11 @@ struct GemmOptions {
   // Let route() repack operands whose rows start inside L2 sectors when the model says it pays;
   // false: they are read in place (operands TMA cannot read at all are still repacked).
   bool row_repacks = true;
-  // At most this many CTAs of a persistent kernel resident at once (whole clusters, at least one);
-  // 0: as many as fit. Leaves SMs free for work on other streams (tensor parallelism's collective).
+  // At most this many CTAs resident at once (whole clusters, at least one); 0: as many as fit.
+  // Leaves SMs free for work on other streams (tensor parallelism's collective). Below the SM count
+  // the planner plans for that many SMs (plan::with_sm_limit), persistent launches only, without
+  // the tuning cache; a forced config that cannot be held to it (static, or a k-split cluster with
+  // more CTAs) is an invalid_argument error naming "config".
   int max_ctas = 0;
 };
 

@@ -130,7 +130,8 @@ void reload_process_tuning(const std::string& path) {
   forget_plans();
 }
 
-ConfigChoice model_or_tuned(const plan::Problem& p, const plan::DeviceProfile& profile, const plan::TunedLookup& tuned) {
+ConfigChoice model_or_tuned(const plan::Problem& p, const plan::DeviceProfile& profile, const plan::TunedLookup& tuned,
+                            const plan::PlanOptions& options) {
   ConfigChoice choice;
   if (tuned.hit()) {
     choice.found = true;
@@ -138,7 +139,7 @@ ConfigChoice model_or_tuned(const plan::Problem& p, const plan::DeviceProfile& p
     choice.tuned = true;
     return choice;
   }
-  const plan::Selection sel = plan::select_config(p, profile);
+  const plan::Selection sel = plan::select_config(p, profile, options);
   choice.found = sel.found;
   choice.config = sel.config;
   return choice;

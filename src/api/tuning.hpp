@@ -82,6 +82,7 @@ struct ConfigChoice {
   plan::Config config;
   bool tuned = false;  // from the tuning cache
 };
-ConfigChoice model_or_tuned(const plan::Problem& p, const plan::DeviceProfile& profile, const plan::TunedLookup& tuned);
+ConfigChoice model_or_tuned(const plan::Problem& p, const plan::DeviceProfile& profile, const plan::TunedLookup& tuned,
+                            const plan::PlanOptions& options = {});
 
 }  // namespace tilegemm::detail

@@ -98,6 +98,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string>
 
 namespace tilegemm::plan {
 
@@ -178,6 +179,18 @@ double seed_l2_bytes_per_cycle(int sm_count) {
 }
 
 double seed_local_bytes_per_cycle(int sm_count) { return 128.0 * sm_count; }  // [dg]
+
+DeviceProfile with_sm_limit(const DeviceProfile& d, int sm_count) {
+  if (sm_count <= 0 || sm_count >= d.sm_count) return d;
+  DeviceProfile p = d;
+  p.tc_peak_flops = d.tc_peak_flops * sm_count / d.sm_count;
+  p.sm_count = sm_count;
+  p.l2_bytes_per_cycle = seed_l2_bytes_per_cycle(sm_count);
+  p.local_bytes_per_cycle = seed_local_bytes_per_cycle(sm_count);
+  p.source = d.source + ", the kernel limited to " + std::to_string(sm_count) + " of its " +
+             std::to_string(d.sm_count) + " SMs";
+  return p;
+}
 
 const std::vector<DeviceProfile>& builtin_profiles() {
   static const std::vector<DeviceProfile> table = build_table();

@@ -59,6 +59,12 @@ struct DeviceProfile {
 double seed_l2_bytes_per_cycle(int sm_count);
 double seed_local_bytes_per_cycle(int sm_count);
 
+// The same device with only `sm_count` of its SMs for the kernel (GemmOptions::max_ctas leaves the
+// rest to other streams): the tensor peak and the seed's bandwidths scale with the SMs; the memory
+// rates (HBM, the TMA fill, the repack) are the whole device's and stay. Unchanged when `sm_count`
+// is <= 0 or not below the profile's.
+DeviceProfile with_sm_limit(const DeviceProfile& d, int sm_count);
+
 // Built-in profiles, in a fixed order: h200, h100, h20, h800.
 const std::vector<DeviceProfile>& builtin_profiles();
 // Lookup by table key (case-insensitive); nullopt for an unknown name.

@@ -245,20 +245,6 @@ struct StepPlan {
 };
 
 Status plan_steps(const GemmArgs& whole, const Overlap& overlap, StepPlan* out) {
-  LaunchChoice choice;
-  if (Status s = choose_launch(whole, GemmOptions{}, &choice); !s.ok()) return s;
-  if (choice.route.path == Path::sm90) {
-    plan::Config c = choice.config;
-    c.split_k = 1;
-    c.cluster_k = 1;
-    c.stream_k = false;
-    out->options.config = c;
-    out->options.config_stages_given = true;
-    out->options.config_ignore_preferences = true;
-    // The kernel computes Dᵀ when D is column-major (route) and again with swap-AB (d_col_major):
-    // D's rows then run along the kernel's N.
-    out->block_rows = choice.route.transposed != c.d_col_major ? c.bn : c.bm;
-  }
   if (overlap.reserved_sms > 0) {
     int device = 0, sms = 0;
     if (Status s = cuda_status("cudaGetDevice", cudaGetDevice(&device)); !s.ok()) return s;
@@ -271,6 +257,21 @@ Status plan_steps(const GemmArgs& whole, const Overlap& overlap, StepPlan* out) 
                                                  " leaves none of the device's " + std::to_string(sms) +
                                                  " SMs to the GEMM");
     out->options.max_ctas = sms - overlap.reserved_sms;
+  }
+  // Chosen for the SMs the GEMM may hold (max_ctas: planned for them, persistent).
+  LaunchChoice choice;
+  if (Status s = choose_launch(whole, out->options, &choice); !s.ok()) return s;
+  if (choice.route.path == Path::sm90) {
+    plan::Config c = choice.config;
+    c.split_k = 1;
+    c.cluster_k = 1;
+    c.stream_k = false;
+    out->options.config = c;
+    out->options.config_stages_given = true;
+    out->options.config_ignore_preferences = true;
+    // The kernel computes Dᵀ when D is column-major (route) and again with swap-AB (d_col_major):
+    // D's rows then run along the kernel's N.
+    out->block_rows = choice.route.transposed != c.d_col_major ? c.bn : c.bm;
   }
   return Status::success();
 }

@@ -47,12 +47,13 @@ struct FastCase {
   int expect_row_repacks = -1;  // >= 0: operands route() repacks because their rows start inside sectors (h200)
   Major a_major = Major::k_major;  // A [M, K]: k_major = [M][lda], mn_major = [K][lda] (lda >= M)
   Major b_major = Major::k_major;  // B [N, K] likewise
+  int max_ctas = 0;                // GemmOptions::max_ctas
 
   std::string name() const {
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " lda+" + std::to_string(lda_pad) +
            " ldb+" + std::to_string(ldb_pad) + " ldd+" + std::to_string(ldd_pad) + " offset " +
            std::to_string(offset) + " alpha " + std::to_string(alpha) + " mapping '" + mapping + "' config '" +
-           config + "' layout " + layout_name(a_major, b_major);
+           config + "' layout " + layout_name(a_major, b_major) + " max_ctas " + std::to_string(max_ctas);
   }
 };
 
@@ -133,11 +134,19 @@ void run_fast_case(const FastCase& cs, uint64_t seed, std::vector<__nv_bfloat16>
     ASSERT_TRUE(m.ok()) << m.error;
     options.mapping = m.value;
   }
+  options.max_ctas = cs.max_ctas;
   const Status st = detail::gemm_with_options(args, options);
   ASSERT_TRUE(st.ok()) << st.argument << ": " << st.message;
   const std::optional<plan::Config> ran = detail::last_sm90_config();
   EXPECT_EQ(ran.has_value(), cs.expect_sm90);
   if (ran && cs.expect_splits >= 0) EXPECT_EQ(ran->split_k, cs.expect_splits) << plan::describe(*ran);
+  if (ran && cs.max_ctas > 0) {  // held to max_ctas: persistent, or a k-split cluster whose CTAs fit
+    const plan::Problem kp = plan::kernel_problem(detail::route(args).problem, *ran);
+    if (ran->cluster_k > 1)
+      EXPECT_LE(plan::kernel_shape(kp, *ran).tiles * ran->cluster_k, cs.max_ctas) << plan::describe(*ran);
+    else
+      EXPECT_TRUE(ran->persistent) << plan::describe(*ran);
+  }
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(d_after.data(), d_base, d_elems * 2, cudaMemcpyDeviceToHost), cudaSuccess);
   if (d_out != nullptr) *d_out = d_after;
@@ -410,6 +419,39 @@ TEST(Sm90PathGpu, ClusterKResidentClusters) {
     EXPECT_GE(k.resident_ctas, size);
     EXPECT_LE(k.resident_ctas, d->sm_count);
   }
+}
+
+TEST(Sm90PathGpu, MaxCtasPlansForTheSmsItHolds) {
+  // GemmOptions::max_ctas (tensor parallelism leaves SMs to its collective): the planner plans for
+  // that many SMs, persistent launches and k-split clusters whose CTAs all fit; the results are
+  // right. Decode shapes whose uncapped plan is a k-split cluster, M = 128 splits, a static-sized
+  // square; caps of 8 (the smallest clusters and splits), 33 (odd) and 100.
+  const FastCase shapes[] = {{1, 576, 7168}, {1, 2112, 7168}, {8, 4096, 4096}, {128, 576, 7168}, {515, 777, 1031}};
+  for (int cap : {8, 33, 100})
+    for (FastCase cs : shapes) {
+      cs.max_ctas = cap;
+      run_fast_case(cs, 120 + uint64_t(cap));
+    }
+  // Forced configs that cannot be held to the cap are errors naming "config", not a silent change.
+  detail::GemmOptions options;
+  ASSERT_TRUE(test::forced_config("64x16,swapab,splitk=8,dsm", &options));
+  options.max_ctas = 32;  // 9 tiles x 8 slices = 72 CTAs
+  DeviceBuffer a(7168 * 2), b(size_t(576) * 7168 * 2), d(576 * 2);
+  ASSERT_EQ(cudaMemset(a.p, 0, 7168 * 2), cudaSuccess);
+  ASSERT_EQ(cudaMemset(b.p, 0, size_t(576) * 7168 * 2), cudaSuccess);
+  GemmArgs args;
+  args.a = MatrixRef{a.p, 1, 7168, 7168, DType::bf16, Major::k_major};
+  args.b = MatrixRef{b.p, 576, 7168, 7168, DType::bf16, Major::k_major};
+  args.d = MutMatrixRef{d.p, 1, 576, 576, DType::bf16, Major::k_major};
+  Status st = detail::gemm_with_options(args, options);
+  EXPECT_EQ(st.code, ErrorCode::invalid_argument);
+  EXPECT_EQ(st.argument, "config") << st.message;
+  ASSERT_TRUE(test::forced_config("64x16,swapab,static", &options));
+  st = detail::gemm_with_options(args, options);
+  EXPECT_EQ(st.code, ErrorCode::invalid_argument);
+  EXPECT_EQ(st.argument, "config") << st.message;
+  ASSERT_TRUE(test::forced_config("64x16,swapab,splitk=2,dsm", &options));  // 18 CTAs: within 32
+  EXPECT_TRUE(detail::gemm_with_options(args, options).ok());
 }
 
 FastCase with_layout(FastCase cs, const char* layout) {

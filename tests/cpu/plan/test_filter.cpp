@@ -5,6 +5,7 @@
 
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "plan/config_spec.hpp"
 #include "plan/planner.hpp"
@@ -93,6 +94,38 @@ TEST(Filter, ClusterKResidentCtasAreTheH200sMeasuredCounts) {
   for (int size : {2, 4, 8}) {
     EXPECT_EQ(cluster_k_resident_ctas(h20, size) % size, 0);
     EXPECT_LE(cluster_k_resident_ctas(h20, size), h20.sm_count);
+  }
+}
+
+TEST(Filter, APlanForFewerSmsHoldsToThem) {
+  // GemmOptions::max_ctas plans on with_sm_limit(profile, N) without static launches (gemm.cpp
+  // resolve_config): the tensor peak and the seed's bandwidths scale with the SMs, the memory
+  // rates do not, and every k-split cluster the plan offers has all its CTAs within N.
+  const DeviceProfile d = *find_builtin_profile("h200");
+  EXPECT_EQ(with_sm_limit(d, 0).sm_count, 132);
+  EXPECT_EQ(with_sm_limit(d, 200).sm_count, 132);
+  for (int n : {8, 33, 100}) {
+    const DeviceProfile c = with_sm_limit(d, n);
+    EXPECT_EQ(c.sm_count, n);
+    EXPECT_DOUBLE_EQ(c.tc_flops_per_cycle_per_sm(), d.tc_flops_per_cycle_per_sm());
+    EXPECT_DOUBLE_EQ(c.local_bytes_per_cycle, 128.0 * n);
+    EXPECT_EQ(c.hbm_bytes_per_s, d.hbm_bytes_per_s);
+    EXPECT_EQ(c.tma_fill_bytes_per_s, d.tma_fill_bytes_per_s);
+    PlanOptions o;
+    o.allow_static = false;
+    for (const auto& [m, nn, k] : {std::tuple{1, 576, 7168}, {1, 2112, 7168}, {8, 4096, 4096}, {128, 576, 7168}}) {
+      const Problem p = test::nt_problem(m, nn, k);
+      const Plan full = make_plan(p, d), capped = make_plan(p, c, o);
+      ASSERT_FALSE(capped.ranked.empty());
+      for (const Candidate& cand : capped.ranked) {
+        EXPECT_TRUE(cand.config.persistent) << describe(cand.config);
+        if (cand.config.cluster_k > 1)
+          EXPECT_LE(kernel_shape(kernel_problem(p, cand.config), cand.config).tiles * cand.config.cluster_k, n)
+              << describe(cand.config);
+      }
+      // Fewer SMs never predict a faster kernel.
+      EXPECT_GE(capped.chosen().time.predicted_us, full.chosen().time.predicted_us - 1e-9) << m << "x" << nn << "x" << k;
+    }
   }
 }
 
