@@ -50,6 +50,12 @@ struct DeviceProfile {
   double repack_bytes_per_s = 0;        // operand repack (route.cpp): bytes read + written, whole GPU
   double repack_launch_us = 0;          // operand repack: one more kernel
   double limit_norm_p = 1;              // the throughput limits combine as their p-norm (cost_model.cpp)
+  // A shallow ring under an HBM-heavy feed (cost_model.cpp): a 128-row tile whose ring holds less
+  // than ring_bytes in flight, when at least ring_hbm_share of its TMA bytes come from HBM, runs its
+  // mainloop at ring_shallow_factor.
+  double ring_bytes = 0;
+  double ring_hbm_share = 1;
+  double ring_shallow_factor = 1;
 
   double tc_flops_per_cycle_per_sm() const { return tc_peak_flops / (sm_count * clock_ghz * 1e9); }
 };

@@ -252,12 +252,13 @@ Candidate finish(const Problem& problem, const DeviceProfile& d, Config c, bool 
 // the workspace fix-up before a k-split cluster,
 // cooperative before ping-pong, cluster 1x1 < 2x1 < 1x2, larger BM, larger BN,
 // smaller G (G = 8 measured 0.5-0.8% faster than 16 for 128x256 at 4096^3 and 8192^3 on the H200,
-// where the HBM model, not binding there, favours 16), persistent before static, more stages,
-// mapping kind.
+// where the HBM model, not binding there, favours 16), persistent before static, the wider epilogue
+// staging (measured: one box at a time cost 4096x32768x512 2.8 % where its extra stage bought
+// nothing), more stages, mapping kind.
 auto config_key(const Config& c) {
   const int cluster_order = c.cluster_size() == 1 ? 0 : c.cluster_m == 2 ? 1 : 2;
   return std::make_tuple(c.d_col_major, c.stream_k, c.split_k, c.cluster_k, c.pingpong, cluster_order, -c.bm, -c.bn,
-                         c.mapping.group, !c.persistent, -c.stages, static_cast<int>(c.mapping.kind));
+                         c.mapping.group, !c.persistent, -c.stage_cols, -c.stages, static_cast<int>(c.mapping.kind));
 }
 
 // The candidate space: exactly the Configs the kernel template instantiates, minus values that
@@ -269,8 +270,26 @@ auto config_key(const Config& c) {
 // floor(SMs / tiles), at most sm90::kMaxSplitK. Stream-K (cluster 1x1, persistent, grouped_m G=8)
 // whenever the tiles are not a whole number of waves. Ping-pong consumers (persistent, unsplit) for
 // every tile whose accumulators fit (sm90::kMaxPingpongAccumulators).
-template <typename Visit>
-void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, Visit&& visit) {
+template <typename VisitOne>
+void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, VisitOne&& visit_one) {
+  // Each unswapped tile as it comes (its epilogue staged as wide as leaves kComfortStages stages),
+  // and, for 128-row tiles, again with the epilogue staged one box at a time when that makes room
+  // for more stages: the time model prices the deeper ring where the feed needs it (cost_model.cpp,
+  // ring_bytes), and the tie-break keeps the wider staging where it does not.
+  auto visit = [&](const Config& c) {
+    visit_one(c);
+    if (c.bm < 128 || c.d_col_major || c.stage_cols > 0) return;
+    Config wide = c, narrow = c;
+    complete_config(p, d, wide, /*stages_given=*/false);
+    if (!sm90::staged_epilogue(wide.epilogue)) return;
+    narrow.stage_cols = sm90::store_box_cols(p.out);
+    complete_config(p, d, narrow, /*stages_given=*/false);
+    if (narrow.stage_cols < wide.stage_cols && narrow.stages > wide.stages) {
+      Config deeper = c;
+      deeper.stage_cols = narrow.stage_cols;
+      visit_one(deeper);
+    }
+  };
   std::vector<int> bms = {64};
   if (p.m > 64) bms.push_back(128);
   const int64_t bn_max =

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "plan/config_spec.hpp"
 #include "plan/cost_model.hpp"
 #include "plan/planner.hpp"
 #include "plan_test_util.hpp"
@@ -279,6 +280,36 @@ TEST(TimeModel, TwoNearlySaturatedLimitsCompound) {
                        (t.tc_us >= 0.75 * top);
       if (near == 1) EXPECT_DOUBLE_EQ(t.limits_us, top);
     }
+}
+
+TEST(TimeModel, AShallowRingCostsWhereTheFeedComesFromHbm) {
+  // Measured on the H200 (docs/PERF.md, 2026-12-03 fourteenth session): one more stage, bought by
+  // staging the epilogue one box at a time, made 4096x576x7168 (128x144: 13 % of its TMA bytes from
+  // HBM) 46.1 -> 45.2 us, and moved nothing at 4096x2112x7168 (128x176 ping-pong: 5 %) and cost
+  // 4096x32768x512 (8 k-blocks per tile) 2.8 %. The planner offers both stagings and picks by it.
+  const DeviceProfile h200 = profile("h200");
+  auto eval = [&](int64_t m, int64_t n, int64_t k, const char* spec) {
+    const ParsedConfigSpec s = parse_config_spec(spec);
+    EXPECT_TRUE(s.ok()) << spec;
+    return evaluate_config(nt_problem(m, n, k), h200, s.spec.config, s.spec.stages_given);
+  };
+  const Candidate shallow = eval(4096, 576, 7168, "128x144"), deep = eval(4096, 576, 7168, "128x144,stage=64");
+  EXPECT_EQ(deep.config.stages, shallow.config.stages + 1);
+  EXPECT_NEAR(deep.time.efficiency * h200.ring_shallow_factor, shallow.time.efficiency, 1e-12);
+  EXPECT_LT(deep.time.predicted_us, shallow.time.predicted_us - 0.5);
+  const Plan skewed = make_plan(nt_problem(4096, 576, 7168), h200);
+  EXPECT_EQ(skewed.chosen().config.stage_cols, 64) << describe(skewed.chosen().config);
+  for (const auto& [m, n, k] : {std::tuple{4096, 2112, 7168}, {4096, 32768, 512}, {4096, 4096, 4096}}) {
+    const Plan p = make_plan(nt_problem(m, n, k), h200);
+    const Config& c = p.chosen().config;
+    EXPECT_GT(c.stage_cols, 64) << m << "x" << n << "x" << k << ": " << describe(c);
+    const Candidate narrow = evaluate_config(nt_problem(m, n, k), h200, [&] {
+      Config t = c;
+      t.stage_cols = 64;
+      return t;
+    }(), false);
+    if (narrow.feasible()) EXPECT_DOUBLE_EQ(narrow.time.efficiency, p.chosen().time.efficiency) << describe(c);
+  }
 }
 
 TEST(TimeModel, DirectEpilogueAndClustersCostWhatTheyMeasured) {

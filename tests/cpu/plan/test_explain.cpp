@@ -43,7 +43,8 @@ const char* const kDeviceKeys[] = {"name", "description", "source", "note", "sm_
                                    "cluster_fixup_latency_us", "cluster_fixup_bytes_per_s_per_sm",
                                    "smem_store_bytes_per_cycle", "direct_scalar_store_bytes_per_cycle",
                                    "unsectored_row_factor", "oob_row_factor", "repack_bytes_per_s",
-                                   "repack_launch_us", "limit_norm_p"};
+                                   "repack_launch_us", "limit_norm_p",
+                                   "ring_bytes", "ring_hbm_share", "ring_shallow_factor"};
 
 void expect_candidate(const json& c) {
   for (const char* k : kCandidateKeys) ASSERT_TRUE(c.contains(k)) << "candidate key " << k;
