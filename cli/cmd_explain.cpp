@@ -39,6 +39,7 @@ struct ExplainArgs {
   std::string rank = "time";
   bool json = false;
   bool no_split = false;
+  int max_ctas = 0;
   int64_t lda = 0, ldb = 0, ldc = 0, ldd = 0;  // 0: packed
   // The rest of the call (what route() reads beyond the shape): D's major, C, scalars, offsets.
   std::string d_major = "row", c_major, c_dtype;
@@ -103,6 +104,7 @@ void run_explain(const ExplainArgs& a) {
   rq.call = call_of(a, &p);
   rq.problem = p;
   rq.options = options;
+  rq.max_ctas = a.max_ctas;
   rq.json = a.json;
   rq.explain.top = a.top;
   rq.explain.rejected_per_rule = a.rejected;
@@ -174,6 +176,9 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--rank", args->rank, "ranking: time (predicted time) | seed (the seed's score)")
       ->capture_default_str();
   cmd->add_flag("--no-split-k", args->no_split, "leave k-split candidates (split-K, stream-K) out");
+  cmd->add_option("--max-ctas", args->max_ctas,
+                  "plan as gemm() does with GemmOptions::max_ctas N: for N SMs, persistent launches, no tuning cache")
+      ->check(CLI::Range(1, 1 << 20));
   cmd->add_flag("--json", args->json, "print the plan as JSON (schema tilegemm.plan/3, docs/PLANNER.md)");
   cmd->callback([args] { run_explain(*args); });
 }

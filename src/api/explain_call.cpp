@@ -155,14 +155,25 @@ Status explain_call(const ExplainRequest& rq, std::string* out) {
     *out = rq.json ? plan::explain_fallback_json(r.problem, eo) + "\n" : plan::explain_fallback_text(r.problem, eo);
     return Status::success();
   }
+  // With max_ctas below the SM count gemm() plans for that many SMs, persistent launches only,
+  // without the tuning cache (gemm.cpp resolve_config).
+  const plan::DeviceProfile planning = plan::with_sm_limit(rq.device, rq.max_ctas);
+  const bool capped = planning.sm_count < rq.device.sm_count;
+  plan::PlanOptions options = rq.options;
+  if (capped) {
+    options.allow_static = false;
+    eo.notes.push_back("max_ctas = " + std::to_string(rq.max_ctas) + ": planned for " +
+                       std::to_string(planning.sm_count) + " of the device's " + std::to_string(rq.device.sm_count) +
+                       " SMs, persistent launches only, without the tuning cache");
+  }
   std::optional<plan::Candidate> user;
   if (rq.user) {
-    user = plan::evaluate_config(r.problem, rq.device, rq.user->config, rq.user->stages_given);
+    user = plan::evaluate_config(r.problem, planning, rq.user->config, rq.user->stages_given);
     eo.user_spec = rq.user_spec;
   }
   // What gemm() reads from the tuning cache for this problem: the same lookup and the same choice
   // (model_or_tuned) as gemm.cpp's resolve_config.
-  if (rq.tuning) {
+  if (rq.tuning && !capped) {
     plan::ExplainOptions::Tuning t;
     t.file = rq.tuning->path();
     t.why_off = rq.tuning->why_off();
@@ -170,7 +181,7 @@ Status explain_call(const ExplainRequest& rq, std::string* out) {
     eo.tuning = std::move(t);
   }
   // The plan of the problem the kernel computes (route(): transposed, repacked), as gemm() plans it.
-  const plan::Plan pl = plan::make_plan(r.problem, rq.device, rq.options);
+  const plan::Plan pl = plan::make_plan(r.problem, planning, options);
   *out = rq.json ? plan::explain_json(pl, user, eo) + "\n" : plan::explain_text(pl, user, eo);
   return Status::success();
 }

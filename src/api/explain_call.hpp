@@ -79,6 +79,9 @@ struct ExplainRequest {
   // device's key; null: not consulted (a built-in --device profile is no device gemm() runs on).
   std::shared_ptr<const TuningState> tuning;
   plan::TuningDevice tuning_device;
+  // GemmOptions::max_ctas: below the device's SMs, the plan is made as gemm() makes it for that
+  // many (plan::with_sm_limit, persistent launches, no tuning cache); the route stays the device's.
+  int max_ctas = 0;
 };
 
 // The text or JSON for `request`. invalid_argument when the problem breaks a rule (the message

@@ -11,10 +11,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -261,6 +263,40 @@ TEST(ExplainRoute, TheCliReportsExactlyRoutesPathAndReason) {
 
 // The problem-only request (the explorer's, and explain without storage options) still means a
 // row-major D and, with accumulate, a separate C with beta = 1.
+TEST(ExplainRoute, MaxCtasPlansForTheSmsLeft) {
+  // explain with max_ctas plans as gemm() does (resolve_config): on plan::with_sm_limit, persistent
+  // launches only, k-split clusters whose CTAs all fit. Decode shapes whose uncapped pick is a
+  // k-split cluster of 72 CTAs (1x576x7168), an M = 128 split, a square.
+  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1, 576, 7168}, {128, 576, 7168}, {4096, 4096, 4096}})
+    for (int cap : {8, 33, 100, 132, 500}) {
+      detail::ExplainRequest rq = request_of({m, n, k, Major::k_major, Major::k_major, row_major, DType::bf16,
+                                              CMode::none, false, false},
+                                             true);
+      rq.max_ctas = cap;
+      std::string text;
+      ASSERT_TRUE(detail::explain_call(rq, &text).ok());
+      const nlohmann::json j = nlohmann::json::parse(text);
+      const int sms = std::min(cap, 132);
+      EXPECT_EQ(j["device"]["sm_count"], sms) << cap;
+      const plan::Problem p = [&] {
+        plan::Problem q = rq.problem;
+        q.lda = q.ldb = q.ldd = 0;
+        return q;
+      }();
+      const plan::Plan expect = plan::make_plan(p, plan::with_sm_limit(*plan::find_builtin_profile("h200"), cap), [&] {
+        plan::PlanOptions o;
+        o.allow_static = cap >= 132;
+        return o;
+      }());
+      EXPECT_EQ(j["chosen"]["label"], plan::describe(expect.chosen().config)) << m << "x" << n << "x" << k << " cap " << cap;
+      const plan::Config& c = expect.chosen().config;
+      if (cap < 132) {
+        EXPECT_TRUE(c.persistent);
+        if (c.cluster_k > 1) EXPECT_LE(plan::kernel_shape(plan::kernel_problem(p, c), c).tiles * c.cluster_k, cap);
+      }
+    }
+}
+
 TEST(ExplainRoute, ProblemOnlyRequestsKeepTheirMeaning) {
   plan::Problem p;
   p.m = 256;
