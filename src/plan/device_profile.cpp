@@ -13,7 +13,14 @@
 // Assumptions (not measured, to be calibrated by the autotuner):
 //   - achievable HBM bandwidth = datasheet x 0.896 where not measured: the H200's measured copy /
 //     datasheet ratio (4.3 / 4.8) [perf].
-//   - hbm_bytes_per_s = that copy rate x 3.75 / 4.3: what a GEMM streaming its operands gets in the
+//   - fixed_us = 5: per-kernel ramp and tail. cuBLASLt's M = 1 suite rows [perf] run 5.7-14 us
+//     longer than bytes / 4.3 TB/s; 5 us sits just under the smallest of those gaps. Most of it is
+//     the bench's write flush, not the kernel: after a memset the timed kernel also writes the
+//     flush's dirty L2 lines back, and with `bench --flush read` the weight-streaming shapes ran
+//     4-8 us faster (docs/PERF.md, 2026-12-03 eleventh session; ~2.7 us left beyond 4.1 TB/s). The
+//     constant models the default (write-flush) bench, which the tuner and the recorded tables use.
+// Measured on the H200 in the bench's setting (docs/PERF.md, 2026-12-03), used for every profile:
+//   - hbm_bytes_per_s = the copy rate (4.3 TB/s [perf]) x 3.75 / 4.3: what a GEMM streaming its operands gets in the
 //     bench's default setting (a memset flush, whose dirty lines are written back while the kernel
 //     streams). Measured on the H200 (docs/PERF.md, 2026-12-03 thirteenth session): the M = 1 and
 //     M = 128 weight-streaming shapes of 235 MB ran at 3.75-3.78 TB/s beyond fixed_us; the
@@ -38,13 +45,7 @@
 //     (2048x1536x7168, 1024x4608x7168, 4096x2112x7168, 4096x7168x16384, ...); where units are short
 //     (4096x32768x512: 8 k-blocks) the narrower staging cost 2.8 %, hence the 32-k-block floor.
 //     Odd-D shapes (the threads' copy-out): 2049x6001x4097 (10.6 %) 1.4-1.9 % faster in four runs,
-//     seven at 3.2-3.3 % and the like -0.6..+0.7 %; the share is set between 10.3 and 10.6 %.
-//   - fixed_us = 5: per-kernel ramp and tail. cuBLASLt's M = 1 suite rows [perf] run 5.7-14 us
-//     longer than bytes / 4.3 TB/s; 5 us sits just under the smallest of those gaps. Most of it is
-//     the bench's write flush, not the kernel: after a memset the timed kernel also writes the
-//     flush's dirty L2 lines back, and with `bench --flush read` the weight-streaming shapes ran
-//     4-8 us faster (docs/PERF.md, 2026-12-03 eleventh session; ~2.7 us left beyond 4.1 TB/s). The
-//     constant models the default (write-flush) bench, which the tuner and the recorded tables use.
+//     seven others at 3-9 % -0.6..+0.7 %; the share is set between 10.3 and 10.6 %.
 // Measured on one H200 (2026-12-01, docs/PERF.md "planner calibration"), used for every profile
 // (the same GH100 SM and TMA unit; the HBM-side rate scaled by each SKU's HBM bandwidth):
 //   - tma_fill_bytes_per_s = 5.7e12 on the H200: M = 1 GEMMs whose tiles load 63 zero-filled A
