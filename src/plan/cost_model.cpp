@@ -332,8 +332,13 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
     t.epilogue_us = epi_us + (stores - 1) * std::max(0.0, (epi_us - ml_us) / 2.0);
   }
   // A 2-CTA cluster runs its two rings in lock-step: measured slower in every regime tried
-  // (device_profile.cpp, cluster_factor), so its whole kernel time is divided by the factor.
-  t.predicted_us = (t.limits_us + t.epilogue_us + t.fixed_us + t.fixup_us) / (cluster ? d.cluster_factor : 1.0);
+  // (device_profile.cpp, cluster_factor), so its whole kernel time is divided by the factor; with
+  // one consumer (64-row tiles) by a larger one, larger still when A is the multicast operand.
+  const double cluster_factor = !cluster         ? 1.0
+                                : c.bm >= 128    ? d.cluster_factor
+                                : c.cluster_n > 1 ? d.one_consumer_cluster_factor_1x2
+                                                  : d.one_consumer_cluster_factor_2x1;
+  t.predicted_us = (t.limits_us + t.epilogue_us + t.fixed_us + t.fixup_us) / cluster_factor;
   t.tflops = 2.0 * static_cast<double>(p.m) * p.n * p.k / (t.predicted_us * 1e-6) / 1e12;
   return t;
 }

@@ -62,18 +62,20 @@ inline constexpr double kOneConsumerFactor = 0.85;
 double mainloop_efficiency(const Config& c);
 
 // Predicted time (microseconds):
-//   predicted = (max(l2, local, hbm, tc) + epilogue + fixed + fixup) / cluster_factor
-// (cluster_factor, measured, only for 2-CTA clusters: their two rings run in lock-step).
+//   predicted = (limits + epilogue + fixed + fixup) / cluster factor
+//   limits    = the limit_norm_p-norm of (l2, local, hbm, tc) over those within 3/4 of the largest
+// (the cluster factor, measured, only for 2-CTA clusters: their two rings run in lock-step).
 // The busiest CTA's k-blocks ("cta_kb"): waves * the k-blocks of a unit without k-splitting; with
 // stream_k its data-parallel tiles plus its workers' ranges (KSplitWork).
 // l2:   the TMA feed: max((HBM bytes of A and B + lines zero-filled past the edges) / tma_fill rate,
 //   cta_kb * the lines of one k-block / the per-SM TMA rate), both measured (device_profile.cpp).
 // local: the seed's cycles_local / wave_eff (with stream_k: / the k-split's balance).
-// hbm:  HBM bytes / achievable HBM bandwidth; A and B with a strip re-read model of the grouped
+// hbm:  HBM bytes / the streaming HBM bandwidth; A and B with a strip re-read model of the grouped
 //   mapping, D written once, C read once when accumulating.
 // tc:   cta_kb * (2 * BM * BN * BK) / (tensor FLOP per cycle per SM * efficiency), with the
 //   mainloop efficiency of the config (mainloop_efficiency below: what one CTA of this tile shape
-//   sustains, measured on the H200).
+//   sustains, measured on the H200), x ring_shallow_factor for a shallow ring under an HBM-heavy
+//   feed (cost_model.cpp).
 // epilogue: per stored tile, the part of the epilogue that does not overlap a mainloop: the
 //   stmatrix into the staging smem (TMA store), or the stores from registers at the measured
 //   direct-store rate (direct epilogue: only the elements inside D); twice for a static launch.

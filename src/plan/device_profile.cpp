@@ -74,6 +74,12 @@
 //     28.1 us over 4 waves, 128x128 31.9 -> 29.6 over 7.75: 0.3 us less per 32 KB, 17 B per cycle.
 //   - cluster_factor = 0.985: 128x256 with a 2x1 cluster ran 1.1-1.4% slower than without at 4096^3
 //     and 8192^3 (1392 vs 1377 us, 181.5 vs 179.0), 1x2 slower still; in M = 1 streaming 6-30%.
+//     With one consumer (64-row tiles; one_consumer_cluster_factor_2x1 = 0.95, _1x2 = 0.87): 32
+//     pairs of the same config with and without a cluster measured at M = 1 ... 256 (tune data,
+//     docs/PERF.md 2026-12-03 thirteenth and fourteenth sessions): 2x1 (B multicast) 0-7 % slower,
+//     median 5 % (128x7168x2048 64x112 13.3 vs 12.5 us); 1x2 (A multicast) 11-20 % slower, median
+//     15 % (128x7168x16384 64x112 78.7-81.8 vs 68.2, 256x4096x7168 64x128 32.4-33.8 vs 29.2), but
+//     for M = 8 (8x8192x8192 64x112, -3..+3 %).
 //   - fixup_bytes_per_s_per_sm = 100e9 (assumption): the k-split fix-up's partial tiles, written
 //     and read by one SM's consumer threads with 16-B accesses (sm90/gemm/fixup.cuh).
 //   - fixup_latency_us = 2.0: what a unit whose tile is shared adds to its CTA beyond its bytes
@@ -149,6 +155,8 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.smem_store_bytes_per_cycle = 17.0;                      // measured on the H200 (above)
   p.direct_scalar_store_bytes_per_cycle = 2.6;              // measured on the H200 (above)
   p.cluster_factor = 0.985;                                 // measured on the H200 (above)
+  p.one_consumer_cluster_factor_2x1 = 0.95;                 // measured on the H200 (above)
+  p.one_consumer_cluster_factor_1x2 = 0.87;                 // measured on the H200 (above)
   p.unsectored_row_factor = 2.0;                            // measured on the H200 (above)
   p.oob_row_factor = 2.4;                                   // measured on the H200 (above)
   p.repack_bytes_per_s = 3.3e12 * hbm_eff_tbps / 4.3;       // measured on the H200 (above), scaled by HBM

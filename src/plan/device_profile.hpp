@@ -41,6 +41,9 @@ struct DeviceProfile {
   double direct_scalar_store_bytes_per_cycle = 0;  // the same element by element (D's pairs unaligned)
   double smem_store_bytes_per_cycle = 0;   // the smem_stores epilogue's copy-out of staged boxes, one SM
   double cluster_factor = 1;               // throughput of a 2-CTA cluster's lock-stepped rings
+  // The same for one-consumer (64-row) tiles, by the operand multicast: 2x1 (B) and 1x2 (A).
+  double one_consumer_cluster_factor_2x1 = 1;
+  double one_consumer_cluster_factor_1x2 = 1;
   double fixup_bytes_per_s_per_sm = 0;  // k-split fix-up: fp32 partial tiles one SM writes or reads (L2)
   double fixup_latency_us = 0;          // k-split fix-up: per shared unit, on its CTA's critical path
   double cluster_fixup_latency_us = 0;  // the same through a k-split cluster's shared memory (Config::cluster_k)

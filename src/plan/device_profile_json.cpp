@@ -16,6 +16,8 @@ nlohmann::ordered_json device_profile_json(const DeviceProfile& d) {
       {"direct_store_bytes_per_cycle", d.direct_store_bytes_per_cycle},
       {"direct_scalar_store_bytes_per_cycle", d.direct_scalar_store_bytes_per_cycle},
       {"smem_store_bytes_per_cycle", d.smem_store_bytes_per_cycle}, {"cluster_factor", d.cluster_factor},
+      {"one_consumer_cluster_factor_2x1", d.one_consumer_cluster_factor_2x1},
+      {"one_consumer_cluster_factor_1x2", d.one_consumer_cluster_factor_1x2},
       {"fixup_bytes_per_s_per_sm", d.fixup_bytes_per_s_per_sm}, {"fixup_latency_us", d.fixup_latency_us},
       {"cluster_fixup_latency_us", d.cluster_fixup_latency_us},
       {"cluster_fixup_bytes_per_s_per_sm", d.cluster_fixup_bytes_per_s_per_sm},

@@ -312,6 +312,22 @@ TEST(TimeModel, AShallowRingCostsWhereTheFeedComesFromHbm) {
   }
 }
 
+TEST(TimeModel, OneConsumerClustersCostWhatTheyMeasured) {
+  // Measured on the H200 (tune data, docs/PERF.md): 128x7168x16384 with 64x112 took 68.2 us alone,
+  // 68.4 with a 2x1 cluster and 78.7-81.8 with 1x2; 128-row tiles lose 1-3 % to either.
+  const DeviceProfile h200 = profile("h200");
+  const Problem p = nt_problem(128, 7168, 16384);
+  auto predicted = [&](int bm, int bn, int cm, int cn) {
+    const Config c = tile_config(bm, bn, cm, cn);
+    return time_terms(p, c, h200, seed_terms(p, c, h200)).predicted_us;
+  };
+  const double alone = predicted(64, 112, 1, 1);
+  EXPECT_NEAR(predicted(64, 112, 2, 1), alone / h200.one_consumer_cluster_factor_2x1, 1e-9);
+  EXPECT_NEAR(predicted(64, 112, 1, 2), alone / h200.one_consumer_cluster_factor_1x2, 1e-9);
+  EXPECT_GT(predicted(64, 112, 1, 2), 1.1 * alone);
+  EXPECT_NEAR(predicted(128, 128, 2, 1), predicted(128, 128, 1, 1) / h200.cluster_factor, 1e-9);
+}
+
 TEST(TimeModel, DirectEpilogueAndClustersCostWhatTheyMeasured) {
   const DeviceProfile h200 = profile("h200");
   // 4096x24576x1536: 128x240 with the direct epilogue measured 491.8 us, 128x192 (TMA store)

@@ -39,6 +39,7 @@ const char* const kDeviceKeys[] = {"name", "description", "source", "note", "sm_
                                    "smem_per_block_optin", "smem_per_sm", "regs_per_sm", "fixed_us",
                                    "tma_fill_bytes_per_s", "tma_bytes_per_s_per_sm",
                                    "direct_store_bytes_per_cycle", "cluster_factor",
+                                   "one_consumer_cluster_factor_2x1", "one_consumer_cluster_factor_1x2",
                                    "fixup_bytes_per_s_per_sm", "fixup_latency_us",
                                    "cluster_fixup_latency_us", "cluster_fixup_bytes_per_s_per_sm",
                                    "smem_store_bytes_per_cycle", "direct_scalar_store_bytes_per_cycle",
