@@ -155,25 +155,20 @@ Status explain_call(const ExplainRequest& rq, std::string* out) {
     *out = rq.json ? plan::explain_fallback_json(r.problem, eo) + "\n" : plan::explain_fallback_text(r.problem, eo);
     return Status::success();
   }
-  // With max_ctas below the SM count gemm() plans for that many SMs, persistent launches only,
-  // without the tuning cache (gemm.cpp resolve_config).
-  const plan::DeviceProfile planning = plan::with_sm_limit(rq.device, rq.max_ctas);
-  const bool capped = planning.sm_count < rq.device.sm_count;
-  plan::PlanOptions options = rq.options;
-  if (capped) {
-    options.allow_static = false;
+  // With max_ctas below the SM count, planned as gemm() plans (planning_for, tuning.hpp).
+  const Planning planning = planning_for(rq.device, rq.max_ctas, rq.options);
+  if (planning.capped)
     eo.notes.push_back("max_ctas = " + std::to_string(rq.max_ctas) + ": planned for " +
-                       std::to_string(planning.sm_count) + " of the device's " + std::to_string(rq.device.sm_count) +
-                       " SMs, persistent launches only, without the tuning cache");
-  }
+                       std::to_string(planning.profile.sm_count) + " of the device's " +
+                       std::to_string(rq.device.sm_count) + " SMs, persistent launches only, without the tuning cache");
   std::optional<plan::Candidate> user;
   if (rq.user) {
-    user = plan::evaluate_config(r.problem, planning, rq.user->config, rq.user->stages_given);
+    user = plan::evaluate_config(r.problem, planning.profile, rq.user->config, rq.user->stages_given);
     eo.user_spec = rq.user_spec;
   }
   // What gemm() reads from the tuning cache for this problem: the same lookup and the same choice
   // (model_or_tuned) as gemm.cpp's resolve_config.
-  if (rq.tuning && !capped) {
+  if (rq.tuning && !planning.capped) {
     plan::ExplainOptions::Tuning t;
     t.file = rq.tuning->path();
     t.why_off = rq.tuning->why_off();
@@ -181,7 +176,7 @@ Status explain_call(const ExplainRequest& rq, std::string* out) {
     eo.tuning = std::move(t);
   }
   // The plan of the problem the kernel computes (route(): transposed, repacked), as gemm() plans it.
-  const plan::Plan pl = plan::make_plan(r.problem, planning, options);
+  const plan::Plan pl = plan::make_plan(r.problem, planning.profile, planning.options);
   *out = rq.json ? plan::explain_json(pl, user, eo) + "\n" : plan::explain_text(pl, user, eo);
   return Status::success();
 }

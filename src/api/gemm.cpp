@@ -144,29 +144,25 @@ Status check_within_ctas(const plan::Problem& p, const plan::Config& c, int max_
 
 // The Config gemm() runs for an sm90-routed call: options.config completed and checked, or the
 // tuning cache's entry, or the planner's choice (model_or_tuned; options.mapping applied to either).
-// With options.max_ctas below the SM count the planner plans for that many SMs
-// (plan::with_sm_limit), persistent launches only, and the tuning cache is not read (its entries
-// were measured on the whole device).
+// With options.max_ctas below the SM count, planned as planning_for says (tuning.hpp).
 Status resolve_config(const Route& r, int device, const plan::DeviceProfile& profile, const GemmOptions& options,
                       plan::Config* out) {
-  const plan::DeviceProfile planning = plan::with_sm_limit(profile, options.max_ctas);
-  const bool capped = planning.sm_count < profile.sm_count;
+  const Planning planning = planning_for(profile, options.max_ctas);
   if (options.config) {
-    const plan::Candidate c = plan::evaluate_config(r.problem, planning, *options.config, options.config_stages_given);
+    const plan::Candidate c =
+        plan::evaluate_config(r.problem, planning.profile, *options.config, options.config_stages_given);
     const bool waived = options.config_ignore_preferences && plan::is_preference_rule(c.rule);
     if (!c.feasible() && !waived)
       return Status{ErrorCode::invalid_argument, "config",
                     "config " + plan::describe(c.config) + " cannot run this problem: " + plan::rule_id(c.rule) +
                         ": " + c.reason};
-    if (capped)
-      if (Status s = check_within_ctas(r.problem, c.config, planning.sm_count); !s.ok()) return s;
+    if (planning.capped)
+      if (Status s = check_within_ctas(r.problem, c.config, planning.profile.sm_count); !s.ok()) return s;
     *out = c.config;
   } else {
     const plan::TunedLookup tuned =
-        options.use_tuning_cache && !capped ? process_lookup(device, r.problem, profile) : plan::TunedLookup{};
-    plan::PlanOptions plan_options;
-    plan_options.allow_static = !capped;
-    const ConfigChoice choice = model_or_tuned(r.problem, planning, tuned, plan_options);
+        options.use_tuning_cache && !planning.capped ? process_lookup(device, r.problem, profile) : plan::TunedLookup{};
+    const ConfigChoice choice = model_or_tuned(r.problem, planning.profile, tuned, planning.options);
     if (!choice.found)
       return Status{ErrorCode::unsupported, "device",
                     "no kernel configuration fits device profile " + profile.name + " (" + profile.source + ")"};

@@ -130,6 +130,13 @@ void reload_process_tuning(const std::string& path) {
   forget_plans();
 }
 
+Planning planning_for(const plan::DeviceProfile& device, int max_ctas, plan::PlanOptions options) {
+  Planning p{plan::with_sm_limit(device, max_ctas), options, false};
+  p.capped = p.profile.sm_count < device.sm_count;
+  if (p.capped) p.options.allow_static = false;
+  return p;
+}
+
 ConfigChoice model_or_tuned(const plan::Problem& p, const plan::DeviceProfile& profile, const plan::TunedLookup& tuned,
                             const plan::PlanOptions& options) {
   ConfigChoice choice;

@@ -85,4 +85,14 @@ struct ConfigChoice {
 ConfigChoice model_or_tuned(const plan::Problem& p, const plan::DeviceProfile& profile, const plan::TunedLookup& tuned,
                             const plan::PlanOptions& options = {});
 
+// What gemm() plans with under GemmOptions::max_ctas (resolve_config; explain_call shows the same):
+// below the device's SM count, plan::with_sm_limit's profile, persistent launches only, and the
+// tuning cache not read (its entries were measured on the whole device); else the device as is.
+struct Planning {
+  plan::DeviceProfile profile;
+  plan::PlanOptions options;
+  bool capped = false;
+};
+Planning planning_for(const plan::DeviceProfile& device, int max_ctas, plan::PlanOptions options = {});
+
 }  // namespace tilegemm::detail
