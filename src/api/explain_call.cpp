@@ -165,6 +165,9 @@ Status explain_call(const ExplainRequest& rq, std::string* out) {
   if (rq.user) {
     user = plan::evaluate_config(r.problem, planning.profile, rq.user->config, rq.user->stages_given);
     eo.user_spec = rq.user_spec;
+    // A config gemm() would refuse under the cap is an error here too, with gemm()'s sentence.
+    if (planning.capped && user->feasible())
+      if (Status s = check_within_ctas(r.problem, user->config, planning.profile.sm_count); !s.ok()) return s;
   }
   // What gemm() reads from the tuning cache for this problem: the same lookup and the same choice
   // (model_or_tuned) as gemm.cpp's resolve_config.

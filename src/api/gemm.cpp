@@ -125,23 +125,6 @@ std::string jit_origin(const jit::CacheCounters& before, const jit::CacheCounter
   return "prepared-kernel map";
 }
 
-// A launch held to max_ctas CTAs: persistent, or a k-split cluster whose CTAs (one per slice, not
-// persistent) all fit.
-Status check_within_ctas(const plan::Problem& p, const plan::Config& c, int max_ctas) {
-  const std::string head = "config " + plan::describe(c) + " cannot be held to max_ctas = " + std::to_string(max_ctas);
-  if (c.cluster_k > 1) {
-    const int64_t ctas = plan::kernel_shape(plan::kernel_problem(p, c), c).tiles * c.cluster_k;
-    if (ctas > max_ctas)
-      return Status{ErrorCode::invalid_argument, "config",
-                    head + ": a k-split cluster launches one CTA per slice (" + std::to_string(ctas) +
-                        " here); use the split without dsm, which sums through the workspace on the persistent grid"};
-  } else if (!c.persistent) {
-    return Status{ErrorCode::invalid_argument, "config",
-                  head + ": a static launch runs one CTA per tile; use a persistent config"};
-  }
-  return Status::success();
-}
-
 // The Config gemm() runs for an sm90-routed call: options.config completed and checked, or the
 // tuning cache's entry, or the planner's choice (model_or_tuned; options.mapping applied to either).
 // With options.max_ctas below the SM count, planned as planning_for says (tuning.hpp).

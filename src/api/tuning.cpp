@@ -10,6 +10,7 @@
 
 #include "jit/disk_cache.hpp"
 #include "jit/embedded_headers.hpp"
+#include "plan/config_spec.hpp"
 #include "plan/planner.hpp"
 
 #ifndef TILEGEMM_VERSION
@@ -135,6 +136,23 @@ Planning planning_for(const plan::DeviceProfile& device, int max_ctas, plan::Pla
   p.capped = p.profile.sm_count < device.sm_count;
   if (p.capped) p.options.allow_static = false;
   return p;
+}
+
+// A launch held to max_ctas CTAs: persistent, or a k-split cluster whose CTAs (one per slice, not
+// persistent) all fit.
+Status check_within_ctas(const plan::Problem& p, const plan::Config& c, int max_ctas) {
+  const std::string head = "config " + plan::describe(c) + " cannot be held to max_ctas = " + std::to_string(max_ctas);
+  if (c.cluster_k > 1) {
+    const int64_t ctas = plan::kernel_shape(plan::kernel_problem(p, c), c).tiles * c.cluster_k;
+    if (ctas > max_ctas)
+      return Status{ErrorCode::invalid_argument, "config",
+                    head + ": a k-split cluster launches one CTA per slice (" + std::to_string(ctas) +
+                        " here); use the split without dsm, which sums through the workspace on the persistent grid"};
+  } else if (!c.persistent) {
+    return Status{ErrorCode::invalid_argument, "config",
+                  head + ": a static launch runs one CTA per tile; use a persistent config"};
+  }
+  return Status::success();
 }
 
 ConfigChoice model_or_tuned(const plan::Problem& p, const plan::DeviceProfile& profile, const plan::TunedLookup& tuned,

@@ -95,4 +95,10 @@ struct Planning {
 };
 Planning planning_for(const plan::DeviceProfile& device, int max_ctas, plan::PlanOptions options = {});
 
+// Whether config c can be held to max_ctas CTAs (a capped Planning): a persistent launch, or a
+// k-split cluster whose CTAs (one per slice, not persistent) all fit. Otherwise invalid_argument
+// naming "config". gemm() (resolve_config) and explain (explain_call) both apply it to a forced
+// config; the planner's own picks pass it by construction (allow_static off, visit_cluster_k).
+Status check_within_ctas(const plan::Problem& p, const plan::Config& c, int max_ctas);
+
 }  // namespace tilegemm::detail

@@ -297,6 +297,41 @@ TEST(ExplainRoute, MaxCtasPlansForTheSmsLeft) {
     }
 }
 
+TEST(ExplainRoute, MaxCtasRefusesTheForcedConfigsGemmRefuses) {
+  // explain --max-ctas N --config C gives gemm()'s answer for C: a static launch, or a k-split
+  // cluster with more CTAs than the cap, is an error naming config (check_within_ctas); a cluster
+  // that fits, and the same configs uncapped, are explained.
+  const struct {
+    const char* spec;
+    int cap;
+    bool ok;
+  } cases[] = {{"64x16,swapab,splitk=8,dsm", 32, false},  // 9 tiles x 8 slices = 72 CTAs
+               {"64x16,swapab,static", 32, false},
+               {"64x16,swapab,splitk=2,dsm", 32, true},  // 18 CTAs
+               {"64x16,swapab,splitk=8,dsm", 132, true},
+               {"64x16,swapab,static", 0, true},
+               {"64x16,swapab,splitk=8", 32, true}};  // through the workspace, persistent
+  for (const auto& c : cases)
+    for (bool json : {false, true}) {
+      detail::ExplainRequest rq = request_of({1, 576, 7168, Major::k_major, Major::k_major, row_major, DType::bf16,
+                                              CMode::none, false, false},
+                                             json);
+      rq.max_ctas = c.cap;
+      const plan::ParsedConfigSpec parsed = plan::parse_config_spec(c.spec);
+      ASSERT_TRUE(parsed.ok()) << parsed.error;
+      rq.user = parsed.spec;
+      rq.user_spec = c.spec;
+      std::string text;
+      const Status s = detail::explain_call(rq, &text);
+      EXPECT_EQ(s.ok(), c.ok) << c.spec << " cap " << c.cap << ": " << s.message;
+      if (!c.ok) {
+        EXPECT_EQ(s.code, ErrorCode::invalid_argument) << c.spec;
+        EXPECT_EQ(s.argument, "config") << c.spec;
+        EXPECT_NE(s.message.find("max_ctas = 32"), std::string::npos) << s.message;
+      }
+    }
+}
+
 TEST(ExplainRoute, ProblemOnlyRequestsKeepTheirMeaning) {
   plan::Problem p;
   p.m = 256;
