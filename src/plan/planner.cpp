@@ -26,8 +26,12 @@ constexpr int kGroups[] = {8, 16};  // seed: G from 8 / 16
 // the model picks for the llm suite's shapes are all one wave; stream-K covers several waves.
 constexpr int kSplitKFactors[] = {2, 3, 4, 6, 8, 12, 16, 24, 32};
 constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
-// Swap-AB is enumerated for M up to this (the transposed tile's BN covers M in at most 64).
+// Swap-AB is enumerated for M up to this with every BN (the transposed tile's BN covers M in at
+// most 64), and up to kSwapAbMidMaxM with the BN that pads M least for each count of column tiles
+// up to kSwapAbMidMaxTiles (enumerate, below).
 constexpr int64_t kSwapAbMaxM = 64;
+constexpr int64_t kSwapAbMidMaxM = 1024;
+constexpr int64_t kSwapAbMidMaxTiles = 8;
 // k-split cluster sizes the planner offers (Config::cluster_k): 2, 4, 8. Measured on the H200
 // (cudaOccupancyMaxActiveClusters, one CTA per SM; test Sm90PathGpu.ClusterKResidentClusters): 66
 // clusters of 2 (132 CTAs), 39 of 3 (117), 30 of 4 (120), 22 of 5, 17 of 6, 15 of 7 (105), 15 of 8
@@ -75,10 +79,14 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
   const int box = sm90::store_box_cols(p.out);
   const bool boxes_fit = c.bn % box == 0 || (c.bn > box && !p.accumulate);
   const bool tma_ok = p.d_tma && (!p.accumulate || p.c_tma);
-  // Swap-AB (a column-major D for the kernel) stores from the registers.
-  c.epilogue = !boxes_fit || c.d_col_major ? Epilogue::direct
-               : tma_ok                      ? Epilogue::tma_store
-                                             : Epilogue::smem_stores;  // staged, then written (and C read) by the threads
+  // Swap-AB (a column-major D for the kernel): transposed staging boxes stored by TMA for bf16
+  // without C where D's rows (N) are whole 16-B chunks (epilogue.cuh, store_tile), else from the
+  // registers.
+  const bool swap_tma = p.d_tma && p.out == DType::bf16 && !p.accumulate && p.m % 8 == 0;  // (p: the kernel's)
+  c.epilogue = !boxes_fit                     ? Epilogue::direct
+               : c.d_col_major                ? (swap_tma ? Epilogue::tma_store : Epilogue::direct)
+               : tma_ok                       ? Epilogue::tma_store
+                                              : Epilogue::smem_stores;  // staged, then written (and C read) by the threads
   if (c.split_k > 1) c.stream_k = true;  // split-K is a k-split (the in-kernel fix-up)
   c.producer_regs = c.consumers() >= 2 ? kProducerRegs : 0;
   c.consumer_regs = c.consumers() >= 2 ? kConsumerRegs : 0;
@@ -192,7 +200,9 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
     f.push_back("swap-AB: the kernel computes Dᵀ = B·Aᵀ (" + std::to_string(p.m) + " x " + std::to_string(p.n) +
                 "): the batch's " + std::to_string(p.n) + " rows are wgmma's N (BN = " + std::to_string(c.bn) +
                 ") and the weights' rows fill BM = " + std::to_string(c.bm) +
-                "; D is stored column-major, element by element, from the registers");
+                (c.epilogue == Epilogue::direct
+                     ? "; D is stored column-major, element by element, from the registers"
+                     : "; D is staged transposed (stmatrix .trans) in 64 x 64 boxes of its own rows and stored by TMA"));
   const int box = sm90::store_box_cols(c.out_dtype);
   if (c.epilogue == Epilogue::direct && !c.d_col_major) {
     f.push_back(std::string("direct epilogue: ") +
@@ -278,12 +288,13 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   // ring_bytes), and the tie-break keeps the wider staging where it does not.
   auto visit = [&](const Config& c) {
     visit_one(c);
-    if (c.bm < 128 || c.d_col_major || c.stage_cols > 0) return;
+    if (c.bm < 128 || c.stage_cols > 0) return;
+    const Problem kp = kernel_problem(p, c);  // (swap-AB: the transposed problem, as finish() judges it)
     Config wide = c, narrow = c;
-    complete_config(p, d, wide, /*stages_given=*/false);
+    complete_config(kp, d, wide, /*stages_given=*/false);
     if (!sm90::staged_epilogue(wide.epilogue)) return;
     narrow.stage_cols = sm90::store_box_cols(p.out);
-    complete_config(p, d, narrow, /*stages_given=*/false);
+    complete_config(kp, d, narrow, /*stages_given=*/false);
     if (narrow.stage_cols < wide.stage_cols && narrow.stages > wide.stages) {
       Config deeper = c;
       deeper.stage_cols = narrow.stage_cols;
@@ -303,7 +314,7 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   // 64x128, 128x64) 0.4-3 us slower even when they fit, and any split whose clusters did not all
   // fit about twice as slow (a second wave).
   auto visit_cluster_k = [&](Config c, int64_t tiles) {
-    if (!c.d_col_major) return;
+    if (!c.d_col_major || c.bn > 64) return;  // (measured on decode tiles; wider ones lose stages)
     if (!o.allow_split_k || std::find(std::begin(kClusterKSizes), std::end(kClusterKSizes), c.split_k) ==
                                 std::end(kClusterKSizes))
       return;
@@ -367,17 +378,40 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
       }
     }
   }
-  // Swap-AB for a small M (decode): the transposed problem's BM over N, its BN over M (the
-  // narrowest wgmma N that covers M, up to 64), persistent 1x1, unsplit, stream-K and split-K.
-  if (p.m > kSwapAbMaxM || p.n < 2 * p.m) return;
-  const int64_t m_tiles_max = std::min<int64_t>(64, round_up(p.m, 16));
+  // Swap-AB (the transposed problem's BM over N, its BN over M), persistent 1x1, unsplit, stream-K
+  // and split-K. A small M (decode, up to kSwapAbMaxM): every BN from 16 up to the narrowest that
+  // covers M. A mid-size M (up to kSwapAbMidMaxM, N >= 2M), whose 128-row tiles would pad M by up
+  // to 127 rows: for each count b of column tiles (at most kSwapAbMidMaxTiles, BN from 64 up), the
+  // narrowest BN that covers M in b tiles (M = 300: 160, 112, 80, 64), so that M pads by less
+  // than 16 rows per tile.
+  if (p.m > kSwapAbMidMaxM || p.n < 2 * p.m) return;
+  std::vector<int> swap_bns;
+  if (p.m <= kSwapAbMaxM) {
+    for (int bn = 16; bn <= std::min<int64_t>(64, round_up(p.m, 16)); bn += 16) swap_bns.push_back(bn);
+  } else {
+    for (int64_t b = 1; b <= kSwapAbMidMaxTiles; ++b) {
+      const int64_t bn = round_up(ceil_div(p.m, b), 16);
+      if (bn > 256) continue;
+      if (bn < 64) break;
+      // Only where it pads M less than 128-row tiles do (M = 128, 640: never; measured, the
+      // transposed tiles of the same padding were no faster, docs/PERF.md).
+      if (b * bn >= round_up(p.m, 128)) continue;
+      if (swap_bns.empty() || swap_bns.back() != bn) swap_bns.push_back(static_cast<int>(bn));
+    }
+  }
   for (int bm : {64, 128}) {
     if (bm > 64 && p.n <= 64) continue;
-    for (int bn = 16; bn <= m_tiles_max; bn += 16) {
+    for (int bn : swap_bns) {
       Config c;
       c.bm = bm;
       c.bn = bn;
       c.d_col_major = true;
+      // Where M takes several column tiles, they all stream the same weight rows: launched next
+      // to each other (grouped_n, n fastest) they share the lines as they arrive. NOTES: measured
+      // on the H200 (docs/PERF.md, 2026-12-03 fifteenth session), with grouped_m G = 8 the tiles
+      // sharing a weight row are 8 CTAs apart and the same configs ran 13-48 % slower
+      // (64x57344x8192 128x32: 351.8 us against 237.1; 37x4096x14336 64x32: 50.7 against 38.5).
+      if (ceil_div(p.m, int64_t{bn}) > 1) c.mapping.kind = sched::MappingKind::grouped_n;
       visit(c);
       if (!o.allow_split_k) continue;
       const int64_t tiles = ceil_div(p.n, bm) * ceil_div(p.m, bn);

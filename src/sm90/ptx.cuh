@@ -182,6 +182,14 @@ __device__ __forceinline__ void stmatrix_x4(void* row_addr, uint32_t r0, uint32_
                "r"(r0), "r"(r1), "r"(r2), "r"(r3)
                : "memory");
 }
+// stmatrix_x4 with .trans (PTX ISA: stmatrix, the .trans qualifier): each 8x8 matrix is stored transposed,
+// so lane 8i + r's address receives column r of matrix i (the fragment's column becomes a row).
+__device__ __forceinline__ void stmatrix_x4_trans(void* row_addr, uint32_t r0, uint32_t r1, uint32_t r2,
+                                                  uint32_t r3) {
+  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(smem_u32(row_addr)),
+               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+               : "memory");
+}
 // The inverse of stmatrix_x4 (PTX ISA: ldmatrix): the same lane addresses give back
 // the four 8x8 b16 matrices in the same fragment registers.
 __device__ __forceinline__ void ldmatrix_x4(const void* row_addr, uint32_t& r0, uint32_t& r1, uint32_t& r2,

@@ -48,6 +48,7 @@ struct FastCase {
   Major a_major = Major::k_major;  // A [M, K]: k_major = [M][lda], mn_major = [K][lda] (lda >= M)
   Major b_major = Major::k_major;  // B [N, K] likewise
   int max_ctas = 0;                // GemmOptions::max_ctas
+  std::string expect_epilogue;     // non-empty: the launched config's epilogue (sm90::epilogue_name)
 
   std::string name() const {
     return std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " lda+" + std::to_string(lda_pad) +
@@ -140,6 +141,8 @@ void run_fast_case(const FastCase& cs, uint64_t seed, std::vector<__nv_bfloat16>
   const std::optional<plan::Config> ran = detail::last_sm90_config();
   EXPECT_EQ(ran.has_value(), cs.expect_sm90);
   if (ran && cs.expect_splits >= 0) EXPECT_EQ(ran->split_k, cs.expect_splits) << plan::describe(*ran);
+  if (ran && !cs.expect_epilogue.empty())
+    EXPECT_EQ(std::string(sm90::epilogue_id(ran->epilogue)), cs.expect_epilogue) << plan::describe(*ran);
   if (ran && cs.max_ctas > 0) {  // held to max_ctas: persistent, or a k-split cluster whose CTAs fit
     const plan::Problem kp = plan::kernel_problem(detail::route(args).problem, *ran);
     if (ran->cluster_k > 1)
@@ -510,6 +513,27 @@ TEST(Sm90PathGpu, SwapAbForcedEveryLayout) {
         cs.config = spec;
         cs.alpha = -1.25f;
         run_fast_case(cs, 141);
+      }
+}
+
+TEST(Sm90PathGpu, SwapAbTransposedTmaStores) {
+  // Swap-AB tiles of 64 columns and more store D through transposed staging boxes (stmatrix .trans,
+  // then TMA) when D's rows are whole 16-B chunks: one box (BN 64), boxes overlapping the last
+  // (80, 160), every box staged at once and in slots (stage=64), ping-pong, stream-K and split-K,
+  // batches that leave a box partly past M and tiles past N, padded ldd. With N % 8 != 0 the same
+  // configs keep the direct epilogue.
+  const FastCase shapes[] = {{300, 2048, 512}, {77, 1000, 136, 8, 0, 24}, {200, 4104, 264}, {129, 640, 1000},
+                             {300, 1001, 256}};
+  const char* specs[] = {"128x160,swapab", "128x64,swapab", "64x80,swapab", "128x256,swapab,stage=64",
+                         "128x128,swapab,pingpong", "128x96,swapab,streamk", "128x160,swapab,splitk=2"};
+  for (const char* layout : {"nt", "nn"})  // (A MN-major would make the kernel's B MN-major: BN 64 only)
+    for (const FastCase& s : shapes)
+      for (const char* spec : specs) {
+        FastCase cs = with_layout(s, layout);
+        cs.config = spec;
+        cs.alpha = 0.75f;
+        cs.expect_epilogue = s.n % 8 == 0 ? "tma_store" : "direct";
+        run_fast_case(cs, 151);
       }
 }
 

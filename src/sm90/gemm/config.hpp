@@ -167,7 +167,7 @@ enum class ConfigRule : int {
   output_dtype,     // bf16 or fp32 output
   mapping,          // a valid mapping (group, box >= 1); clusters pair tiles, so any order works
   fixed_sizes,      // fixed_n, fixed_k >= 0
-  col_major_d,      // a column-major D (swap-AB) is stored by the direct epilogue
+  col_major_d,      // a column-major D (swap-AB): the direct epilogue, or tma_store for bf16 without C
   pingpong,         // ping-pong consumers: no k-splitting, at most kMaxPingpongAccumulators per thread
   acc_sets,         // 0, 1 or 2 accumulator sets, 2 only for at most kMaxSplitAccumulators per thread
   cluster_k,        // cluster_k in [1, kMaxClusterK]; above 1 only for split-K with split_k = cluster_k
@@ -230,7 +230,9 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
                               : c.mapping.kind != sched::MappingKind::box || (c.mapping.box_m >= 1 && c.mapping.box_n >= 1);
   if (!mapping_ok) return ConfigRule::mapping;
   if (c.fixed_n < 0 || c.fixed_k < 0) return ConfigRule::fixed_sizes;
-  if (c.d_col_major && c.epilogue != Epilogue::direct) return ConfigRule::col_major_d;
+  if (c.d_col_major && c.epilogue != Epilogue::direct &&
+      !(c.epilogue == Epilogue::tma_store && c.out_dtype == DType::bf16 && !c.with_c))
+    return ConfigRule::col_major_d;
   if (c.pingpong && (c.stream_k || c.accumulators() > pingpong_max_accumulators(c))) return ConfigRule::pingpong;
   if (c.acc_sets < 0 || c.acc_sets > 2 || (c.acc_sets == 2 && c.accumulators() > kMaxSplitAccumulators))
     return ConfigRule::acc_sets;
@@ -260,7 +262,9 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::output_dtype: return "the output must be bf16 or fp32";
     case ConfigRule::mapping: return "the mapping needs group >= 1 (grouped) or box sides >= 1 (box)";
     case ConfigRule::fixed_sizes: return "fixed_n and fixed_k must be >= 0";
-    case ConfigRule::col_major_d: return "a column-major D (swap-AB) needs the direct epilogue";
+    case ConfigRule::col_major_d:
+      return "a column-major D (swap-AB) is stored by the direct epilogue, or by TMA from transposed staging "
+             "boxes for bf16 output without C";
     case ConfigRule::pingpong:
       return "ping-pong consumers take whole tiles (no split-K or stream-K) of at most 176 accumulators per "
              "thread (bm x bn / 128), 144 with the threads' copy-out (smem_stores), 128 with the direct epilogue "

@@ -22,12 +22,31 @@ inline constexpr int kBfBoxCols = store_box_cols(DType::bf16);  // 64: store_til
 
 // alpha · acc[8q .. 8q+7] (16-column block q of the fragment) -> bf16 -> one stmatrix x4 at this
 // lane's row address.
-template <int BN>
+// kTrans: the same four matrices stored transposed (stmatrix .trans), for swap-AB's staging.
+template <int BN, bool kTrans = false>
 __device__ __forceinline__ void stmatrix_block(uint8_t* row_addr, const float (&acc)[BN / 2], float alpha, int q) {
-  stmatrix_x4(row_addr, pack_bf16x2(alpha * acc[8 * q + 0], alpha * acc[8 * q + 1]),
-              pack_bf16x2(alpha * acc[8 * q + 2], alpha * acc[8 * q + 3]),
-              pack_bf16x2(alpha * acc[8 * q + 4], alpha * acc[8 * q + 5]),
-              pack_bf16x2(alpha * acc[8 * q + 6], alpha * acc[8 * q + 7]));
+  const uint32_t r0 = pack_bf16x2(alpha * acc[8 * q + 0], alpha * acc[8 * q + 1]);
+  const uint32_t r1 = pack_bf16x2(alpha * acc[8 * q + 2], alpha * acc[8 * q + 3]);
+  const uint32_t r2 = pack_bf16x2(alpha * acc[8 * q + 4], alpha * acc[8 * q + 5]);
+  const uint32_t r3 = pack_bf16x2(alpha * acc[8 * q + 6], alpha * acc[8 * q + 7]);
+  if constexpr (kTrans) {
+    stmatrix_x4_trans(row_addr, r0, r1, r2, r3);
+  } else {
+    stmatrix_x4(row_addr, r0, r1, r2, r3);
+  }
+}
+
+// The staging-box position (row, element column) of this lane's stmatrix row address for the
+// fragment's 16-column block p of a box (store_tile). Plain: box rows are the tile's rows 16w ..
+// 16w + 15, matrices 0/1 rows +0..7 / +8..15 at columns +0..7, matrices 2/3 the same at +8..15.
+// Transposed (swap-AB: the kernel's tile is Dᵀ, the box holds D's rows): each matrix lands
+// transposed, so box rows are the fragment's columns 16p .. 16p + 15 (matrices 0/1 at +0..7, 2/3
+// at +8..15) and box columns its rows 16w + 0..7 (matrices 0/2) and + 8..15 (1/3).
+template <bool kTrans>
+__device__ __forceinline__ uint32_t stmatrix_box_offset(int warp, int lane, int p) {
+  if constexpr (kTrans)
+    return kmajor_sw128_offset(uint32_t(16 * p + (lane & 7) + 8 * (lane >> 4)), uint32_t(16 * warp + 8 * ((lane >> 3) & 1)));
+  return kmajor_sw128_offset(uint32_t(16 * warp + (lane & 7) + 8 * ((lane >> 3) & 1)), uint32_t(16 * p + 8 * (lane >> 4)));
 }
 
 // The tail columns [n_tma, N) (< 8 bf16 or < 4 fp32: less than one 16-B chunk) of one staged
@@ -62,22 +81,23 @@ __device__ __forceinline__ void store_tail_columns(const uint8_t* box_smem, int 
 // with N = 257 it wrote columns 257..263 into the ldd - N gap). So D's tensor map covers the first
 // n_tma = N rounded down to 8 columns, and the last N - n_tma (< 8) columns of each row are written
 // from the staging box with plain stores.
-template <int BN, int kSlots, class Trace>
+// kTrans (swap-AB, a column-major D for the kernel): box j holds the transpose of the plain box,
+// D's rows [n0 + col0, + 64) x D's columns [row0, row0 + 64), and is stored at those coordinates
+// of D's tensor map (inner dimension the kernel's M). The planner takes this only where the
+// kernel's M is a whole number of 16-B chunks (plan/planner.cpp), so no column tail exists: a
+// box's rows past the kernel's N are clipped by TMA per row, its columns past M never exist.
+template <int BN, int kSlots, bool kTrans = false, class Trace>
 __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alpha, const void* tmap_d,
                                            uint8_t* slots, int consumer, int thread_in_wg, const TileOut& o,
                                            Trace& rec) {
   using trace::EventKind;
   constexpr int kBoxes = store_boxes(BN, DType::bf16);
   static_assert(kSlots >= 1 && kSlots <= kBoxes && kBoxes % kSlots == 0);
-  const int n_tma = o.n_total & ~7;
+  const int n_tma = kTrans ? o.n_total : o.n_total & ~7;
   const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
-  // stmatrix x4: lanes 8i..8i+7 give the rows of matrix i; matrices 0/1 are rows 0-7 / 8-15 of the
-  // warp's 16 rows at columns +0..7, matrices 2/3 the same rows at columns +8..15.
-  const int row = 16 * warp + (lane & 7) + 8 * ((lane >> 3) & 1);
-  const int col = 8 * (lane >> 4);
   // The < 8 tail columns [n_tma, N) all lie in one box (n_tma is a multiple of 8, boxes of 64
   // from a multiple of 8); where the last box overlaps its neighbour, the neighbour writes them.
-  const bool has_tail = n_tma < o.n_total && n_tma >= o.n0 && n_tma < o.n0 + BN;
+  const bool has_tail = !kTrans && n_tma < o.n_total && n_tma >= o.n0 && n_tma < o.n0 + BN;
   const int tail_box = has_tail ? min((n_tma - o.n0) / kBfBoxCols, kBoxes - 1) : -1;
   const uint32_t barrier_id = 1 + consumer;  // one named barrier per consumer warpgroup
   if constexpr (kSlots == kBoxes) {
@@ -93,7 +113,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
       const int q0 = store_box_col0(box, BN, kBfBoxCols) / 16;  // a constant once unrolled
 #pragma unroll
       for (int p = 0; p < kBfBoxCols / 16; ++p)
-        stmatrix_block<BN>(dst + kmajor_sw128_offset(row, 16 * p + col), acc, alpha, q0 + p);
+        stmatrix_block<BN, kTrans>(dst + stmatrix_box_offset<kTrans>(warp, lane, p), acc, alpha, q0 + p);
     }
     fence_proxy_async_smem();             // my stmatrix writes before the async-proxy (TMA) read
     named_barrier_sync(barrier_id, 128);  // all boxes written
@@ -104,7 +124,13 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
 #pragma unroll
         for (int box = 0; box < kBoxes; ++box) {
           const int col = o.n0 + store_box_col0(box, BN, kBfBoxCols);
-          if (col < n_tma) tma_store_2d(tmap_d, slots + box * kStoreBoxBytes, col, o.row0);
+          if (col < n_tma) {
+            if constexpr (kTrans) {
+              tma_store_2d(tmap_d, slots + box * kStoreBoxBytes, o.row0, col);
+            } else {
+              tma_store_2d(tmap_d, slots + box * kStoreBoxBytes, col, o.row0);
+            }
+          }
         }
       }
       tma_store_commit();
@@ -126,7 +152,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
       const int col0 = store_box_col0(box, BN, kBfBoxCols);
 #pragma unroll
       for (int p = 0; p < kBfBoxCols / 16; ++p)
-        stmatrix_block<BN>(slot + kmajor_sw128_offset(row, 16 * p + col), acc, alpha, col0 / 16 + p);
+        stmatrix_block<BN, kTrans>(slot + stmatrix_box_offset<kTrans>(warp, lane, p), acc, alpha, col0 / 16 + p);
       fence_proxy_async_smem();
       named_barrier_sync(barrier_id, 128);  // the whole box is written
       rec.record(t, EventKind::stmatrix, box, -1);
@@ -134,7 +160,13 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
       if (thread_in_wg == 0) {
         // NOTES: a box wholly past M or N has nothing to write: skip the store, but still commit
         // (an empty group), so that the group count per box stays one.
-        if (o.row0 < o.m_total && o.n0 + col0 < n_tma) tma_store_2d(tmap_d, slot, o.n0 + col0, o.row0);
+        if (o.row0 < o.m_total && o.n0 + col0 < n_tma) {
+          if constexpr (kTrans) {
+            tma_store_2d(tmap_d, slot, o.row0, o.n0 + col0);
+          } else {
+            tma_store_2d(tmap_d, slot, o.n0 + col0, o.row0);
+          }
+        }
         tma_store_commit();
       }
       rec.record(t, EventKind::tma_store_issue, box, -1);
@@ -190,11 +222,9 @@ __device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN /
                                           int box, int thread_in_wg) {
   const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
   if constexpr (kOut == DType::bf16) {
-    const int row = 16 * warp + (lane & 7) + 8 * ((lane >> 3) & 1);
-    const int col = 8 * (lane >> 4);
 #pragma unroll
     for (int p = 0; p < kBfBoxCols / 16; ++p) {
-      uint8_t* addr = slot + kmajor_sw128_offset(row, 16 * p + col);
+      uint8_t* addr = slot + stmatrix_box_offset<false>(warp, lane, p);
       const int q = store_box_col0(box, BN, kBfBoxCols) / 16 + p;  // 16-column block of the fragment
       uint32_t cw[4] = {0u, 0u, 0u, 0u};
       if constexpr (kWithC) ldmatrix_x4(addr, cw[0], cw[1], cw[2], cw[3]);

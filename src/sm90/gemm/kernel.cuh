@@ -187,7 +187,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
           store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, true>(
               acc[r], p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out);
         } else if constexpr (C.out_dtype == DType::bf16 && !C.with_c) {
-          store_tile<C.bn, T::kSlotsPerConsumer>(acc[r], p.alpha, &p.tmap_d, slots, consumer, thread_in_wg, out, rec);
+          store_tile<C.bn, T::kSlotsPerConsumer, C.d_col_major>(acc[r], p.alpha, &p.tmap_d, slots, consumer, thread_in_wg,
+                                                                out, rec);
         } else {
           store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c>(acc[r], p.alpha, p.beta, &p.tmap_d,
                                                                              staged_c, slots, consumer, thread_in_wg, out);

@@ -46,13 +46,15 @@ TEST(Filter, EveryRankedConfigIsAKernelTemplateConfigThatFits) {
         // A k-split cluster is split-K of at most 8 slices, all its clusters resident at once.
         if (k.cluster_k > 1) {
           ASSERT_EQ(k.cluster_k, k.split_k) << describe(k);
-          ASSERT_TRUE(k.d_col_major) << describe(k);  // swap-AB decode tiles only (planner.cpp)
+          ASSERT_TRUE(k.d_col_major) << describe(k);  // swap-AB tiles only (planner.cpp)
           ASSERT_LE(kernel_shape(kernel_problem(pl.problem, k), k).blocks, cluster_k_resident_ctas(d, k.cluster_k))
               << describe(k);
         }
         // Split-K's units fit one wave (planner.cpp, kSplitKFactors; stream-K covers more).
         if (k.split_k > 1) ASSERT_LE(kernel_shape(kernel_problem(pl.problem, k), k).blocks, d.sm_count) << describe(k);
-        if (k.bn >= 64 && !k.d_col_major) {
+        // Swap-AB stores through transposed staging boxes when D's rows are whole 16-B chunks.
+        const bool swap_tma = pl.problem.n % 8 == 0 && k.out_dtype == DType::bf16 && !k.with_c;
+        if (k.bn >= 64 && (!k.d_col_major || swap_tma)) {
           ASSERT_EQ(k.epilogue, Epilogue::tma_store);
           const int staged = sm90::store_boxes(k.bn, k.out_dtype) * 64;  // every box of the tile
           Config whole = k;  // the same config staging every box (a k-split cluster's receive area included)
@@ -252,6 +254,37 @@ TEST(Filter, SplitKOnlyWhenTheTilesLeaveSmsIdle) {
   bool split = false;
   for (const Candidate& c : make_plan(nt_problem(1, 576, 7168), d).ranked) split = split || c.config.split_k > 1;
   EXPECT_TRUE(split);
+}
+
+TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
+  // Swap-AB beyond decode (M up to 1024, N >= 2M): per count of column tiles the narrowest BN that
+  // covers M, only where that pads M less than 128-row tiles; several column tiles (which all
+  // stream the same weight rows) are mapped grouped_n so they run side by side; k-split clusters
+  // only for tiles of at most 64 columns; swap tiles of 64 columns and more store D by TMA when
+  // D's rows are whole 16-B chunks.
+  const DeviceProfile d = *find_builtin_profile("h200");
+  const auto swap_tiles = [&](int64_t m, int64_t n, int64_t k) {
+    std::set<int> bns;
+    const Plan pl = make_plan(nt_problem(m, n, k), d);
+    for (const Candidate& c : pl.ranked) {
+      const Config& k2 = c.config;
+      if (!k2.d_col_major) continue;
+      bns.insert(k2.bn);
+      const bool several = (m + k2.bn - 1) / k2.bn > 1;
+      EXPECT_EQ(k2.mapping.kind == sched::MappingKind::grouped_n, several) << describe(k2);
+      if (k2.cluster_k > 1) EXPECT_LE(k2.bn, 64) << describe(k2);
+      if (k2.bn >= 64) EXPECT_EQ(k2.epilogue, n % 8 == 0 ? Epilogue::tma_store : Epilogue::direct) << describe(k2);
+    }
+    return bns;
+  };
+  EXPECT_EQ(swap_tiles(300, 14336, 4096), (std::set<int>{64, 80, 112, 160}));
+  EXPECT_EQ(swap_tiles(300, 14337, 4096), (std::set<int>{64, 80, 112, 160}));  // (D rows not whole chunks)
+  EXPECT_EQ(swap_tiles(100, 16384, 3072), (std::set<int>{112}));               // 112 < 128; 64 x 2 pads as 128 does
+  EXPECT_EQ(swap_tiles(37, 4096, 14336), (std::set<int>{16, 32, 48}));         // decode: every BN up to 48
+  EXPECT_TRUE(swap_tiles(128, 4096, 7168).empty());                            // 128-row tiles pad nothing
+  EXPECT_TRUE(swap_tiles(640, 4096, 1536).empty());
+  EXPECT_TRUE(swap_tiles(600, 1000, 1536).empty());                            // N < 2M
+  EXPECT_TRUE(swap_tiles(1100, 8192, 1536).empty());                           // past kSwapAbMidMaxM
 }
 
 TEST(Problem, ValidationNamesTheArgumentValueAndRule) {
