@@ -202,7 +202,11 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
                 ") and the weights' rows fill BM = " + std::to_string(c.bm) +
                 (c.epilogue == Epilogue::direct
                      ? "; D is stored column-major, element by element, from the registers"
-                     : "; D is staged transposed (stmatrix .trans) in 64 x 64 boxes of its own rows and stored by TMA"));
+                     : "; D is staged transposed (stmatrix .trans) in 64 x 64 boxes of its own rows and stored by TMA") +
+                (c.mapping.kind == sched::MappingKind::grouped_n && ceil_div(p.n, int64_t{c.bn}) > 1
+                     ? "; its " + std::to_string(ceil_div(p.n, int64_t{c.bn})) +
+                           " column tiles stream the same weight rows and run side by side (grouped_n)"
+                     : std::string()));
   const int box = sm90::store_box_cols(c.out_dtype);
   if (c.epilogue == Epilogue::direct && !c.d_col_major) {
     f.push_back(std::string("direct epilogue: ") +

@@ -272,6 +272,9 @@ TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
       bns.insert(k2.bn);
       const bool several = (m + k2.bn - 1) / k2.bn > 1;
       EXPECT_EQ(k2.mapping.kind == sched::MappingKind::grouped_n, several) << describe(k2);
+      bool said = false;  // explain says why
+      for (const std::string& f : c.flags) said |= f.find("run side by side (grouped_n)") != std::string::npos;
+      EXPECT_EQ(said, several) << describe(k2);
       if (k2.cluster_k > 1) EXPECT_LE(k2.bn, 64) << describe(k2);
       if (k2.bn >= 64) EXPECT_EQ(k2.epilogue, n % 8 == 0 ? Epilogue::tma_store : Epilogue::direct) << describe(k2);
     }
