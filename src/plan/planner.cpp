@@ -387,12 +387,15 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   // covers M. A mid-size M (up to kSwapAbMidMaxM, N >= 2M), whose 128-row tiles would pad M by up
   // to 127 rows: for each count b of column tiles (at most kSwapAbMidMaxTiles, BN from 64 up), the
   // narrowest BN that covers M in b tiles (M = 300: 160, 112, 80, 64), so that M pads by less
-  // than 16 rows per tile.
+  // than 16 rows per tile; only with the transposed TMA-store epilogue (below).
   if (p.m > kSwapAbMidMaxM || p.n < 2 * p.m) return;
   std::vector<int> swap_bns;
+  // (Mid-size M only where the tiles store D through the transposed TMA boxes, the case measured:
+  // bf16 output without C, D's rows whole 16-B chunks; complete_config's swap_tma.)
+  const bool mid_swap_tma = p.d_tma && p.out == DType::bf16 && !p.accumulate && p.n % 8 == 0;
   if (p.m <= kSwapAbMaxM) {
     for (int bn = 16; bn <= std::min<int64_t>(64, round_up(p.m, 16)); bn += 16) swap_bns.push_back(bn);
-  } else {
+  } else if (mid_swap_tma) {
     for (int64_t b = 1; b <= kSwapAbMidMaxTiles; ++b) {
       const int64_t bn = round_up(ceil_div(p.m, b), 16);
       if (bn > 256) continue;

@@ -257,8 +257,8 @@ TEST(Filter, SplitKOnlyWhenTheTilesLeaveSmsIdle) {
 }
 
 TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
-  // Swap-AB beyond decode (M up to 1024, N >= 2M): per count of column tiles the narrowest BN that
-  // covers M, only where that pads M less than 128-row tiles; several column tiles (which all
+  // Swap-AB beyond decode (M up to 1024, N >= 2M, bf16 without C, N % 8 == 0): per count of
+  // column tiles the narrowest BN that covers M, only where that pads M less than 128-row tiles; several column tiles (which all
   // stream the same weight rows) are mapped grouped_n so they run side by side; k-split clusters
   // only for tiles of at most 64 columns; swap tiles of 64 columns and more store D by TMA when
   // D's rows are whole 16-B chunks.
@@ -281,7 +281,15 @@ TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
     return bns;
   };
   EXPECT_EQ(swap_tiles(300, 14336, 4096), (std::set<int>{64, 80, 112, 160}));
-  EXPECT_EQ(swap_tiles(300, 14337, 4096), (std::set<int>{64, 80, 112, 160}));  // (D rows not whole chunks)
+  EXPECT_TRUE(swap_tiles(300, 14337, 4096).empty());  // mid-size M only with the TMA store: D's rows whole chunks
+  {
+    Problem with_c = nt_problem(300, 14336, 4096), fp32 = with_c;
+    with_c.accumulate = true;
+    fp32.out = DType::fp32;
+    for (const Problem& q : {with_c, fp32})
+      for (const Candidate& c : make_plan(q, d).ranked) EXPECT_FALSE(c.config.d_col_major) << describe(c.config);
+  }
+  EXPECT_EQ(swap_tiles(37, 4097, 14336), (std::set<int>{16, 32, 48}));  // decode: direct stores, any N
   EXPECT_EQ(swap_tiles(100, 16384, 3072), (std::set<int>{112}));               // 112 < 128; 64 x 2 pads as 128 does
   EXPECT_EQ(swap_tiles(37, 4096, 14336), (std::set<int>{16, 32, 48}));         // decode: every BN up to 48
   EXPECT_TRUE(swap_tiles(128, 4096, 7168).empty());                            // 128-row tiles pad nothing
