@@ -96,12 +96,14 @@ std::string render_table(const MapResult& res) {
                      assignment_line(res));
   out += fmt::format("{} waves of {} resident CTAs ({} SMs x {}); L2 model: {:.1f} MiB LRU, k-slice {}\n\n",
                      rep.waves.size(), res.resident_ctas, r.sms, r.ctas_per_sm, r.l2_mib, rep.k_slice);
-  out += fmt::format("{:>6} {:>6} {:>8} {:>8} {:>13} {:>13} {:>13}\n", "wave", "tiles", "A bands",
-                     "B bands", "working set", "HBM (est.)", "re-read");
+  out += fmt::format("{:>6} {:>6} {:>8} {:>8} {:>13} {:>13} {:>13} {:>6} {:>6}\n", "wave", "tiles", "A bands",
+                     "B bands", "working set", "HBM (est.)", "re-read", "A gap", "B gap");
+  // The sharers' gap (WaveStats::a_sharer_gap): "-" when no band of that operand is shared.
+  auto gap = [](double g) { return g > 0.0 ? fmt::format("{:.1f}", g) : std::string("-"); };
   auto row = [&](const WaveStats& w) {
-    out += fmt::format("{:>6} {:>6} {:>8} {:>8} {:>9.2f} MiB {:>9.2f} MiB {:>9.2f} MiB\n", w.wave,
+    out += fmt::format("{:>6} {:>6} {:>8} {:>8} {:>9.2f} MiB {:>9.2f} MiB {:>9.2f} MiB {:>6} {:>6}\n", w.wave,
                        w.num_tiles, w.unique_a_bands, w.unique_b_bands, mib(w.working_set_bytes()),
-                       mib(w.hbm_bytes), mib(w.reread_bytes));
+                       mib(w.hbm_bytes), mib(w.reread_bytes), gap(w.a_sharer_gap), gap(w.b_sharer_gap));
   };
   const size_t n = rep.waves.size();
   constexpr size_t kHead = 32, kTail = 8;  // long tables keep their ends; --json has every wave
@@ -117,6 +119,8 @@ std::string render_table(const MapResult& res) {
                      "L2->SM operand reads {:.2f} MiB\n",
                      mib(rep.compulsory_bytes), mib(rep.hbm_bytes), rep.reread_factor(),
                      mib(rep.cta_read_bytes));
+  out += "A gap / B gap: mean slot distance between the CTAs of a wave that read the same A / B band "
+         "(1 = side by side; tiles streaming the same rows run best next to each other, docs/PERF.md)\n";
   return out;
 }
 
@@ -168,7 +172,8 @@ nlohmann::json render_json(const MapResult& res) {
                      {"unique_a_bands", w.unique_a_bands}, {"unique_b_bands", w.unique_b_bands},
                      {"a_bytes", w.a_bytes}, {"b_bytes", w.b_bytes},
                      {"working_set_bytes", w.working_set_bytes()}, {"hbm_bytes", w.hbm_bytes},
-                     {"reread_bytes", w.reread_bytes}});
+                     {"reread_bytes", w.reread_bytes}, {"a_sharer_gap", w.a_sharer_gap},
+                     {"b_sharer_gap", w.b_sharer_gap}});
   j["waves"] = std::move(waves);
   j["totals"] = {{"touched_bytes", rep.touched_bytes}, {"compulsory_bytes", rep.compulsory_bytes},
                  {"hbm_bytes", rep.hbm_bytes}, {"reread_bytes", rep.reread_bytes},

@@ -49,6 +49,14 @@ struct WaveStats {
   int64_t b_bytes = 0;
   int64_t hbm_bytes = 0;     // estimated HBM reads of A and B during the wave (estimate_hbm)
   int64_t reread_bytes = 0;  // the part of hbm_bytes for bands some earlier wave had read already
+  // How far apart the CTAs that read the same band run: the mean slot distance between consecutive
+  // readers of one band within the wave (1 = side by side), over every band read by two or more
+  // tiles; 0 when no band of that operand is shared in the wave. NOTES: not an L2-model term, a
+  // launch-order one: measured on the H200 (docs/PERF.md, 2026-12-03 fifteenth session), weight-
+  // streaming tiles whose shared band was read 8 slots apart ran 13-48 % slower than side by side
+  // (the same bytes, the same L2 model), so the planner keeps such readers adjacent.
+  double a_sharer_gap = 0.0;
+  double b_sharer_gap = 0.0;
   int64_t working_set_bytes() const { return a_bytes + b_bytes; }
 };
 

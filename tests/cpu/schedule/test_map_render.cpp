@@ -180,6 +180,8 @@ TEST(MapRender, Json) {
   EXPECT_EQ(j["waves"][0]["unique_a_bands"], 4);
   EXPECT_EQ(j["waves"][0]["unique_b_bands"], 2);
   EXPECT_EQ(j["waves"][0]["working_set_bytes"], 6 << 20);
+  EXPECT_GT(j["waves"][0]["a_sharer_gap"].get<double>(), 0.0);  // 8 tiles over 4 A bands: each read twice
+  EXPECT_GT(j["waves"][0]["b_sharer_gap"].get<double>(), 0.0);
   ASSERT_EQ(j["tiles"].size(), 64u);
   std::vector<int> seen(64, 0);
   for (const auto& t : j["tiles"]) {

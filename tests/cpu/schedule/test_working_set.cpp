@@ -11,6 +11,22 @@ namespace {
 
 constexpr int64_t kMiB = int64_t{1} << 20;
 
+TEST(WorkingSet, SharerGapIsHowFarApartTheReadersOfABandRun) {
+  // A swap-AB-like grid: 64 row blocks (the weights) x 2 column blocks, one wave of 128. grouped_m
+  // G = 8 launches the two readers of each row block 8 slots apart; grouped_n G = 8 side by side.
+  const GemmExtent e{4096, 128, 4096, 64, 64, 2};
+  const WaveStats m8 = wave_working_set(Schedule{e.grid(), {MappingKind::grouped_m, 8}, ClusterAxis::none}, e, 128, 0);
+  EXPECT_DOUBLE_EQ(m8.a_sharer_gap, 8.0);
+  const WaveStats n8 = wave_working_set(Schedule{e.grid(), {MappingKind::grouped_n, 8}, ClusterAxis::none}, e, 128, 0);
+  EXPECT_DOUBLE_EQ(n8.a_sharer_gap, 1.0);
+  EXPECT_DOUBLE_EQ(n8.b_sharer_gap, 2.0);  // each column block: every other slot
+  // One column block: no row block has a second reader.
+  const GemmExtent one{4096, 64, 4096, 64, 64, 2};
+  const WaveStats o = wave_working_set(Schedule{one.grid(), {MappingKind::grouped_m, 8}, ClusterAxis::none}, one, 64, 0);
+  EXPECT_DOUBLE_EQ(o.a_sharer_gap, 0.0);
+  EXPECT_DOUBLE_EQ(o.b_sharer_gap, 1.0);
+}
+
 TEST(WorkingSet, SeedOneFirstWave) {
   // BM = BN = 128, K = 4096, BF16, 8 x 8 tiles, grouped-M G = 4, 8 concurrent CTAs.
   const GemmExtent e{1024, 1024, 4096, 128, 128, 2};
