@@ -232,6 +232,42 @@ TEST(CubinAudit, ClusterKSplits) {
   audit.summary("k-split clusters");
 }
 
+// Swap-AB with the transposed TMA-store epilogue (stmatrix .trans boxes): the planner's picks for
+// mid-size batches in the layouts that take it, and forced variants (every box staged, slots of
+// one box, ping-pong, a split): HGMMA, no local memory.
+TEST(CubinAudit, SwapAbTransposedStores) {
+  const auto d = *plan::find_builtin_profile("h200");
+  Audit audit;
+  for (const char* layout : {"nt", "nn"})
+    for (const auto& s : {std::array<int64_t, 3>{300, 14336, 4096}, {300, 4096, 14336}, {400, 8192, 8192}}) {
+      plan::Problem p;
+      p.m = s[0];
+      p.n = s[1];
+      p.k = s[2];
+      ASSERT_TRUE(plan::parse_layout(layout, &p.a_major, &p.b_major));
+      MatrixRef c_storage;
+      const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));
+      const plan::Selection sel = plan::select_config(r.problem, d);
+      ASSERT_TRUE(sel.found);
+      EXPECT_TRUE(sel.config.d_col_major && sel.config.epilogue == sm90::Epilogue::tma_store)
+          << layout << " " << plan::describe(sel.config);
+      audit.check(sel.config);
+    }
+  for (const char* spec : {"128x256,swapab,stage=64", "128x128,swapab,pingpong", "64x80,swapab"}) {
+    plan::Problem p;
+    p.m = 300;
+    p.n = 2048;
+    p.k = 512;
+    const plan::ParsedConfigSpec parsed = plan::parse_config_spec(spec);
+    ASSERT_TRUE(parsed.ok()) << parsed.error;
+    const plan::Candidate cand = plan::evaluate_config(p, d, parsed.spec.config, false);
+    ASSERT_TRUE(cand.feasible()) << spec << ": " << cand.reason;
+    ASSERT_EQ(cand.config.epilogue, sm90::Epilogue::tma_store) << spec;
+    audit.check(cand.config);
+  }
+  audit.summary("swap-AB transposed stores");
+}
+
 // The helper kernels (the operand repacks) compile to sm_90a cubins without local memory.
 TEST(CubinAudit, HelperKernels) {
   test::TempDir dir;
