@@ -192,6 +192,10 @@ def test_map(tg, br, base, out, name, cli_args, params, wave):
     ws = dom.one("td", data_key="working_set_bytes")
     check(ws is not None and ws.attrs.get("data-value") == str(w["working_set_bytes"]),
           f"wave {wave}: working set {w['working_set_bytes']} B, as `tilegemm map --json` prints")
+    for key in ("a_sharer_gap", "b_sharer_gap"):
+        cell = dom.one("td", data_key=key)
+        check(cell is not None and abs(float(cell.attrs.get("data-value", "nan")) - w[key]) < 1e-9,
+              f"wave {wave}: {key} {w[key]}, as `tilegemm map --json` prints")
     a_on = [e for e in dom.find("rect", cls="a-band") if "on" in e.classes()]
     b_on = [e for e in dom.find("rect", cls="b-band") if "on" in e.classes()]
     check(len(a_on) == w["unique_a_bands"] and len(b_on) == w["unique_b_bands"],
