@@ -79,10 +79,12 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
   const int box = sm90::store_box_cols(p.out);
   const bool boxes_fit = c.bn % box == 0 || (c.bn > box && !p.accumulate);
   const bool tma_ok = p.d_tma && (!p.accumulate || p.c_tma);
-  // Swap-AB (a column-major D for the kernel): transposed staging boxes stored by TMA for bf16
-  // without C where D's rows (N) are whole 16-B chunks (epilogue.cuh, store_tile), else from the
-  // registers.
-  const bool swap_tma = p.d_tma && p.out == DType::bf16 && !p.accumulate && p.m % 8 == 0;  // (p: the kernel's)
+  // Swap-AB (a column-major D for the kernel): transposed staging boxes stored by TMA for a batch
+  // past decode (M > kSwapAbMaxM) in bf16 without C where D's rows (N) are whole 16-B chunks
+  // (epilogue.cuh, store_tile), else from the registers. (Decode keeps the direct stores it was
+  // measured with: its D is small, and the staging would cost a k-split cluster ring stages.)
+  const bool swap_tma = p.d_tma && p.out == DType::bf16 && !p.accumulate && p.m % 8 == 0 &&
+                        p.n > kSwapAbMaxM;  // (p: the kernel's: m is D's row length, n the batch)
   c.epilogue = !boxes_fit                     ? Epilogue::direct
                : c.d_col_major                ? (swap_tma ? Epilogue::tma_store : Epilogue::direct)
                : tma_ok                       ? Epilogue::tma_store

@@ -53,7 +53,7 @@ TEST(Filter, EveryRankedConfigIsAKernelTemplateConfigThatFits) {
         // Split-K's units fit one wave (planner.cpp, kSplitKFactors; stream-K covers more).
         if (k.split_k > 1) ASSERT_LE(kernel_shape(kernel_problem(pl.problem, k), k).blocks, d.sm_count) << describe(k);
         // Swap-AB stores through transposed staging boxes when D's rows are whole 16-B chunks.
-        const bool swap_tma = pl.problem.n % 8 == 0 && k.out_dtype == DType::bf16 && !k.with_c;
+        const bool swap_tma = pl.problem.m > 64 && pl.problem.n % 8 == 0 && k.out_dtype == DType::bf16 && !k.with_c;
         if (k.bn >= 64 && (!k.d_col_major || swap_tma)) {
           ASSERT_EQ(k.epilogue, Epilogue::tma_store);
           const int staged = sm90::store_boxes(k.bn, k.out_dtype) * 64;  // every box of the tile
@@ -260,8 +260,8 @@ TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
   // Swap-AB beyond decode (M up to 1024, N >= 2M, bf16 without C, N % 8 == 0): per count of
   // column tiles the narrowest BN that covers M, only where that pads M less than 128-row tiles; several column tiles (which all
   // stream the same weight rows) are mapped grouped_n so they run side by side; k-split clusters
-  // only for tiles of at most 64 columns; swap tiles of 64 columns and more store D by TMA when
-  // D's rows are whole 16-B chunks.
+  // only for tiles of at most 64 columns; swap tiles of 64 columns and more past decode store D by
+  // TMA when D's rows are whole 16-B chunks (decode keeps its direct stores).
   const DeviceProfile d = *find_builtin_profile("h200");
   const auto swap_tiles = [&](int64_t m, int64_t n, int64_t k) {
     std::set<int> bns;
@@ -276,7 +276,8 @@ TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
       for (const std::string& f : c.flags) said |= f.find("run side by side (grouped_n)") != std::string::npos;
       EXPECT_EQ(said, several) << describe(k2);
       if (k2.cluster_k > 1) EXPECT_LE(k2.bn, 64) << describe(k2);
-      if (k2.bn >= 64) EXPECT_EQ(k2.epilogue, n % 8 == 0 ? Epilogue::tma_store : Epilogue::direct) << describe(k2);
+      if (k2.bn >= 64)
+        EXPECT_EQ(k2.epilogue, m > 64 && n % 8 == 0 ? Epilogue::tma_store : Epilogue::direct) << describe(k2);
     }
     return bns;
   };
