@@ -2,8 +2,11 @@
 #include "plan/planner.hpp"
 
 #include "plan/config_spec.hpp"
+#include "schedule/mapping_names.hpp"
+#include "schedule/working_set.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "core/math.hpp"
 #include <string>
@@ -209,6 +212,26 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
                      ? "; its " + std::to_string(ceil_div(p.n, int64_t{c.bn})) +
                            " column tiles stream the same weight rows and run side by side (grouped_n)"
                      : std::string()));
+  // The launch order (docs/MAPPING.md, the sharers' gap): on a memory-bound problem the tiles that
+  // stream the same band of the larger operand should run side by side. Whole-tile schedules only
+  // (a k-split's units are not slots). Measured on the H200 (docs/PERF.md, 2026-12-03 fifteenth
+  // session): 8 CTAs apart, 13-48 % slower than side by side; the time model does not price it.
+  if (!c.stream_k && (cand.time.bound == "hbm" || cand.time.bound == "l2") && cand.grid > 0) {
+    const sched::Schedule s{sched::make_tile_grid(static_cast<int>(p.m), static_cast<int>(p.n), c.bm, c.bn), c.mapping,
+                            sm90::cluster_axis(c)};
+    const sched::GemmExtent e{p.m, p.n, p.k, c.bm, c.bn, 2};
+    const sched::WaveStats w = sched::wave_working_set(s, e, cand.grid, 0);
+    const bool a_larger = p.m >= p.n;
+    const double gap = a_larger ? w.a_sharer_gap : w.b_sharer_gap;
+    if (gap > 1.5) {
+      char g[16];
+      std::snprintf(g, sizeof g, "%.1f", gap);
+      f.push_back(std::string("launch order: the tiles that read the same ") + (a_larger ? "A" : "B") + " band run " +
+                  g + " CTAs apart in the first wave (mapping " + sched::mapping_name(c.mapping) +
+                  "); memory-bound tiles streaming one band measured 13-48 % slower than side by side, which the "
+                  "time model does not price (docs/MAPPING.md)");
+    }
+  }
   const int box = sm90::store_box_cols(c.out_dtype);
   if (c.epilogue == Epilogue::direct && !c.d_col_major) {
     f.push_back(std::string("direct epilogue: ") +

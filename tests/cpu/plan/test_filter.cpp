@@ -3,6 +3,7 @@
 // and the fast selection gemm() calls agrees with the full plan explain prints.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <set>
 #include <string>
 #include <tuple>
@@ -297,6 +298,32 @@ TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
   EXPECT_TRUE(swap_tiles(640, 4096, 1536).empty());
   EXPECT_TRUE(swap_tiles(600, 1000, 1536).empty());                            // N < 2M
   EXPECT_TRUE(swap_tiles(1100, 8192, 1536).empty());                           // past kSwapAbMidMaxM
+}
+
+TEST(Filter, ALaunchOrderThatSeparatesStreamingTilesIsFlagged) {
+  // explain's note (add_flags): on a memory-bound problem, a whole-tile schedule whose tiles reading
+  // the same band of the larger operand run apart (the sharers' gap) is named; the planner's own
+  // picks for such shapes keep them side by side and carry no such note.
+  const DeviceProfile d = *find_builtin_profile("h200");
+  const auto flagged = [&](const Candidate& c) {
+    for (const std::string& f : c.flags)
+      if (f.find("launch order:") != std::string::npos) return true;
+    return false;
+  };
+  const auto forced = [&](int64_t m, int64_t n, int64_t k, const char* spec) {
+    const ParsedConfigSpec s = parse_config_spec(spec);
+    EXPECT_TRUE(s.ok()) << s.error;
+    return evaluate_config(nt_problem(m, n, k), d, s.spec.config, false);
+  };
+  EXPECT_TRUE(flagged(forced(37, 4096, 14336, "64x32,swapab,mapping=grouped-m:8")));  // measured 50.7 us
+  EXPECT_FALSE(flagged(forced(37, 4096, 14336, "64x32,swapab,mapping=grouped-n:8")));  // 38.5 us
+  EXPECT_TRUE(flagged(forced(128, 7168, 16384, "64x112,mapping=grouped-m:1")));        // 94.6 us
+  EXPECT_FALSE(flagged(forced(128, 7168, 16384, "64x112,mapping=grouped-m:8")));       // 67.8 us
+  EXPECT_FALSE(flagged(forced(4096, 4096, 4096, "128x256,mapping=grouped-m:8")));      // compute-bound: no note
+  for (const auto& s : {std::array<int64_t, 3>{37, 4096, 14336}, {64, 57344, 8192}, {128, 7168, 16384}, {300, 14336, 4096}}) {
+    const Plan pl = make_plan(nt_problem(s[0], s[1], s[2]), d);
+    EXPECT_FALSE(flagged(pl.chosen())) << describe(pl.chosen().config);
+  }
 }
 
 TEST(Problem, ValidationNamesTheArgumentValueAndRule) {
