@@ -220,7 +220,8 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
     const sched::Schedule s{sched::make_tile_grid(static_cast<int>(p.m), static_cast<int>(p.n), c.bm, c.bn), c.mapping,
                             sm90::cluster_axis(c)};
     const sched::GemmExtent e{p.m, p.n, p.k, c.bm, c.bn, 2};
-    const sched::WaveStats w = sched::wave_working_set(s, e, cand.grid, 0);
+    // The CTAs that run at once (one per SM): a static launch's grid is every tile.
+    const sched::WaveStats w = sched::wave_working_set(s, e, std::min(cand.grid, d.sm_count), 0);
     const bool a_larger = p.m >= p.n;
     const double gap = a_larger ? w.a_sharer_gap : w.b_sharer_gap;
     if (gap > 1.5) {
