@@ -219,11 +219,10 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
   if (!c.stream_k && (cand.time.bound == "hbm" || cand.time.bound == "l2") && cand.grid > 0) {
     const sched::Schedule s{sched::make_tile_grid(static_cast<int>(p.m), static_cast<int>(p.n), c.bm, c.bn), c.mapping,
                             sm90::cluster_axis(c)};
-    const sched::GemmExtent e{p.m, p.n, p.k, c.bm, c.bn, 2};
     // The CTAs that run at once (one per SM): a static launch's grid is every tile.
-    const sched::WaveStats w = sched::wave_working_set(s, e, std::min(cand.grid, d.sm_count), 0);
+    const sched::SharerGaps w = sched::wave_sharer_gaps(s, std::min(cand.grid, d.sm_count), 0);
     const bool a_larger = p.m >= p.n;
-    const double gap = a_larger ? w.a_sharer_gap : w.b_sharer_gap;
+    const double gap = a_larger ? w.a : w.b;
     if (gap > 1.5) {
       char g[16];
       std::snprintf(g, sizeof g, "%.1f", gap);

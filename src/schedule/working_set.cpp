@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace tilegemm::sched {
@@ -177,6 +178,29 @@ void estimate_hbm(const GemmExtent& e, const std::vector<WaveBands>& bands,
 }
 
 }  // namespace
+
+SharerGaps wave_sharer_gaps(const Schedule& s, int num_ctas, int wave) {
+  std::vector<std::pair<int, int>> a, b;  // (band, slot), slots ascending
+  const int first = wave * num_ctas;
+  const int last = std::min(num_slots(s), first + num_ctas);
+  for (int slot = first; slot < last; ++slot) {
+    const TileWork w = slot_work(s, slot);
+    if (!w.has_tile) continue;
+    a.emplace_back(w.tile.m_block, slot);
+    b.emplace_back(w.tile.n_block, slot);
+  }
+  auto mean_gap = [](std::vector<std::pair<int, int>>& v) {
+    std::stable_sort(v.begin(), v.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    int64_t sum = 0, gaps = 0;
+    for (size_t i = 1; i < v.size(); ++i)
+      if (v[i].first == v[i - 1].first) {
+        sum += v[i].second - v[i - 1].second;
+        ++gaps;
+      }
+    return gaps > 0 ? static_cast<double>(sum) / static_cast<double>(gaps) : 0.0;
+  };
+  return SharerGaps{mean_gap(a), mean_gap(b)};
+}
 
 WaveStats wave_working_set(const Schedule& s, const GemmExtent& e, int num_ctas, int wave) {
   BandCollector collector(s.grid);

@@ -81,6 +81,13 @@ struct WorkingSetReport {
   }
 };
 
+// The sharers' gaps of wave `wave` alone (WaveStats::a_sharer_gap, b_sharer_gap), in O(P log P)
+// for the wave's P slots whatever the grid's size (the planner's explain notes call it per candidate).
+struct SharerGaps {
+  double a = 0.0, b = 0.0;
+};
+SharerGaps wave_sharer_gaps(const Schedule& s, int num_ctas, int wave);
+
 // Unique bands and bytes of wave `wave` only (no L2 model).
 WaveStats wave_working_set(const Schedule& s, const GemmExtent& e, int num_ctas, int wave);
 

@@ -25,6 +25,17 @@ TEST(WorkingSet, SharerGapIsHowFarApartTheReadersOfABandRun) {
   const WaveStats o = wave_working_set(Schedule{one.grid(), {MappingKind::grouped_m, 8}, ClusterAxis::none}, one, 64, 0);
   EXPECT_DOUBLE_EQ(o.a_sharer_gap, 0.0);
   EXPECT_DOUBLE_EQ(o.b_sharer_gap, 1.0);
+  // wave_sharer_gaps (O(wave), for the planner) agrees with the full wave statistics.
+  for (const Mapping& mp : {Mapping{MappingKind::grouped_m, 8}, Mapping{MappingKind::grouped_n, 8},
+                            Mapping{MappingKind::grouped_m, 1}, Mapping{MappingKind::hilbert, 8}})
+    for (int ctas : {7, 64, 132})
+      for (int wave : {0, 1}) {
+        const Schedule s{e.grid(), mp, ClusterAxis::none};
+        const WaveStats full = wave_working_set(s, e, ctas, wave);
+        const SharerGaps g = wave_sharer_gaps(s, ctas, wave);
+        EXPECT_DOUBLE_EQ(g.a, full.a_sharer_gap) << ctas << " " << wave;
+        EXPECT_DOUBLE_EQ(g.b, full.b_sharer_gap) << ctas << " " << wave;
+      }
 }
 
 TEST(WorkingSet, SeedOneFirstWave) {
