@@ -110,18 +110,23 @@ class Audit {
   int compiled_ = 0, audited_ = 0;
 };
 
+// The route of an M x N x K problem in `layout` (placeholder pointers, packed), as gemm() takes it.
+detail::Route route_of(const int64_t (&s)[3], const char* layout) {
+  plan::Problem p;
+  p.m = s[0];
+  p.n = s[1];
+  p.k = s[2];
+  EXPECT_TRUE(plan::parse_layout(layout, &p.a_major, &p.b_major)) << layout;
+  MatrixRef c_storage;
+  return detail::route(detail::placeholder_args(p, &c_storage));
+}
+
 TEST(CubinAudit, SuitePicksInEveryLayout) {
   const auto d = *plan::find_builtin_profile("h200");
   Audit audit;
   for (const char* layout : {"nt", "nn", "tn", "tt"}) {
     for (const auto& s : kSuite) {
-      plan::Problem p;
-      p.m = s[0];
-      p.n = s[1];
-      p.k = s[2];
-      ASSERT_TRUE(plan::parse_layout(layout, &p.a_major, &p.b_major));
-      MatrixRef c_storage;
-      const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));
+      const detail::Route r = route_of(s, layout);
       // Every layout runs on the sm90 kernel (A and B K-major or MN-major).
       ASSERT_EQ(r.path, detail::Path::sm90) << layout << ": " << r.reason;
       const plan::Selection sel = plan::select_config(r.problem, d);
@@ -235,18 +240,14 @@ TEST(CubinAudit, ClusterKSplits) {
 // Swap-AB with the transposed TMA-store epilogue (stmatrix .trans boxes): the planner's picks for
 // mid-size batches in the layouts that take it, and forced variants (every box staged, slots of
 // one box, ping-pong, a split): HGMMA, no local memory.
+const int64_t kMidBatches[][3] = {{300, 14336, 4096}, {300, 4096, 14336}, {400, 8192, 8192}};
+
 TEST(CubinAudit, SwapAbTransposedStores) {
   const auto d = *plan::find_builtin_profile("h200");
   Audit audit;
   for (const char* layout : {"nt", "nn"})
-    for (const auto& s : {std::array<int64_t, 3>{300, 14336, 4096}, {300, 4096, 14336}, {400, 8192, 8192}}) {
-      plan::Problem p;
-      p.m = s[0];
-      p.n = s[1];
-      p.k = s[2];
-      ASSERT_TRUE(plan::parse_layout(layout, &p.a_major, &p.b_major));
-      MatrixRef c_storage;
-      const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));
+    for (const int64_t(&s)[3] : kMidBatches) {
+      const detail::Route r = route_of(s, layout);
       const plan::Selection sel = plan::select_config(r.problem, d);
       ASSERT_TRUE(sel.found);
       EXPECT_TRUE(sel.config.d_col_major && sel.config.epilogue == sm90::Epilogue::tma_store)
