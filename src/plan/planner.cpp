@@ -65,6 +65,15 @@ int choose_stage_cols(const Config& c, int limit) {
   return best;
 }
 
+// Whether swap-AB's D goes through the transposed TMA store (epilogue.cuh, store_tile) for the
+// kernel problem `kp` (kernel_problem: kp.m is D's row length, kp.n the batch): a batch past decode
+// (> kSwapAbMaxM) in bf16 without C whose D rows are whole 16-B chunks. Decode keeps the direct
+// stores it was measured with (its D is small, and the staging would cost a k-split cluster ring
+// stages); mid-size batches are offered swap-AB only where this holds (enumerate), the case measured.
+bool swap_tma_store(const Problem& kp) {
+  return kp.d_tma && kp.out == DType::bf16 && !kp.accumulate && kp.m % 8 == 0 && kp.n > kSwapAbMaxM;
+}
+
 // Fill every field that follows from (bm, bn, cluster, mapping, persistent, split_k) and the problem.
 void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool stages_given) {
   c.bk = sm90::kBlockK;
@@ -82,14 +91,10 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
   const int box = sm90::store_box_cols(p.out);
   const bool boxes_fit = c.bn % box == 0 || (c.bn > box && !p.accumulate);
   const bool tma_ok = p.d_tma && (!p.accumulate || p.c_tma);
-  // Swap-AB (a column-major D for the kernel): transposed staging boxes stored by TMA for a batch
-  // past decode (M > kSwapAbMaxM) in bf16 without C where D's rows (N) are whole 16-B chunks
-  // (epilogue.cuh, store_tile), else from the registers. (Decode keeps the direct stores it was
-  // measured with: its D is small, and the staging would cost a k-split cluster ring stages.)
-  const bool swap_tma = p.d_tma && p.out == DType::bf16 && !p.accumulate && p.m % 8 == 0 &&
-                        p.n > kSwapAbMaxM;  // (p: the kernel's: m is D's row length, n the batch)
+  // Swap-AB (a column-major D for the kernel): transposed staging boxes stored by TMA where
+  // swap_tma_store says (p is the kernel's problem), else from the registers.
   c.epilogue = !boxes_fit                     ? Epilogue::direct
-               : c.d_col_major                ? (swap_tma ? Epilogue::tma_store : Epilogue::direct)
+               : c.d_col_major                ? (swap_tma_store(p) ? Epilogue::tma_store : Epilogue::direct)
                : tma_ok                       ? Epilogue::tma_store
                                               : Epilogue::smem_stores;  // staged, then written (and C read) by the threads
   if (c.split_k > 1) c.stream_k = true;  // split-K is a k-split (the in-kernel fix-up)
@@ -415,12 +420,11 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   // than 16 rows per tile; only with the transposed TMA-store epilogue (below).
   if (p.m > kSwapAbMidMaxM || p.n < 2 * p.m) return;
   std::vector<int> swap_bns;
-  // (Mid-size M only where the tiles store D through the transposed TMA boxes, the case measured:
-  // bf16 output without C, D's rows whole 16-B chunks; complete_config's swap_tma.)
-  const bool mid_swap_tma = p.d_tma && p.out == DType::bf16 && !p.accumulate && p.n % 8 == 0;
+  Config swapped;
+  swapped.d_col_major = true;
   if (p.m <= kSwapAbMaxM) {
     for (int bn = 16; bn <= std::min<int64_t>(64, round_up(p.m, 16)); bn += 16) swap_bns.push_back(bn);
-  } else if (mid_swap_tma) {
+  } else if (swap_tma_store(kernel_problem(p, swapped))) {  // (mid-size M: only with the transposed TMA store)
     for (int64_t b = 1; b <= kSwapAbMidMaxTiles; ++b) {
       const int64_t bn = round_up(ceil_div(p.m, b), 16);
       if (bn > 256) continue;
