@@ -24,51 +24,40 @@ struct WaveBands {
   std::vector<int> a;  // m_blocks, in first-seen order
   std::vector<int> b;  // n_blocks
   int num_tiles = 0;
-  // Slot distances between consecutive readers of one band (WaveStats::a_sharer_gap): sum, count.
-  int64_t a_gap_sum = 0, a_gaps = 0, b_gap_sum = 0, b_gaps = 0;
 };
 
 class BandCollector {
  public:
   explicit BandCollector(TileGrid grid)
       : a_stamp_(static_cast<size_t>(grid.num_m_blocks), -1),
-        b_stamp_(static_cast<size_t>(grid.num_n_blocks), -1),
-        a_last_(static_cast<size_t>(grid.num_m_blocks), 0),
-        b_last_(static_cast<size_t>(grid.num_n_blocks), 0) {}
+        b_stamp_(static_cast<size_t>(grid.num_n_blocks), -1) {}
 
   void collect(const Schedule& s, int num_ctas, int wave, WaveBands& out) {
-    out = WaveBands{};
+    out.a.clear();
+    out.b.clear();
+    out.num_tiles = 0;
     const int first = wave * num_ctas;
     const int last = std::min(num_slots(s), first + num_ctas);
     for (int slot = first; slot < last; ++slot) {
       const TileWork w = slot_work(s, slot);
       if (!w.has_tile) continue;
       ++out.num_tiles;
-      visit(w.tile.m_block, slot, wave, a_stamp_, a_last_, out.a, out.a_gap_sum, out.a_gaps);
-      visit(w.tile.n_block, slot, wave, b_stamp_, b_last_, out.b, out.b_gap_sum, out.b_gaps);
+      if (a_stamp_[w.tile.m_block] != wave) {
+        a_stamp_[w.tile.m_block] = wave;
+        out.a.push_back(w.tile.m_block);
+      }
+      if (b_stamp_[w.tile.n_block] != wave) {
+        b_stamp_[w.tile.n_block] = wave;
+        out.b.push_back(w.tile.n_block);
+      }
     }
   }
 
  private:
-  // Band `band` read by the tile in `slot`: first seen in this wave, or one more reader `slot -
-  // last` slots after the previous one.
-  static void visit(int band, int slot, int wave, std::vector<int>& stamp, std::vector<int>& last,
-                    std::vector<int>& bands, int64_t& gap_sum, int64_t& gaps) {
-    if (stamp[band] != wave) {
-      stamp[band] = wave;
-      bands.push_back(band);
-    } else {
-      gap_sum += slot - last[band];
-      ++gaps;
-    }
-    last[band] = slot;
-  }
-
   std::vector<int> a_stamp_, b_stamp_;
-  std::vector<int> a_last_, b_last_;  // the slot of a band's latest reader
 };
 
-WaveStats stats_of(const GemmExtent& e, const WaveBands& bands, int wave, int num_ctas) {
+WaveStats stats_of(const Schedule& s, const GemmExtent& e, const WaveBands& bands, int wave, int num_ctas) {
   WaveStats st;
   st.wave = wave;
   st.first_slot = wave * num_ctas;
@@ -77,8 +66,9 @@ WaveStats stats_of(const GemmExtent& e, const WaveBands& bands, int wave, int nu
   st.unique_b_bands = static_cast<int>(bands.b.size());
   for (int m : bands.a) st.a_bytes += e.a_band_bytes(m);
   for (int n : bands.b) st.b_bytes += e.b_band_bytes(n);
-  st.a_sharer_gap = bands.a_gaps > 0 ? static_cast<double>(bands.a_gap_sum) / bands.a_gaps : 0.0;
-  st.b_sharer_gap = bands.b_gaps > 0 ? static_cast<double>(bands.b_gap_sum) / bands.b_gaps : 0.0;
+  const SharerGaps g = wave_sharer_gaps(s, num_ctas, wave);
+  st.a_sharer_gap = g.a;
+  st.b_sharer_gap = g.b;
   return st;
 }
 
@@ -206,7 +196,7 @@ WaveStats wave_working_set(const Schedule& s, const GemmExtent& e, int num_ctas,
   BandCollector collector(s.grid);
   WaveBands bands;
   collector.collect(s, num_ctas, wave, bands);
-  return stats_of(e, bands, wave, num_ctas);
+  return stats_of(s, e, bands, wave, num_ctas);
 }
 
 WorkingSetReport analyze_working_set(const Schedule& s, const GemmExtent& e,
@@ -220,7 +210,7 @@ WorkingSetReport analyze_working_set(const Schedule& s, const GemmExtent& e,
   BandCollector collector(s.grid);
   for (int w = 0; w < waves; ++w) {
     collector.collect(s, opt.num_ctas, w, bands[w]);
-    rep.waves.push_back(stats_of(e, bands[w], w, opt.num_ctas));
+    rep.waves.push_back(stats_of(s, e, bands[w], w, opt.num_ctas));
     rep.touched_bytes += rep.waves.back().working_set_bytes();
   }
   for (int i = 0; i < num_slots(s); ++i) {

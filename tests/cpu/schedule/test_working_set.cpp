@@ -25,7 +25,7 @@ TEST(WorkingSet, SharerGapIsHowFarApartTheReadersOfABandRun) {
   const WaveStats o = wave_working_set(Schedule{one.grid(), {MappingKind::grouped_m, 8}, ClusterAxis::none}, one, 64, 0);
   EXPECT_DOUBLE_EQ(o.a_sharer_gap, 0.0);
   EXPECT_DOUBLE_EQ(o.b_sharer_gap, 1.0);
-  // wave_sharer_gaps (O(wave), for the planner) agrees with the full wave statistics.
+  // wave_sharer_gaps (O(wave), what the planner calls) is what the wave statistics report.
   for (const Mapping& mp : {Mapping{MappingKind::grouped_m, 8}, Mapping{MappingKind::grouped_n, 8},
                             Mapping{MappingKind::grouped_m, 1}, Mapping{MappingKind::hilbert, 8}})
     for (int ctas : {7, 64, 132})
