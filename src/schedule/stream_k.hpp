@@ -50,20 +50,20 @@ struct KSplit {
   // pieces write one, and each is its worker's first unit (its range starts inside that tile; the
   // k-blocks before them are the earlier pieces'), so a worker writes at most one.
   TG_HD constexpr int partial_index(int w) const { return w; }
-  // The worker a CTA of a `ctas`-CTA launch takes first (its later ones are + ctas, ...). A split
-  // in one wave (no data-parallel tiles, every tile in S = W / T equal slices, a CTA per worker)
-  // runs slice-major: CTAs 0 .. T-1 take slice 0 of the tiles in mapping order, T .. 2T-1 slice 1,
+  // The worker behind walk index i of a `ctas`-CTA launch (CTA c walks i = c, c + ctas, ...). A
+  // split in one wave (no data-parallel tiles, every tile in S = W / T equal slices, a CTA per
+  // worker, so i = c) runs slice-major: CTAs 0 .. T-1 take slice 0 of the tiles in mapping order, T .. 2T-1 slice 1,
   // and so on, so that the tiles that read the same operand rows (the mapping's neighbours) run on
   // neighbouring CTAs as they do unsplit. NOTES: measured on the H200 (docs/PERF.md, 2026-12-03
   // fifteenth session), tiles streaming the same weight rows ran 13-48 % slower when 8 CTAs apart
   // than side by side; worker-major, the slices of one tile are neighbours and such tiles S apart.
-  // Otherwise (stream-K, several workers per CTA, a k-split cluster) worker = cta.
-  TG_HD constexpr int first_worker_of(int cta, int ctas, bool slice_major = true) const {
+  // Otherwise (stream-K, several workers per CTA, a k-split cluster) worker = i.
+  TG_HD constexpr int worker_of(int i, int ctas, bool slice_major = true) const {
     const int shared = tiles - dp_tiles;
-    if (!slice_major || dp_tiles != 0 || shared <= 0 || workers % shared != 0 || ctas < workers || cta >= workers)
-      return cta;
+    if (!slice_major || dp_tiles != 0 || shared <= 0 || workers % shared != 0 || ctas < workers || i >= workers)
+      return i;
     const int slices = workers / shared;
-    return (cta % shared) * slices + cta / shared;
+    return (i % shared) * slices + i / shared;
   }
   // Tiles that workers share (each has one fix-up counter per consumer): 0 when there are none.
   TG_HD constexpr int shared_tiles() const { return workers > 0 ? tiles - dp_tiles : 0; }

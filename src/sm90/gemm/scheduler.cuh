@@ -3,7 +3,7 @@
 //   without k-splitting (kKSplit = false): unit = output tile, CTA p takes slots p, p + P, ...
 //     (all k-blocks); a static launch is the same walk with P = the number of slots (one each);
 //   with k-splitting (Config::stream_k): the data-parallel slots p, p + P, ... whole, then the
-//     stream-K workers p, p + P, ... (a split in one wave: worker KSplit::first_worker_of(p),
+//     stream-K workers p, p + P, ... (a split in one wave: worker KSplit::worker_of(p),
 //     slice-major), each range cut at tile boundaries into (tile, k-blocks) units
 //     (schedule/stream_k.hpp). A unit knows how many pieces its tile has and which one it
 //     is, so the consumer knows whether to store the tile or take part in its fix-up.
@@ -31,16 +31,14 @@ struct UnitScheduler {
   sched::Schedule schedule;
   int num_kb = 0;        // k-blocks of the whole K
   sched::KSplit split;   // kKSplit only: the decomposition the host chose
-  bool slice_major = true;  // KSplit::first_worker_of; false for a k-split cluster (a tile's slices are one cluster)
+  bool slice_major = true;  // KSplit::worker_of; false for a k-split cluster (a tile's slices are one cluster)
   // Walk state.
   int next_slot = 0;     // the next data-parallel slot (or plain slot) of this CTA
   int next_worker = 0;   // the next stream-K worker of this CTA
   int worker = 0;        // the worker whose range is being cut into units
   int64_t it = 0, it_end = 0;  // the rest of that range, in iterations
-  int cta_ = 0;                // this CTA (begin)
 
   TG_HD void begin(int cta) {
-    cta_ = cta;
     next_slot = cta;
     next_worker = cta;
     it = it_end = 0;
@@ -66,7 +64,7 @@ struct UnitScheduler {
     } else {
       if (it >= it_end) {  // this worker's range is done: the CTA's next worker
         if (next_worker >= split.workers) return false;
-        worker = next_worker == cta_ ? split.first_worker_of(cta_, num_ctas, slice_major) : next_worker;
+        worker = split.worker_of(next_worker, num_ctas, slice_major);
         next_worker += num_ctas;
         it = split.begin(worker);
         it_end = split.begin(worker + 1);

@@ -111,7 +111,7 @@ TEST(StreamK, SplitKIsTheSlicesOfEachTile) {
 TEST(StreamK, AOneWaveSplitRunsSliceMajor) {
   // A split in one wave (a CTA per worker) is launched slice-major: CTA c takes slice c / T of the
   // tile in mapping slot c % T, so tiles that are mapping neighbours run on neighbouring CTAs
-  // (KSplit::first_worker_of). With fewer CTAs than workers, for stream-K, and for a k-split
+  // (KSplit::worker_of). With fewer CTAs than workers, for stream-K, and for a k-split
   // cluster (slice_major off) CTA c is worker c. Coverage of every case: EveryKBlockOnce... below.
   for (int tiles : {1, 7, 18, 36})
     for (int s : {2, 3, 7}) {
@@ -119,7 +119,7 @@ TEST(StreamK, AOneWaveSplitRunsSliceMajor) {
       const int workers = split.workers;
       for (int ctas : {workers, workers + 5, 132}) {
         if (ctas < workers) continue;
-        for (int cta = 0; cta < workers; ++cta) EXPECT_EQ(split.first_worker_of(cta, ctas), (cta % tiles) * s + cta / tiles);
+        for (int cta = 0; cta < workers; ++cta) EXPECT_EQ(split.worker_of(cta, ctas), (cta % tiles) * s + cta / tiles);
         const std::vector<Walked> units = walk(split, 1, tiles, ctas);
         ASSERT_EQ(units.size(), size_t(workers));
         for (const Walked& w : units) {
@@ -127,11 +127,11 @@ TEST(StreamK, AOneWaveSplitRunsSliceMajor) {
           EXPECT_EQ(w.u.piece, w.cta / tiles) << "cta " << w.cta;
         }
       }
-      EXPECT_EQ(split.first_worker_of(3, workers - 1), 3);           // two waves' worth: worker-major
-      EXPECT_EQ(split.first_worker_of(3, workers, /*slice_major=*/false), 3);
+      EXPECT_EQ(split.worker_of(3, workers - 1), 3);           // two waves' worth: worker-major
+      EXPECT_EQ(split.worker_of(3, workers, /*slice_major=*/false), 3);
     }
   const KSplit sk = sched::stream_k_decomposition(200, 40, 132, 4);  // data-parallel tiles first
-  for (int cta = 0; cta < 132; ++cta) EXPECT_EQ(sk.first_worker_of(cta, 132), cta);
+  for (int cta = 0; cta < 132; ++cta) EXPECT_EQ(sk.worker_of(cta, 132), cta);
 }
 
 TEST(StreamK, EveryKBlockOnceAndPiecesInOrder) {
