@@ -49,6 +49,18 @@ __device__ __forceinline__ uint32_t stmatrix_box_offset(int warp, int lane, int 
   return kmajor_sw128_offset(uint32_t(16 * warp + (lane & 7) + 8 * ((lane >> 3) & 1)), uint32_t(16 * p + 8 * (lane >> 4)));
 }
 
+// One staged box to D at the kernel's tile column `col` and row `row0` (TMA store): D's tensor
+// map takes (column, row), or with kTrans (swap-AB's transposed boxes, D's rows being the kernel's
+// columns) (row, column).
+template <bool kTrans>
+__device__ __forceinline__ void store_box(const void* tmap_d, uint8_t* box_smem, int col, int row0) {
+  if constexpr (kTrans) {
+    tma_store_2d(tmap_d, box_smem, row0, col);
+  } else {
+    tma_store_2d(tmap_d, box_smem, col, row0);
+  }
+}
+
 // The tail columns [n_tma, N) (< 8 bf16 or < 4 fp32: less than one 16-B chunk) of one staged
 // box (tile columns [col0, col0 + 128 B)), written with plain stores by threads
 // 0..63 (one row each). Call between the "box written" barrier and the next barrier that lets the
@@ -124,13 +136,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
 #pragma unroll
         for (int box = 0; box < kBoxes; ++box) {
           const int col = o.n0 + store_box_col0(box, BN, kBfBoxCols);
-          if (col < n_tma) {
-            if constexpr (kTrans) {
-              tma_store_2d(tmap_d, slots + box * kStoreBoxBytes, o.row0, col);
-            } else {
-              tma_store_2d(tmap_d, slots + box * kStoreBoxBytes, col, o.row0);
-            }
-          }
+          if (col < n_tma) store_box<kTrans>(tmap_d, slots + box * kStoreBoxBytes, col, o.row0);
         }
       }
       tma_store_commit();
@@ -160,13 +166,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
       if (thread_in_wg == 0) {
         // NOTES: a box wholly past M or N has nothing to write: skip the store, but still commit
         // (an empty group), so that the group count per box stays one.
-        if (o.row0 < o.m_total && o.n0 + col0 < n_tma) {
-          if constexpr (kTrans) {
-            tma_store_2d(tmap_d, slot, o.row0, o.n0 + col0);
-          } else {
-            tma_store_2d(tmap_d, slot, o.n0 + col0, o.row0);
-          }
-        }
+        if (o.row0 < o.m_total && o.n0 + col0 < n_tma) store_box<kTrans>(tmap_d, slot, o.n0 + col0, o.row0);
         tma_store_commit();
       }
       rec.record(t, EventKind::tma_store_issue, box, -1);
