@@ -274,7 +274,14 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
                               static_cast<double>(std::min<int64_t>(c.bn, p.n)) * dtype_bytes(p.out);
   // smem_stores: the stmatrix into the staging smem, then the threads' own copy of every box to D.
   const double staging_cycles = tile_bytes / (d.local_bytes_per_cycle / d.sm_count);
-  const double direct_rate = c.cd_pairs ? d.direct_store_bytes_per_cycle : d.direct_scalar_store_bytes_per_cycle;
+  // The direct stores' rate is one of 32-B sectors: a warp's store covers runs of 8 elements (4
+  // lanes' pairs of a row, or 8 lanes' elements of a column-major D's row), 16 B in bf16 and a whole
+  // sector in fp32, so fp32 stores twice the bytes per cycle (direct_store_bytes_per_cycle was
+  // measured in bf16). NOTES: measured on the H200 (docs/PERF.md, sixteenth session), swap-AB's
+  // column-major fp32 D: 300x14336x4096 128x160 63.0 us (predicted 70.0 at the bf16 rate, 64.6 at
+  // this one), 400x4096x11008 128x208 split 2 57.0 (69.6, 62.6).
+  const double direct_rate = c.cd_pairs ? d.direct_store_bytes_per_cycle * dtype_bytes(p.out) / 2.0
+                                        : d.direct_scalar_store_bytes_per_cycle;
   const double epi_cycles = c.epilogue == Epilogue::direct ? direct_bytes / direct_rate
                             : c.epilogue == Epilogue::smem_stores
                                 ? staging_cycles + tile_bytes / d.smem_store_bytes_per_cycle

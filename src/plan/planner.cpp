@@ -69,9 +69,18 @@ int choose_stage_cols(const Config& c, int limit) {
 // kernel problem `kp` (kernel_problem: kp.m is D's row length, kp.n the batch): a batch past decode
 // (> kSwapAbMaxM) in bf16 without C whose D rows are whole 16-B chunks. Decode keeps the direct
 // stores it was measured with (its D is small, and the staging would cost a k-split cluster ring
-// stages); mid-size batches are offered swap-AB only where this holds (enumerate), the case measured.
+// stages).
 bool swap_tma_store(const Problem& kp) {
   return kp.d_tma && kp.out == DType::bf16 && !kp.accumulate && kp.m % 8 == 0 && kp.n > kSwapAbMaxM;
+}
+
+// Whether a mid-size batch is offered swap-AB (enumerate; `kp` as above): with the transposed TMA
+// store, or, where that store cannot take D (fp32 out, or C read in the epilogue), with the direct
+// epilogue's column-major stores, D's rows 16-B aligned. NOTES: measured on the H200 (docs/PERF.md,
+// sixteenth session): fp32 out, 300x14336x4096 128x160 swap-AB 63.0 us against the unswapped
+// pick's 76.2, 400x4096x11008 128x208 swap-AB split 2 57.0 against 81.2.
+bool swap_mid_m(const Problem& kp) {
+  return swap_tma_store(kp) || (kp.d_tma && (kp.out == DType::fp32 || kp.accumulate));
 }
 
 // Fill every field that follows from (bm, bn, cluster, mapping, persistent, split_k) and the problem.
@@ -417,14 +426,14 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   // covers M. A mid-size M (up to kSwapAbMidMaxM, N >= 2M), whose 128-row tiles would pad M by up
   // to 127 rows: for each count b of column tiles (at most kSwapAbMidMaxTiles, BN from 64 up), the
   // narrowest BN that covers M in b tiles (M = 300: 160, 112, 80, 64), so that M pads by less
-  // than 16 rows per tile; only with the transposed TMA-store epilogue (below).
+  // than 16 rows per tile; only where D's rows are 16-B aligned (swap_mid_m).
   if (p.m > kSwapAbMidMaxM || p.n < 2 * p.m) return;
   std::vector<int> swap_bns;
   Config swapped;
   swapped.d_col_major = true;
   if (p.m <= kSwapAbMaxM) {
     for (int bn = 16; bn <= std::min<int64_t>(64, round_up(p.m, 16)); bn += 16) swap_bns.push_back(bn);
-  } else if (swap_tma_store(kernel_problem(p, swapped))) {  // (mid-size M: only with the transposed TMA store)
+  } else if (swap_mid_m(kernel_problem(p, swapped))) {
     for (int64_t b = 1; b <= kSwapAbMidMaxTiles; ++b) {
       const int64_t bn = round_up(ceil_div(p.m, b), 16);
       if (bn > 256) continue;

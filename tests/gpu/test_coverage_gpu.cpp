@@ -345,6 +345,28 @@ TEST(CoverageGpu, SwapAbWithCAndFp32AndOddD) {
   }
 }
 
+TEST(CoverageGpu, SwapAbMidSizeMWithCAndFp32) {
+  // Swap-AB past decode where the transposed TMA store cannot take D (planner.cpp, swap_mid_m):
+  // fp32 out or C, stored column-major from the registers by two consumers (BM = 128), with
+  // several column tiles side by side (grouped_n), split, in place; and the planner's own picks.
+  for (const auto& s : {std::array<int64_t, 3>{300, 1536, 520}, {200, 1000, 1000}, {160, 2048, 600}}) {
+    for (DType out : {DType::bf16, DType::fp32}) {
+      for (const char* tile : {"", "128x160,swapab,mapping=grouped-n:8", "128x112,swapab,splitk=2",
+                               "64x176,swapab,pingpong"}) {
+        Case cs{s[0], s[1], s[2]};
+        cs.out = out;
+        cs.with_c = out == DType::bf16 || s[0] != 300;  // fp32 also without C
+        cs.beta = 0.75f;
+        cs.config = tile;
+        run_case(cs, 88);
+        if (!cs.with_c) continue;
+        cs.in_place = true;
+        run_case(cs, 89);
+      }
+    }
+  }
+}
+
 TEST(CoverageGpu, StreamKWithCAndFp32AndOddD) {
   // The last piece of a shared tile runs the Config's epilogue on the sum: C TMA-loaded into the
   // staging (or read by the threads: odd ldd/ldc), fp32 output, in place.

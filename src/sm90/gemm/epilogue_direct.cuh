@@ -91,37 +91,91 @@ __device__ __forceinline__ void store_pair(uint8_t* row, int col, bool both, flo
   }
 }
 
+// One element as D and C store it: bf16 bits, or fp32.
+template <DType kType>
+struct StoredElem {
+  using type = uint16_t;
+};
+template <>
+struct StoredElem<DType::fp32> {
+  using type = float;
+};
+
 // The column-major store (swap-AB: D is Dᵀ of the caller's problem, so its columns are the few rows
-// of a decode batch): alpha · acc (+ beta · C) element by element, C read just before the element
-// it feeds is written (in place works). A warp's store covers 8 consecutive rows of 4 columns:
-// 16-B (bf16) or 32-B (fp32) pieces of 4 lines.
+// of a decode batch, or a few hundred): alpha · acc (+ beta · C) element by element. A warp's store
+// covers 8 consecutive rows of 4 columns: 16-B (bf16) or 32-B (fp32) pieces of 4 lines.
+// With C, the thread reads exactly the elements it writes (so C may be D), in chunks of kChunk
+// 8-column groups (16 elements), the loads of chunk q + 1 issued before the stores of chunk q, as
+// the row-major path below does. NOTES: measured on the H200 (docs/PERF.md, sixteenth session),
+// reading each element just before its store (C may alias D, so the compiler cannot hoist the
+// loads) left every load's latency exposed: 128x160 swap-AB with C at 300x14336x4096 took 103.0 us
+// where the same tile without C took 59.6.
 template <int BN, DType kOut, bool kWithC>
 __device__ __forceinline__ void store_tile_direct_col_major(const float (&acc)[BN / 2], float alpha, float beta,
                                                             int thread_in_wg, const TileOut& o) {
+  using Elem = typename StoredElem<kOut>::type;
+  constexpr int kGroups = BN / 8;                         // 8-column groups j of the fragment
+  constexpr int kChunk = kGroups % 4 == 0 ? 4 : 2;        // groups per C chunk (BN % 16 == 0)
+  constexpr int kChunks = kGroups / kChunk;
   const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
   const int r = o.row0 + 16 * warp + lane / 4;
   const int c = o.n0 + 2 * (lane % 4);
+  Elem* const d = static_cast<Elem*>(o.d);
+  const Elem* const cp = static_cast<const Elem*>(o.c);
+  // Element e = 4 g + 2 h + i of a chunk: column c + 8 j + h, row r + 8 i (j = q kChunk + g), the
+  // accumulator acc[4 j + 2 i + h].
+  auto inside = [&](int j, int h, int i) { return c + 8 * j + h < o.n_total && r + 8 * i < o.m_total; };
+  auto at = [&](int j, int h, int i) { return int64_t(c + 8 * j + h) * o.ldd + (r + 8 * i); };
+  auto store = [&](int j, int h, int i, float v) {
+    if constexpr (kOut == DType::fp32) {
+      d[at(j, h, i)] = v;
+    } else {
+      d[at(j, h, i)] = to_bf16_bits(v);
+    }
+  };
+  if constexpr (!kWithC) {
 #pragma unroll
-  for (int j = 0; j < BN / 8; ++j) {
+    for (int j = 0; j < kGroups; ++j)
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {  // column c + 8j + h
-      const int col = c + 8 * j + h;
-      if (col >= o.n_total) continue;
+      for (int h = 0; h < 2; ++h)
 #pragma unroll
-      for (int i = 0; i < 2; ++i) {  // row r + 8i
-        const int row = r + 8 * i;
-        if (row >= o.m_total) continue;
-        float v = alpha * acc[4 * j + 2 * i + h];
-        if constexpr (kOut == DType::fp32) {
-          float* dst = static_cast<float*>(o.d) + int64_t(col) * o.ldd + row;
-          if constexpr (kWithC) v += beta * static_cast<const float*>(o.c)[int64_t(col) * o.ldc + row];
-          *dst = v;
-        } else {
-          uint16_t* dst = static_cast<uint16_t*>(o.d) + int64_t(col) * o.ldd + row;
-          if constexpr (kWithC)
-            v += beta * bf16_bits_to_float(static_cast<const uint16_t*>(o.c)[int64_t(col) * o.ldc + row]);
-          *dst = to_bf16_bits(v);
-        }
+        for (int i = 0; i < 2; ++i)
+          if (inside(j, h, i)) store(j, h, i, alpha * acc[4 * j + 2 * i + h]);
+  } else {
+    auto c_at = [&](int j, int h, int i) { return int64_t(c + 8 * j + h) * o.ldc + (r + 8 * i); };
+    Elem buf[2][4 * kChunk];  // [chunk parity][element of the chunk]: registers (unrolled)
+#pragma unroll
+    for (int q = 0; q <= kChunks; ++q) {
+      if (q < kChunks) {  // issue chunk q's loads
+#pragma unroll
+        for (int g = 0; g < kChunk; ++g)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+              const int j = q * kChunk + g;
+              if (inside(j, h, i)) buf[q % 2][4 * g + 2 * h + i] = cp[c_at(j, h, i)];
+            }
+      }
+      if (q > 0) {  // chunk q - 1: combine and store
+        const int p = q - 1;
+#pragma unroll
+        for (int g = 0; g < kChunk; ++g)
+#pragma unroll
+          for (int h = 0; h < 2; ++h)
+#pragma unroll
+            for (int i = 0; i < 2; ++i) {
+              const int j = p * kChunk + g;
+              if (!inside(j, h, i)) continue;
+              const Elem cv = buf[p % 2][4 * g + 2 * h + i];
+              float cf;
+              if constexpr (kOut == DType::fp32) {
+                cf = cv;
+              } else {
+                cf = bf16_bits_to_float(cv);
+              }
+              store(j, h, i, alpha * acc[4 * j + 2 * i + h] + beta * cf);
+            }
       }
     }
   }
@@ -133,7 +187,7 @@ __device__ __forceinline__ void store_tile_direct_col_major(const float (&acc)[B
 // NOTES: C is read in chunks of 64 columns, the loads of chunk q + 1 issued before the stores of
 // chunk q, so one chunk's latency hides behind the next one's arithmetic and stores; the loads
 // usually hit L2, where the producer prefetched the tile's C rows when the tile began
-// (prefetch_c_tile). Without the chunking each load would wait behind the stores before it (C
+// (prefetch_c_lines, mainloop.cuh). Without the chunking each load would wait behind the stores before it (C
 // may alias D, so the compiler cannot hoist the loads).
 // Column-major D and C (swap-AB, kColMajor): element (row, col) at [col·ld + row], so a thread's
 // two columns are ld apart and go one by one (the row's "line" below is the element at col 0).

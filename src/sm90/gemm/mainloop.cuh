@@ -63,16 +63,21 @@ __device__ __forceinline__ void producer_load_stage(uint8_t* smem, int stage, ui
                                                             &p.tmap_b, full_bar, k0, n0 + int(b_half) * T::kBLoadRows);
 }
 
-// Rows [r0, r1) of the tile's C (rows from m0, columns [n0, n0 + BN) clipped to M and N) into L2,
-// one bulk prefetch per row, widened to whole 16-B chunks (which stay in the row's mapped page).
+// Lines [l0, l1) of the tile's C into L2, one bulk prefetch per line, widened to whole 16-B chunks
+// (which stay in the line's mapped page). A line is a row of a row-major C (row m0 + l, columns
+// [n0, n0 + BN) clipped to N), or a column of a column-major one (swap-AB: column n0 + l, rows
+// [m0, m0 + BM) clipped to M).
 template <Config C>
-__device__ __forceinline__ void prefetch_c_rows(const GemmParams& p, int m0, int n0, int r0, int r1) {
+__device__ __forceinline__ void prefetch_c_lines(const GemmParams& p, int m0, int n0, int l0, int l1) {
   constexpr int kElem = out_elem_bytes(C.out_dtype);
-  const int rows = p.m - m0 < r1 ? p.m - m0 : r1;
-  const int cols = p.n - n0 < C.bn ? p.n - n0 : C.bn;
-  for (int r = r0; r < rows; ++r) {
-    const uintptr_t begin = reinterpret_cast<uintptr_t>(p.c) + (uint64_t(m0 + r) * p.ldc + n0) * kElem;
-    const uintptr_t first = begin & ~uintptr_t(15), last = (begin + uint64_t(cols) * kElem + 15) & ~uintptr_t(15);
+  constexpr bool kCol = C.d_col_major;
+  const int avail = kCol ? p.n - n0 : p.m - m0;
+  const int lines = avail < l1 ? avail : l1;
+  const int len = kCol ? (p.m - m0 < C.bm ? p.m - m0 : C.bm) : (p.n - n0 < C.bn ? p.n - n0 : C.bn);
+  for (int l = l0; l < lines; ++l) {
+    const uint64_t first_elem = kCol ? uint64_t(n0 + l) * p.ldc + m0 : uint64_t(m0 + l) * p.ldc + n0;
+    const uintptr_t begin = reinterpret_cast<uintptr_t>(p.c) + first_elem * kElem;
+    const uintptr_t first = begin & ~uintptr_t(15), last = (begin + uint64_t(len) * kElem + 15) & ~uintptr_t(15);
     prefetch_l2_bulk(reinterpret_cast<const void*>(first), uint32_t(last - first));
   }
 }
@@ -85,11 +90,12 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
   // NOTES: with C, the tile's C rows are prefetched into L2 a few rows per k-block while the
   // mainloop runs, so the epilogue's loads of C hit L2 (epilogue_direct.cuh); spread out, the
   // prefetches never hold up the stage loads.
-  // A tile shared between units (k-split) is stored by its piece 0 after the fix-up: no prefetch;
-  // nor for a column-major C (swap-AB: a few short columns).
-  constexpr bool kPrefetchC = C.with_c && !C.d_col_major;
+  // A tile shared between units (k-split) is stored by its piece 0 after the fix-up: no prefetch.
+  // (A column-major C, swap-AB, has BN lines of BM elements: prefetch_c_lines.)
+  constexpr bool kPrefetchC = C.with_c;
+  constexpr int kCLines = C.d_col_major ? C.bn : C.bm;
   const bool prefetch_c = kPrefetchC && unit.pieces == 1;
-  const int c_rows_per_kb = prefetch_c ? (C.bm + (unit.kb1 - unit.kb0) - 1) / (unit.kb1 - unit.kb0) : 0;
+  const int c_lines_per_kb = prefetch_c ? (kCLines + (unit.kb1 - unit.kb0) - 1) / (unit.kb1 - unit.kb0) : 0;
   for (int kb = unit.kb0; kb < unit.kb1; ++kb) {
     const int s = ring.stage;
     TraceMark t = rec.now();
@@ -100,8 +106,8 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
     rec.record(t, trace::EventKind::tma_issue, s, kb);
     ring.advance();
     if (prefetch_c) {
-      const int r0 = (kb - unit.kb0) * c_rows_per_kb;
-      prefetch_c_rows<C>(p, m0, n0, r0, r0 + c_rows_per_kb);
+      const int l0 = (kb - unit.kb0) * c_lines_per_kb;
+      prefetch_c_lines<C>(p, m0, n0, l0, l0 + c_lines_per_kb);
     }
   }
 }

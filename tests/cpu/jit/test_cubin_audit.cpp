@@ -269,6 +269,32 @@ TEST(CubinAudit, SwapAbTransposedStores) {
   audit.summary("swap-AB transposed stores");
 }
 
+// Swap-AB past decode where the transposed TMA store cannot take D (fp32 out, C): the planner's
+// picks store column-major from the registers, C read in double-buffered chunks (epilogue_direct.cuh):
+// HGMMA, no local memory.
+TEST(CubinAudit, SwapAbMidSizeDirectStores) {
+  const auto d = *plan::find_builtin_profile("h200");
+  Audit audit;
+  for (const int64_t(&s)[3] : kMidBatches)
+    for (int variant = 0; variant < 3; ++variant) {
+      plan::Problem p;
+      p.m = s[0];
+      p.n = s[1];
+      p.k = s[2];
+      p.out = variant == 1 ? DType::bf16 : DType::fp32;
+      p.accumulate = variant >= 1;
+      MatrixRef c_storage;
+      const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));
+      ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
+      const plan::Selection sel = plan::select_config(r.problem, d);
+      ASSERT_TRUE(sel.found);
+      EXPECT_TRUE(sel.config.d_col_major && sel.config.epilogue == sm90::Epilogue::direct)
+          << s[0] << "x" << s[1] << "x" << s[2] << " variant " << variant << ": " << plan::describe(sel.config);
+      audit.check(sel.config);
+    }
+  audit.summary("swap-AB direct stores past decode");
+}
+
 // The helper kernels (the operand repacks) compile to sm_90a cubins without local memory.
 TEST(CubinAudit, HelperKernels) {
   test::TempDir dir;

@@ -258,11 +258,12 @@ TEST(Filter, SplitKOnlyWhenTheTilesLeaveSmsIdle) {
 }
 
 TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
-  // Swap-AB beyond decode (M up to 1024, N >= 2M, bf16 without C, N % 8 == 0): per count of
-  // column tiles the narrowest BN that covers M, only where that pads M less than 128-row tiles; several column tiles (which all
-  // stream the same weight rows) are mapped grouped_n so they run side by side; k-split clusters
-  // only for tiles of at most 64 columns; swap tiles of 64 columns and more past decode store D by
-  // TMA when D's rows are whole 16-B chunks (decode keeps its direct stores).
+  // Swap-AB beyond decode (M up to 1024, N >= 2M, D's rows 16-B aligned): per count of column
+  // tiles the narrowest BN that covers M, only where that pads M less than 128-row tiles; several
+  // column tiles (which all stream the same weight rows) are mapped grouped_n so they run side by
+  // side; k-split clusters only for tiles of at most 64 columns; swap tiles of 64 columns and more
+  // past decode store D by TMA in bf16 without C (decode keeps its direct stores), from the
+  // registers with C or fp32 out.
   const DeviceProfile d = *find_builtin_profile("h200");
   const auto swap_tiles = [&](int64_t m, int64_t n, int64_t k) {
     std::set<int> bns;
@@ -283,13 +284,23 @@ TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
     return bns;
   };
   EXPECT_EQ(swap_tiles(300, 14336, 4096), (std::set<int>{64, 80, 112, 160}));
-  EXPECT_TRUE(swap_tiles(300, 14337, 4096).empty());  // mid-size M only with the TMA store: D's rows whole chunks
+  EXPECT_TRUE(swap_tiles(300, 14337, 4096).empty());  // mid-size M only where D's rows are whole 16-B chunks
   {
-    Problem with_c = nt_problem(300, 14336, 4096), fp32 = with_c;
+    Problem with_c = nt_problem(300, 14336, 4096), fp32 = with_c, odd_d = nt_problem(300, 14337, 4096);
     with_c.accumulate = true;
     fp32.out = DType::fp32;
-    for (const Problem& q : {with_c, fp32})
-      for (const Candidate& c : make_plan(q, d).ranked) EXPECT_FALSE(c.config.d_col_major) << describe(c.config);
+    odd_d.accumulate = true;
+    odd_d.d_tma = false;  // as route() sets it for ldd = 14337: D's rows are not whole 16-B chunks
+    for (const Problem& q : {with_c, fp32}) {
+      std::set<int> bns;
+      for (const Candidate& c : make_plan(q, d).ranked) {
+        if (!c.config.d_col_major) continue;
+        bns.insert(c.config.bn);
+        EXPECT_EQ(c.config.epilogue, Epilogue::direct) << describe(c.config);
+      }
+      EXPECT_EQ(bns, (std::set<int>{64, 80, 112, 160}));
+    }
+    for (const Candidate& c : make_plan(odd_d, d).ranked) EXPECT_FALSE(c.config.d_col_major) << describe(c.config);
   }
   EXPECT_EQ(swap_tiles(37, 4097, 14336), (std::set<int>{16, 32, 48}));  // decode: direct stores, any N
   EXPECT_EQ(swap_tiles(100, 16384, 3072), (std::set<int>{112}));               // 112 < 128; 64 x 2 pads as 128 does
