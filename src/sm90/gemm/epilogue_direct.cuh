@@ -105,7 +105,7 @@ struct StoredElem<DType::fp32> {
 // of a decode batch, or a few hundred): alpha · acc (+ beta · C) element by element. A warp's store
 // covers 8 consecutive rows of 4 columns: 16-B (bf16) or 32-B (fp32) pieces of 4 lines.
 // With C, the thread reads exactly the elements it writes (so C may be D), in chunks of kChunk
-// 8-column groups (16 elements), the loads of chunk q + 1 issued before the stores of chunk q, as
+// 8-column groups (16 or 8 elements), the loads of chunk q + 1 issued before the stores of chunk q, as
 // the row-major path below does. NOTES: measured on the H200 (docs/PERF.md, sixteenth session),
 // reading each element just before its store (C may alias D, so the compiler cannot hoist the
 // loads) left every load's latency exposed: 128x160 swap-AB with C at 300x14336x4096 took 103.0 us
@@ -126,13 +126,14 @@ __device__ __forceinline__ void store_tile_direct_col_major(const float (&acc)[B
   // accumulator acc[4 j + 2 i + h].
   auto inside = [&](int j, int h, int i) { return c + 8 * j + h < o.n_total && r + 8 * i < o.m_total; };
   auto at = [&](int j, int h, int i) { return int64_t(c + 8 * j + h) * o.ldd + (r + 8 * i); };
-  auto store = [&](int j, int h, int i, float v) {
+  auto put = [](Elem* to, float v) {
     if constexpr (kOut == DType::fp32) {
-      d[at(j, h, i)] = v;
+      *to = v;
     } else {
-      d[at(j, h, i)] = to_bf16_bits(v);
+      *to = to_bf16_bits(v);
     }
   };
+  auto store = [&](int j, int h, int i, float v) { put(d + at(j, h, i), v); };
   if constexpr (!kWithC) {
 #pragma unroll
     for (int j = 0; j < kGroups; ++j)
@@ -142,7 +143,16 @@ __device__ __forceinline__ void store_tile_direct_col_major(const float (&acc)[B
         for (int i = 0; i < 2; ++i)
           if (inside(j, h, i)) store(j, h, i, alpha * acc[4 * j + 2 * i + h]);
   } else {
-    auto c_at = [&](int j, int h, int i) { return int64_t(c + 8 * j + h) * o.ldc + (r + 8 * i); };
+    // Columns c and c + 1 of C (D) start at c_col[h] (d_col[h]), group j 8 j columns further.
+    // NOTES: per-element 64-bit indices, as above, for a chunk's loads ahead of the previous one's
+    // stores spilled registers to local memory in the two-consumer tiles (CI's cubin audit,
+    // CubinAudit.SwapAbMidSizeDirectStores).
+    const Elem* const c0 = cp + int64_t(c) * o.ldc + r;
+    const Elem* const c_col[2] = {c0, c0 + o.ldc};
+    const int64_t c_step = 8 * int64_t(o.ldc);
+    Elem* const d0 = d + int64_t(c) * o.ldd + r;
+    Elem* const d_col[2] = {d0, d0 + o.ldd};
+    const int64_t d_step = 8 * int64_t(o.ldd);
     Elem buf[2][4 * kChunk];  // [chunk parity][element of the chunk]: registers (unrolled)
 #pragma unroll
     for (int q = 0; q <= kChunks; ++q) {
@@ -154,7 +164,7 @@ __device__ __forceinline__ void store_tile_direct_col_major(const float (&acc)[B
 #pragma unroll
             for (int i = 0; i < 2; ++i) {
               const int j = q * kChunk + g;
-              if (inside(j, h, i)) buf[q % 2][4 * g + 2 * h + i] = cp[c_at(j, h, i)];
+              if (inside(j, h, i)) buf[q % 2][4 * g + 2 * h + i] = c_col[h][j * c_step + 8 * i];
             }
       }
       if (q > 0) {  // chunk q - 1: combine and store
@@ -174,7 +184,7 @@ __device__ __forceinline__ void store_tile_direct_col_major(const float (&acc)[B
               } else {
                 cf = bf16_bits_to_float(cv);
               }
-              store(j, h, i, alpha * acc[4 * j + 2 * i + h] + beta * cf);
+              put(d_col[h] + j * d_step + 8 * i, alpha * acc[4 * j + 2 * i + h] + beta * cf);
             }
       }
     }

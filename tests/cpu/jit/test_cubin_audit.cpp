@@ -86,7 +86,7 @@ class Audit {
       if (c.producer_regs) EXPECT_LE(128 * (c.producer_regs + c.consumers() * c.consumer_regs), 65536);
       EXPECT_LE(shared + smem, 232448) << "static + dynamic shared memory above the opt-in limit";
       audit = "HGMMA " + std::to_string(hgmma) + ", REG " + std::to_string(reg) + ", smem " +
-              std::to_string(shared + smem) + " B, LDL/STL 0";
+              std::to_string(shared + smem) + " B, LDL/STL " + std::to_string(local);
       ++audited_;
     }
     std::printf("  %-62s %.3f s  %s\n", g.label.c_str(), info.compile_seconds, audit.c_str());
