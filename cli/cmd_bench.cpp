@@ -16,6 +16,7 @@
 #include "bench/device_info.hpp"
 #include "bench/runner.hpp"
 #include "bench/suite.hpp"
+#include "call_flags.hpp"
 #include "commands.hpp"
 #include "api/route.hpp"
 #include "api/tuning.hpp"
@@ -33,7 +34,7 @@ constexpr int kExitCheckFailed = 1, kExitUsage = 2, kExitNoHopper = 3;
 struct BenchOptions {
   std::string suite;                // file or builtin name; default "llm" when no --shape
   std::vector<std::string> shapes;  // MxNxK
-  std::string out = "bf16";
+  CallFlags call;  // --out, --d-major, --alpha, --beta, --c-dtype, --in-place (call_flags.hpp)
   std::string layout = "nt";
   int iters = 30, warmup = 5;
   uint64_t seed = 20261129;
@@ -45,50 +46,7 @@ struct BenchOptions {
   std::string mapping;  // --mapping NAME: tile order of the sm90 kernel (empty: the planner's)
   std::string config;   // --config SPEC: the sm90 kernel configuration (empty: the planner's)
   std::string timer;  // "events", "cupti" or empty: cupti when available, else events
-  // The call beyond the shape: D's major, C and beta, C's dtype, C = D, alpha.
-  std::string d_major = "row";
-  std::optional<float> beta;
-  std::string c_dtype;  // empty: --out's
-  bool in_place = false;
-  float alpha = 1.0f;
 };
-
-// The storage options into the case prototype; a combination validate() refuses (e.g. a C dtype
-// other than D's while the API requires C to have D's dtype) is a usage error carrying its message.
-std::optional<std::string> apply_call_options(const BenchOptions& o, bench::Case* proto) {
-  proto->d_major = o.d_major == "col" ? col_major : row_major;
-  proto->alpha = o.alpha;
-  if (!o.beta && (o.in_place || !o.c_dtype.empty()))
-    return std::string(o.in_place ? "--in-place" : "--c-dtype") + " describes C: give --beta B too";
-  if (o.in_place && !o.c_dtype.empty() && o.c_dtype != o.out)
-    return "--in-place: C is D, so C's dtype is --out's (" + o.out + "), not --c-dtype " + o.c_dtype;
-  if (o.beta) {
-    proto->with_c = true;
-    proto->beta = *o.beta;
-    proto->in_place = o.in_place;
-    if (!o.c_dtype.empty()) proto->c_dtype = o.c_dtype == "fp32" ? DType::fp32 : DType::bf16;
-  }
-  // The rules of the call itself, on placeholder addresses (validate() reads no memory).
-  const auto fake = [](uintptr_t i) { return reinterpret_cast<void*>(i << 41); };
-  GemmArgs g;
-  const auto line = [](Major major, int64_t rows, int64_t cols) { return major == Major::k_major ? cols : rows; };
-  g.a = MatrixRef{fake(1), 64, 64, 64, DType::bf16, proto->a_major};
-  g.b = MatrixRef{fake(2), 64, 64, 64, DType::bf16, proto->b_major};
-  g.d = MutMatrixRef{fake(3), 64, 64, line(proto->d_major, 64, 64), proto->out, proto->d_major};
-  MatrixRef c{fake(4), 64, 64, g.d.ld, proto->c_type(), proto->d_major};
-  if (proto->in_place) c = g.d;
-  if (proto->with_c) g.c = &c;
-  g.alpha = proto->alpha;
-  g.beta = proto->with_c ? proto->beta : 0.0f;
-  if (Status s = validate(g); !s.ok()) {
-    std::string what = "--out " + o.out;
-    if (o.beta) what += fmt::format(" --beta {}", *o.beta);
-    if (!o.c_dtype.empty()) what += " --c-dtype " + o.c_dtype;
-    if (o.in_place) what += " --in-place";
-    return what + ": " + s.message;
-  }
-  return std::nullopt;
-}
 
 // The problems to run, from --shape or the suite (default llm).
 std::optional<std::vector<bench::Shape>> resolve_shapes(const BenchOptions& o, std::string* suite_name,
@@ -133,24 +91,15 @@ int run_bench(const BenchOptions& o, const std::string& title) {
     return kExitUsage;
   }
   bench::Case proto;
-  proto.out = o.out == "fp32" ? DType::fp32 : DType::bf16;
   if (!bench::parse_layout(o.layout, &proto.a_major, &proto.b_major)) {
     std::fprintf(stderr, "tilegemm bench: --layout '%s': must be nt, nn, tn or tt\n", o.layout.c_str());
     return kExitUsage;
   }
-  if (const auto bad = apply_call_options(o, &proto)) {
+  if (const auto bad = apply_call_flags(o.call, &proto)) {
     std::fprintf(stderr, "tilegemm bench: %s\n", bad->c_str());
     return kExitUsage;
   }
-  std::string call_label = fmt::format("D {}-major", o.d_major);
-  if (proto.with_c)
-    call_label += proto.in_place ? fmt::format(", C = D (in place), alpha {} beta {}", proto.alpha, proto.beta)
-                                 : fmt::format(", {} C, alpha {} beta {}", to_string(proto.c_type()), proto.alpha,
-                                               proto.beta);
-  else if (proto.alpha != 1.0f)
-    call_label += fmt::format(", no C, alpha {}", proto.alpha);
-  else
-    call_label += ", no C";
+  const std::string call_label = cli::call_label(o.call, proto);
   // --mapping and --config reach the sm90 path through detail::gemm_with_options; shapes that run
   // on the fallback ignore them.
   detail::GemmOptions gemm_options;
@@ -210,7 +159,7 @@ int run_bench(const BenchOptions& o, const std::string& title) {
   if (!o.json) {
     fmt::print("{}: {} ({} SMs), suite {} ({} shapes), layout {}, {} out, {}, mapping {}, {} timed runs (median){}, "
                "timer: {}, tuning cache: {}\n",
-               title, dev.name, dev.sm_count, suite_name, shapes->size(), o.layout, o.out, call_label, mapping_label, o.iters,
+               title, dev.name, dev.sm_count, suite_name, shapes->size(), o.layout, o.call.out, call_label, mapping_label, o.iters,
                o.no_flush ? ", L2 NOT flushed"
                           : o.flush == "read" ? ", L2 flushed before each (read)" : ", L2 flushed before each",
                timer->description, tuning_label);
@@ -250,7 +199,7 @@ int run_bench(const BenchOptions& o, const std::string& title) {
                  check_cell(r, run.with_cublas) + (r.sampled ? "*" : ""), kernel);
       std::fflush(stdout);
     }
-    results.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"layout", o.layout}, {"out", o.out}, {"call", call_label},
+    results.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"layout", o.layout}, {"out", o.call.out}, {"call", call_label},
                        {"passed", r.passed()}, {"setup_error", r.setup.ok() ? "" : r.setup.message},
                        {"checked_rows", r.checked_rows}, {"sampled", r.sampled}, {"kernel", kernel},
                        {"tilegemm", side_json(r.candidate)},
@@ -274,7 +223,7 @@ int run_bench(const BenchOptions& o, const std::string& title) {
       {"schema", "tilegemm.bench/1"},
       {"device", {{"name", dev.name}, {"sms", dev.sm_count}, {"cublaslt", dev.cublaslt_version}}},
       {"options",
-       {{"suite", suite_name}, {"layout", o.layout}, {"out", o.out}, {"d_major", o.d_major},
+       {{"suite", suite_name}, {"layout", o.layout}, {"out", o.call.out}, {"d_major", o.call.d_major},
         {"alpha", proto.alpha}, {"beta", proto.with_c ? nlohmann::json(proto.beta) : nlohmann::json(nullptr)},
         {"c_dtype", proto.with_c ? nlohmann::json(to_string(proto.c_type())) : nlohmann::json(nullptr)},
         {"in_place", proto.in_place}, {"mapping", mapping_label},
@@ -344,17 +293,11 @@ void add_bench_command(CLI::App& app) {
                                        "Suite file (one 'M N K' per line) or builtin name: llm (default), llama, models, midm, squares");
   CLI::Option* shape = cmd->add_option("--shape", o->shapes, "Shape(s) MxNxK instead of a suite (repeatable)");
   suite->excludes(shape);
-  cmd->add_option("--out", o->out, "Output dtype")->check(CLI::IsMember({"bf16", "fp32"}));
   cmd->add_option("--layout", o->layout,
                   "DeepGEMM letters, A then B: A n=[M][K] t=[K][M], B t=[N][K] n=[K][N]; nt = both K-major, "
                   "nn = B MN-major, tt = A MN-major, tn = both MN-major")
       ->check(CLI::IsMember({"nt", "nn", "tn", "tt"}));
-  cmd->add_option("--d-major", o->d_major, "D's (and C's) storage: row | col")->check(CLI::IsMember({"row", "col"}));
-  cmd->add_option("--alpha", o->alpha, "alpha (default 1)");
-  cmd->add_option("--beta", o->beta, "Add beta*C: a random normal C in D's layout (0: C given but not read)");
-  cmd->add_option("--c-dtype", o->c_dtype, "C's dtype (default --out's; the API takes C with D's dtype)")
-      ->check(CLI::IsMember({"bf16", "fp32"}));
-  cmd->add_flag("--in-place", o->in_place, "C is D: D = alpha*A*B^T + beta*D (D holds C's values before each check)");
+  add_call_flags(cmd, &o->call);
   cmd->add_option("--iters", o->iters, "Timed runs per kernel (median reported)")->check(CLI::Range(1, 100000));
   cmd->add_option("--warmup", o->warmup, "Untimed runs first")->check(CLI::Range(0, 100000));
   cmd->add_option("--seed", o->seed, "Seed of the random normal inputs");

@@ -1,5 +1,7 @@
-// `tilegemm trace M N K [--layout nt|nn|tn|tt] [--config SPEC] --out trace.json [--html view.html]
-// [--json]`: one traced GEMM through the production path (docs/TRACE.md). The call runs the traced
+// `tilegemm trace M N K [--layout nt|nn|tn|tt] [--dtype bf16|fp32] [--beta B [--c-dtype T]
+// [--in-place]] [--d-major row|col] [--alpha A] [--config SPEC] --out trace.json [--html view.html]
+// [--json]`: one traced GEMM through the production path (docs/TRACE.md), the call described by
+// bench's flags (call_flags.hpp; D's dtype is --dtype here, --out names the trace file). The call runs the traced
 // kernel of the config gemm() picks (or --config), is checked against the CPU reference the way
 // `tilegemm bench` checks, and its timeline is written as Chrome-trace JSON (Perfetto: a process
 // per SM, a thread per warp role; the host's spans and CUPTI's records beside them) and, with
@@ -19,6 +21,7 @@
 #include "api/route.hpp"
 #include "api/trace_capture.hpp"
 #include "bench/runner.hpp"
+#include "call_flags.hpp"
 #include "commands.hpp"
 #include "plan/config_spec.hpp"
 #include "trace/chrome_trace.hpp"
@@ -33,6 +36,7 @@ constexpr int kExitFailed = 1, kExitUsage = 2, kExitNoHopper = 3;
 struct TraceArgs {
   std::vector<int64_t> mnk;
   std::string layout = "nt", config, out, html, raw, decode;
+  CallFlags call{.dtype_flag = "--dtype"};  // the call beyond the shape, as bench takes it
   bool json = false, cold = false;
   uint32_t capacity = 0, ctas = 0, html_ctas = 8;
   int iters = 20;
@@ -91,6 +95,7 @@ int run_trace(const TraceArgs& a) {
   trace::RecordRequest rq;
   bench::Case& c = rq.problem;
   if (!bench::parse_layout(a.layout, &c.a_major, &c.b_major)) usage_error("trace", "--layout must be nt, nn, tn or tt");
+  if (const auto bad = apply_call_flags(a.call, &c)) usage_error("trace", *bad);
   if (!a.config.empty()) {
     const plan::ParsedConfigSpec spec = plan::parse_config_spec(a.config, "--config");
     if (!spec.ok()) usage_error("trace", spec.error);
@@ -198,6 +203,7 @@ void add_trace_command(CLI::App& app) {
   cmd->add_option("mnk", a->mnk, "M N K")->expected(0, 3)->check(whole_int64());
   cmd->add_option("--layout", a->layout, "nt (default), nn, tn, tt (tilegemm bench --help)")
       ->check(CLI::IsMember({"nt", "nn", "tn", "tt"}));
+  add_call_flags(cmd, &a->call);
   cmd->add_option("--config", a->config, "Trace this sm90 configuration instead of the planner's (tilegemm explain --help)");
   cmd->add_option("--out", a->out, "Write the Chrome-trace JSON here (Perfetto, chrome://tracing)")->required();
   cmd->add_option("--html", a->html, "Also write the self-contained HTML viewer here");

@@ -41,7 +41,8 @@ class Usage(unittest.TestCase):
     def test_help(self):
         r = run("trace", "--help")
         self.assertEqual(r.returncode, 0)
-        for option in ("--layout", "--config", "--out", "--html", "--raw", "--decode", "--capacity", "--json"):
+        for option in ("--layout", "--config", "--out", "--html", "--raw", "--decode", "--capacity", "--json",
+                       "--dtype", "--d-major", "--alpha", "--beta", "--c-dtype", "--in-place"):
             self.assertIn(option, r.stdout)
 
     def test_usage_errors(self):
@@ -52,19 +53,28 @@ class Usage(unittest.TestCase):
         self.usage(["trace", "64", "64", "64", "--out", "x.json", "--config", "100x100"], "--config")
         self.usage(["trace", "64", "64", "64", "--out", ""], "empty")
         self.usage(["trace", "--decode", "/nonexistent/trace.bin", "--out", "x.json"], "--decode", "cannot read")
+        # The call flags are bench's, with the same rules (D's dtype is --dtype: --out is the file).
+        self.usage(["trace", "64", "64", "64", "--out", "x.json", "--dtype", "fp16"], "--dtype")
+        self.usage(["trace", "64", "64", "64", "--out", "x.json", "--in-place"], "--in-place", "--beta")
+        self.usage(["trace", "64", "64", "64", "--out", "x.json", "--c-dtype", "fp32"], "--c-dtype", "--beta")
+        self.usage(["trace", "64", "64", "64", "--out", "x.json", "--beta", "1", "--in-place", "--c-dtype", "fp32"],
+                   "--in-place", "--dtype's (bf16)")
+        self.usage(["trace", "64", "64", "64", "--out", "x.json", "--d-major", "diag"], "--d-major")
         with tempfile.NamedTemporaryFile(suffix=".bin") as f:
             f.write(b"not a trace buffer at all, not at all, no, not one bit of it, definitely not one")
             f.flush()
             self.usage(["trace", "--decode", f.name, "--out", "x.json"], "magic")
 
     def test_no_gpu_is_reported(self):
-        with tempfile.TemporaryDirectory() as d:
-            r = run("trace", "64", "64", "64", "--out", os.path.join(d, "t.json"), "--iters", "0")
-        if r.returncode == 3:
-            self.assertIn("no Hopper (sm_90) GPU found", r.stderr)
-        else:  # a Hopper GPU is present: the traced GEMM ran and was checked
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-            self.assertIn("check: ok", r.stdout)
+        for extra in ([], ["--dtype", "fp32", "--beta", "1", "--in-place"], ["--beta", "0.5", "--c-dtype", "fp32",
+                                                                               "--dtype", "fp32", "--d-major", "col"]):
+            with tempfile.TemporaryDirectory() as d:
+                r = run("trace", "64", "64", "64", "--out", os.path.join(d, "t.json"), "--iters", "0", *extra)
+            if r.returncode == 3:
+                self.assertIn("no Hopper (sm_90) GPU found", r.stderr)
+            else:  # a Hopper GPU is present: the traced GEMM ran and was checked
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertIn("check: ok", r.stdout)
 
 
 class Decode(unittest.TestCase):
