@@ -154,39 +154,33 @@ __device__ __forceinline__ void store_tile_direct_col_major(const float (&acc)[B
     Elem* const d_col[2] = {d0, d0 + o.ldd};
     const int64_t d_step = 8 * int64_t(o.ldd);
     Elem buf[2][4 * kChunk];  // [chunk parity][element of the chunk]: registers (unrolled)
+    // f(j, h, i, e) for each element e of chunk q inside D.
+    auto each_in_chunk = [&](int q, auto&& f) {
+#pragma unroll
+      for (int g = 0; g < kChunk; ++g)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+#pragma unroll
+          for (int i = 0; i < 2; ++i) {
+            const int j = q * kChunk + g;
+            if (inside(j, h, i)) f(j, h, i, 4 * g + 2 * h + i);
+          }
+    };
 #pragma unroll
     for (int q = 0; q <= kChunks; ++q) {
-      if (q < kChunks) {  // issue chunk q's loads
-#pragma unroll
-        for (int g = 0; g < kChunk; ++g)
-#pragma unroll
-          for (int h = 0; h < 2; ++h)
-#pragma unroll
-            for (int i = 0; i < 2; ++i) {
-              const int j = q * kChunk + g;
-              if (inside(j, h, i)) buf[q % 2][4 * g + 2 * h + i] = c_col[h][j * c_step + 8 * i];
-            }
-      }
-      if (q > 0) {  // chunk q - 1: combine and store
-        const int p = q - 1;
-#pragma unroll
-        for (int g = 0; g < kChunk; ++g)
-#pragma unroll
-          for (int h = 0; h < 2; ++h)
-#pragma unroll
-            for (int i = 0; i < 2; ++i) {
-              const int j = p * kChunk + g;
-              if (!inside(j, h, i)) continue;
-              const Elem cv = buf[p % 2][4 * g + 2 * h + i];
-              float cf;
-              if constexpr (kOut == DType::fp32) {
-                cf = cv;
-              } else {
-                cf = bf16_bits_to_float(cv);
-              }
-              put(d_col[h] + j * d_step + 8 * i, alpha * acc[4 * j + 2 * i + h] + beta * cf);
-            }
-      }
+      if (q < kChunks)  // issue chunk q's loads
+        each_in_chunk(q, [&](int j, int h, int i, int e) { buf[q % 2][e] = c_col[h][j * c_step + 8 * i]; });
+      if (q > 0)  // chunk q - 1: combine and store
+        each_in_chunk(q - 1, [&](int j, int h, int i, int e) {
+          const Elem cv = buf[(q - 1) % 2][e];
+          float cf;
+          if constexpr (kOut == DType::fp32) {
+            cf = cv;
+          } else {
+            cf = bf16_bits_to_float(cv);
+          }
+          put(d_col[h] + j * d_step + 8 * i, alpha * acc[4 * j + 2 * i + h] + beta * cf);
+        });
     }
   }
 }
