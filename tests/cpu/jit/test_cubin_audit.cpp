@@ -275,7 +275,12 @@ TEST(CubinAudit, SwapAbTransposedStores) {
 TEST(CubinAudit, SwapAbMidSizeDirectStores) {
   const auto d = *plan::find_builtin_profile("h200");
   Audit audit;
-  for (const int64_t(&s)[3] : kMidBatches)
+  // kMidBatches (128x160, 128x208) and batches whose picks take the other widths: 64x80, 128x112,
+  // 128x144, 64x176, 128x176, 128x240 (bench/suites/midm.txt).
+  const int64_t batches[][3] = {{300, 14336, 4096}, {300, 4096, 14336}, {400, 8192, 8192}, {160, 4096, 4096},
+                                {200, 8192, 8192},  {400, 11008, 4096}, {333, 4096, 4096}, {333, 8192, 8192},
+                                {900, 28672, 8192}};
+  for (const int64_t(&s)[3] : batches)
     for (int variant = 0; variant < 3; ++variant) {
       plan::Problem p;
       p.m = s[0];
