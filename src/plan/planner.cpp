@@ -220,8 +220,10 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
                 "): the batch's " + std::to_string(p.n) + " rows are wgmma's N (BN = " + std::to_string(c.bn) +
                 ") and the weights' rows fill BM = " + std::to_string(c.bm) +
                 (c.epilogue == Epilogue::direct
-                     ? "; D is stored column-major, element by element, from the registers"
-                     : "; D is staged transposed (stmatrix .trans) in 64 x 64 boxes of its own rows and stored by TMA") +
+                     ? std::string("; D is stored column-major, element by element, from the registers") +
+                           (c.with_c ? " (C read the same way, a chunk ahead of the stores)" : "")
+                     : std::string("; D is staged transposed (stmatrix .trans) in 64 x 64 boxes of its own rows and "
+                                   "stored by TMA")) +
                 (c.mapping.kind == sched::MappingKind::grouped_n && ceil_div(p.n, int64_t{c.bn}) > 1
                      ? "; its " + std::to_string(ceil_div(p.n, int64_t{c.bn})) +
                            " column tiles stream the same weight rows and run side by side (grouped_n)"
