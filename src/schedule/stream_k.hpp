@@ -59,7 +59,7 @@ struct KSplit {
   // than side by side; worker-major, the slices of one tile are neighbours and such tiles S apart.
   // Otherwise (stream-K, several workers per CTA, a k-split cluster) worker = i.
   TG_HD constexpr int worker_of(int i, int ctas, bool slice_major = true) const {
-    const int shared = tiles - dp_tiles;
+    const int shared = shared_tiles();
     if (!slice_major || dp_tiles != 0 || shared <= 0 || workers % shared != 0 || ctas < workers || i >= workers)
       return i;
     const int slices = workers / shared;
