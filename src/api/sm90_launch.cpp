@@ -188,10 +188,14 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
     const auto type = fp32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32 : bf16;
     const int64_t chunk = fp32 ? 4 : 8;
     const uint64_t d_cols = params.n >= chunk ? uint64_t(params.n / chunk * chunk) : uint64_t(chunk);
-    const sm90::Box2d box{uint32_t(sm90::store_box_cols(c.out_dtype)), uint32_t(sm90::kStoreBoxRows)};
     // Swap-AB (column-major D for the kernel): the caller's row-major D [N, M] of the kernel's
     // sizes, its boxes the transposed staging boxes (epilogue.cuh, store_tile); the planner offers
-    // this only with M a whole number of chunks, so the map covers every column.
+    // this only with M a whole number of chunks, so the map covers every column. With C (bf16),
+    // C is [N, M] the same way, and both maps' boxes are the transposed boxes' sub-boxes of
+    // trans_sub_box_cols rows (store_tile_staged's kTrans).
+    const bool trans_c = c.d_col_major && c.with_c;
+    const sm90::Box2d box{uint32_t(sm90::store_box_cols(c.out_dtype)),
+                          uint32_t(trans_c ? sm90::trans_sub_box_cols(c.bn) : sm90::kStoreBoxRows)};
     if (c.d_col_major && params.m % chunk != 0)
       return setup_error("a TMA-stored swap-AB D needs its row length (" + std::to_string(params.m) +
                          ") to be a multiple of " + std::to_string(chunk) + " elements");
@@ -200,7 +204,9 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
                                   : sm90::Matrix2d{args.d.ptr, uint64_t(params.m), d_cols, uint64_t(args.d.ld), type};
     if (std::string err = encode(dm, box, "D", &params.tmap_d); !err.empty()) return setup_error(err);
     if (c.with_c) {
-      const sm90::Matrix2d cm{args.c->ptr, uint64_t(params.m), uint64_t(params.n), uint64_t(args.c->ld), type};
+      const sm90::Matrix2d cm =
+          c.d_col_major ? sm90::Matrix2d{args.c->ptr, uint64_t(params.n), uint64_t(params.m), uint64_t(args.c->ld), type}
+                        : sm90::Matrix2d{args.c->ptr, uint64_t(params.m), uint64_t(params.n), uint64_t(args.c->ld), type};
       if (std::string err = encode(cm, box, "C", &params.tmap_c); !err.empty()) return setup_error(err);
     }
   }

@@ -65,13 +65,13 @@ int choose_stage_cols(const Config& c, int limit) {
   return best;
 }
 
-// Whether swap-AB's D goes through the transposed TMA store (epilogue.cuh, store_tile) for the
-// kernel problem `kp` (kernel_problem: kp.m is D's row length, kp.n the batch): a batch past decode
-// (> kSwapAbMaxM) in bf16 without C whose D rows are whole 16-B chunks. Decode keeps the direct
-// stores it was measured with (its D is small, and the staging would cost a k-split cluster ring
-// stages).
+// Whether swap-AB's D goes through the transposed TMA store (epilogue.cuh, store_tile, and
+// store_tile_staged's kTrans with C) for the kernel problem `kp` (kernel_problem: kp.m is D's row
+// length, kp.n the batch): a batch past decode (> kSwapAbMaxM) in bf16 whose D rows (and C's, read
+// by TMA into the same boxes) are whole 16-B chunks. Decode keeps the direct stores it was
+// measured with (its D is small, and the staging would cost a k-split cluster ring stages).
 bool swap_tma_store(const Problem& kp) {
-  return kp.d_tma && kp.out == DType::bf16 && !kp.accumulate && kp.m % 8 == 0 && kp.n > kSwapAbMaxM;
+  return kp.d_tma && kp.out == DType::bf16 && (!kp.accumulate || kp.c_tma) && kp.m % 8 == 0 && kp.n > kSwapAbMaxM;
 }
 
 // Whether a mid-size batch is offered swap-AB (enumerate; `kp` as above): with the transposed TMA
@@ -94,11 +94,12 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
   c.with_c = p.accumulate;
   c.cd_pairs = p.cd_pairs || c.d_col_major;  // (column-major D: element by element anyway)
   // The staged epilogues take 128-B boxes (64 bf16 / 32 fp32 columns), the last one overlapping
-  // its neighbour where the box does not divide BN (without C: config.hpp, store_boxes): TMA
-  // stores D (and loads C) when TMA can describe them, the threads otherwise (smem_stores); tiles
-  // narrower than a box, and other widths with C, are stored from registers (direct).
+  // its neighbour where the box does not divide BN (without C: config.hpp, store_boxes), or partial
+  // (swap-AB's transposed boxes with C): TMA stores D (and loads C) when TMA can describe them, the
+  // threads otherwise (smem_stores); tiles narrower than a box, and other widths with C, are stored
+  // from registers (direct).
   const int box = sm90::store_box_cols(p.out);
-  const bool boxes_fit = c.bn % box == 0 || (c.bn > box && !p.accumulate);
+  const bool boxes_fit = c.bn % box == 0 || (c.bn > box && (!p.accumulate || c.d_col_major));
   const bool tma_ok = p.d_tma && (!p.accumulate || p.c_tma);
   // Swap-AB (a column-major D for the kernel): transposed staging boxes stored by TMA where
   // swap_tma_store says (p is the kernel's problem), else from the registers.
@@ -223,7 +224,8 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
                      ? std::string("; D is stored column-major, element by element, from the registers") +
                            (c.with_c ? " (C read the same way, a chunk ahead of the stores)" : "")
                      : std::string("; D is staged transposed (stmatrix .trans) in 64 x 64 boxes of its own rows and "
-                                   "stored by TMA")) +
+                                   "stored by TMA") +
+                           (c.with_c ? " (C loaded into the same boxes by TMA and read back with ldmatrix .trans)" : "")) +
                 (c.mapping.kind == sched::MappingKind::grouped_n && ceil_div(p.n, int64_t{c.bn}) > 1
                      ? "; its " + std::to_string(ceil_div(p.n, int64_t{c.bn})) +
                            " column tiles stream the same weight rows and run side by side (grouped_n)"
@@ -260,10 +262,17 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
     f.push_back(std::string("smem_stores epilogue: TMA cannot describe ") + (!p.d_tma ? "D" : "C") +
                 " (leading dimension or base), so the staged boxes are written" + (p.accumulate ? " and C read" : "") +
                 " by the threads, row by row");
-  if (sm90::staged_epilogue(c.epilogue) && c.bn % box != 0)
-    f.push_back("the epilogue's last store box overlaps its neighbour (BN " + std::to_string(c.bn) +
-                " is not a whole number of " + std::to_string(box) + "-column boxes): both write the same values to " +
-                std::to_string(box - c.bn % box) + " columns");
+  if (sm90::staged_epilogue(c.epilogue) && c.bn % box != 0) {
+    if (c.d_col_major && c.with_c) {  // (C may be D: no box may store what another still reads)
+      f.push_back("the epilogue's last transposed box holds only " + std::to_string(c.bn % box) + " of its " +
+                  std::to_string(box) + " rows (BN " + std::to_string(c.bn) + "); C and D move in sub-boxes of " +
+                  std::to_string(sm90::trans_sub_box_cols(c.bn)) + " rows");
+    } else {
+      f.push_back("the epilogue's last store box overlaps its neighbour (BN " + std::to_string(c.bn) +
+                  " is not a whole number of " + std::to_string(box) + "-column boxes): both write the same values to " +
+                  std::to_string(box - c.bn % box) + " columns");
+    }
+  }
   if (sm90::partly_staged(c))
     f.push_back("the epilogue stages " + std::to_string(c.stage_cols) + " columns at a time (of " +
                 std::to_string(sm90::store_boxes(c.bn, c.out_dtype) * box) + " in its boxes), which makes room for " +

@@ -199,6 +199,15 @@ __device__ __forceinline__ void ldmatrix_x4(const void* row_addr, uint32_t& r0, 
                : "r"(smem_u32(row_addr))
                : "memory");
 }
+// ldmatrix_x4 with .trans: the inverse of stmatrix_x4_trans (the same lane addresses give back what
+// it stored into the same fragment registers).
+__device__ __forceinline__ void ldmatrix_x4_trans(const void* row_addr, uint32_t& r0, uint32_t& r1, uint32_t& r2,
+                                                  uint32_t& r3) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+               : "r"(smem_u32(row_addr))
+               : "memory");
+}
 
 // ---- registers and warps -----------------------------------------------------------------------
 // Move registers between warpgroups (PTX ISA §9.7.19.5): needs a fixed count at entry

@@ -126,7 +126,8 @@ bool read_back(Stored& s) {
 }
 
 // Runs one case; `d_bits` (optional) receives D's allocation after the call.
-void run_case(const Case& cs, uint64_t seed, std::vector<unsigned char>* d_bits = nullptr) {
+void run_case(const Case& cs, uint64_t seed, std::vector<unsigned char>* d_bits = nullptr,
+              plan::Config* ran_config = nullptr) {
   SCOPED_TRACE(cs.name());
   Stored a, b, c, d;
   ASSERT_TRUE(alloc(a, cs.m, cs.k, cs.a_major, DType::bf16, cs.lda_pad, cs.a_off));
@@ -168,6 +169,7 @@ void run_case(const Case& cs, uint64_t seed, std::vector<unsigned char>* d_bits 
   ASSERT_TRUE(detail::last_sm90_config().has_value());
   const plan::Config ran = *detail::last_sm90_config();
   SCOPED_TRACE(plan::describe(ran));
+  if (ran_config) *ran_config = ran;
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   ASSERT_TRUE(read_back(d));
   if (d_bits) *d_bits = d.host;
@@ -346,9 +348,10 @@ TEST(CoverageGpu, SwapAbWithCAndFp32AndOddD) {
 }
 
 TEST(CoverageGpu, SwapAbMidSizeMWithCAndFp32) {
-  // Swap-AB past decode where the transposed TMA store cannot take D (planner.cpp, swap_mid_m):
-  // fp32 out or C, stored column-major from the registers by two consumers (BM = 128), with
-  // several column tiles side by side (grouped_n), split, in place; and the planner's own picks.
+  // Swap-AB past decode with fp32 out or C (planner.cpp, swap_mid_m): fp32 D stored column-major
+  // from the registers, bf16 D with C through the transposed staging boxes, by two consumers
+  // (BM = 128), with several column tiles side by side (grouped_n), split, in place; and the
+  // planner's own picks.
   for (const auto& s : {std::array<int64_t, 3>{300, 1536, 520}, {200, 1000, 1000}, {160, 2048, 600}}) {
     for (DType out : {DType::bf16, DType::fp32}) {
       for (const char* tile : {"", "128x160,swapab,mapping=grouped-n:8", "128x112,swapab,splitk=2",
@@ -365,6 +368,35 @@ TEST(CoverageGpu, SwapAbMidSizeMWithCAndFp32) {
       }
     }
   }
+}
+
+TEST(CoverageGpu, SwapAbTransposedStagingWithC) {
+  // Swap-AB with bf16 D and C: C TMA-loaded into the transposed staging boxes, read back with
+  // ldmatrix .trans, D stored from them by TMA (store_tile_staged's kTrans). Tiles of whole boxes
+  // (128, 192 columns) and with a partial last box of 16, 32 or 48 columns (sub-boxes of 16 and 32
+  // kernel columns); one slot and every box staged; split-K and stream-K (the fix-up's sum staged),
+  // ping-pong (a consumer's second 64-row block reloads the slots); several tiles per CTA. D's M
+  // (the kernel's N) ends inside a sub-box (131: the sub-boxes past it skipped), D's N (the kernel's
+  // M) is not a multiple of 64; padded leading dimensions; in place.
+  const char* tiles[] = {"128x80,swapab",         "128x112,swapab,splitk=2", "64x144,swapab",
+                         "128x160,swapab,stage=64", "128x176,swapab,streamk", "64x208,swapab,pingpong",
+                         "128x240,swapab,stage=128", "128x192,swapab",        "128x128,swapab,pingpong"};
+  for (const auto& s : {std::array<int64_t, 3>{300, 1000, 520}, {131, 2056, 300}, {200, 4104, 64}})
+    for (const char* tile : tiles)
+      for (bool in_place : {false, true}) {
+        Case cs{s[0], s[1], s[2]};
+        cs.with_c = true;
+        cs.in_place = in_place;
+        cs.beta = 0.75f;
+        cs.alpha = 1.25f;
+        cs.ldd_pad = in_place ? 0 : 8;
+        cs.ldc_pad = 24;
+        cs.config = tile;
+        plan::Config ran;
+        run_case(cs, in_place ? 121 : 122, nullptr, &ran);
+        EXPECT_TRUE(ran.d_col_major && ran.epilogue == sm90::Epilogue::tma_store)
+            << cs.name() << ": " << plan::describe(ran);
+      }
 }
 
 TEST(CoverageGpu, StreamKWithCAndFp32AndOddD) {

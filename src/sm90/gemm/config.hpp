@@ -53,6 +53,13 @@ TG_HD constexpr int store_box_col0(int box, int bn, int box_cols) {
 // The epilogues that stage boxes of the tile in shared memory (stage_cols of them at a time).
 TG_HD constexpr bool staged_epilogue(Epilogue e) { return e == Epilogue::tma_store || e == Epilogue::smem_stores; }
 
+// Swap-AB's transposed staging with C (tma_store, a column-major D for the kernel, bf16, with C):
+// box b holds the kernel's columns [64b, min(64b + 64, bn)) (D's rows) transposed, the last box
+// only partly (no overlap: C may be D), and TMA moves it in sub-boxes of trans_sub_box_cols(bn)
+// kernel columns (16, 32 or 64: the largest that divides bn), C's loads and D's stores alike.
+TG_HD constexpr int trans_sub_box_cols(int bn) { return bn % 64 == 0 ? 64 : bn % 32 == 0 ? 32 : 16; }
+TG_HD constexpr int trans_box_width(int box, int bn) { return bn - 64 * box < 64 ? bn - 64 * box : 64; }
+
 // The one name table of Epilogue (explain's JSON and the generated source use it).
 TG_HD constexpr const char* epilogue_id(Epilogue e) {
   switch (e) {
@@ -108,7 +115,7 @@ struct Config {
   bool cd_pairs = true;
   // Swap-AB: the kernel's D (and C) are column-major, element (row, col) at d[col·ldd + row]. The
   // host computes Dᵀ = B·Aᵀ with it (A and B trade places), so that a small M becomes the narrow
-  // wgmma N and the weights fill BM (the direct epilogue only).
+  // wgmma N and the weights fill BM (the direct epilogue, or tma_store for bf16: transposed boxes).
   bool d_col_major = false;
   // ---- problem sizes baked into the code (0 = read from the launch parameters) ----------------
   int fixed_n = 0;
@@ -167,7 +174,7 @@ enum class ConfigRule : int {
   output_dtype,     // bf16 or fp32 output
   mapping,          // a valid mapping (group, box >= 1); clusters pair tiles, so any order works
   fixed_sizes,      // fixed_n, fixed_k >= 0
-  col_major_d,      // a column-major D (swap-AB): the direct epilogue, or tma_store for bf16 without C
+  col_major_d,      // a column-major D (swap-AB): the direct epilogue, or tma_store for bf16
   pingpong,         // ping-pong consumers: no k-splitting, at most kMaxPingpongAccumulators per thread
   acc_sets,         // 0, 1 or 2 accumulator sets, 2 only for at most kMaxSplitAccumulators per thread
   cluster_k,        // cluster_k in [1, kMaxClusterK]; above 1 only for split-K with split_k = cluster_k
@@ -213,7 +220,9 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
   }
   if (staged_epilogue(c.epilogue)) {
     const int box_cols = store_box_cols(c.out_dtype), boxes = store_boxes(c.bn, c.out_dtype);
-    const bool overlapped = c.bn % box_cols != 0;  // the last box overlaps its neighbour (store_boxes)
+    // The last box overlaps its neighbour (store_boxes), except in swap-AB's transposed boxes with
+    // C, where it is partial (trans_box_width).
+    const bool overlapped = c.bn % box_cols != 0 && !(c.d_col_major && c.with_c);
     if (c.bn < box_cols || (overlapped && c.with_c) || c.stage_cols < box_cols || c.stage_cols % box_cols != 0 ||
         c.stage_cols > boxes * box_cols || boxes % (c.stage_cols / box_cols) != 0)
       return ConfigRule::epilogue_boxes;
@@ -230,8 +239,7 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
                               : c.mapping.kind != sched::MappingKind::box || (c.mapping.box_m >= 1 && c.mapping.box_n >= 1);
   if (!mapping_ok) return ConfigRule::mapping;
   if (c.fixed_n < 0 || c.fixed_k < 0) return ConfigRule::fixed_sizes;
-  if (c.d_col_major && c.epilogue != Epilogue::direct &&
-      !(c.epilogue == Epilogue::tma_store && c.out_dtype == DType::bf16 && !c.with_c))
+  if (c.d_col_major && c.epilogue != Epilogue::direct && !(c.epilogue == Epilogue::tma_store && c.out_dtype == DType::bf16))
     return ConfigRule::col_major_d;
   if (c.pingpong && (c.stream_k || c.accumulators() > pingpong_max_accumulators(c))) return ConfigRule::pingpong;
   if (c.acc_sets < 0 || c.acc_sets > 2 || (c.acc_sets == 2 && c.accumulators() > kMaxSplitAccumulators))
@@ -255,7 +263,7 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
       return "setmaxnreg counts must both be 0 or multiples of 8 in [24, 256] that fit 64K registers";
     case ConfigRule::epilogue_boxes:
       return "the staged epilogues need bn of at least one 128-B store box (64 bf16 or 32 fp32 columns), a "
-             "whole number of them with C, and stage_cols a whole number of boxes dividing the tile's boxes";
+             "whole number of them with C (but swap-AB's transposed boxes), and stage_cols a whole number of boxes dividing the tile's boxes";
     case ConfigRule::epilogue_split: return "split_k > 1 (at most 32) only with stream_k (the in-kernel fix-up)";
     case ConfigRule::operand_major:
       return "an MN-major operand's tile (and a multicast half of it) must be a multiple of 64 elements along MN";
@@ -264,7 +272,7 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::fixed_sizes: return "fixed_n and fixed_k must be >= 0";
     case ConfigRule::col_major_d:
       return "a column-major D (swap-AB) is stored by the direct epilogue, or by TMA from transposed staging "
-             "boxes for bf16 output without C";
+             "boxes for bf16 output (C, bf16 like D, TMA-loaded into the same boxes)";
     case ConfigRule::pingpong:
       return "ping-pong consumers take whole tiles (no split-K or stream-K) of at most 176 accumulators per "
              "thread (bm x bn / 128), 144 with the threads' copy-out (smem_stores), 128 with the direct epilogue "

@@ -191,17 +191,43 @@ __device__ __forceinline__ bool box_loaded(const TileOut& o, int box) {
   return o.row0 < o.m_total && o.n0 + box * kBoxCols < o.n_total;
 }
 
-// Issued by thread 0 of the consumer: C's box `box` into `slot`.
-template <int kBoxCols>
+// Swap-AB's transposed box `box` of a BN-wide tile (kernel columns [64 box, + trans_box_width),
+// config.hpp) in sub-boxes of trans_sub_box_cols(BN) kernel columns: the ones that start inside the
+// kernel's N (D's rows; the others have nothing to load or store). Box rows are kernel columns, so
+// sub-box j is the slot's rows [j sub, (j + 1) sub), 1024-B aligned like the slot: its 128-B swizzle
+// is the slot's.
+template <int BN>
+__device__ __forceinline__ bool trans_sub_box_inside(int box, int j, const TileOut& o) {
+  return o.n0 + 64 * box + j * trans_sub_box_cols(BN) < o.n_total;
+}
+
+// Issued by thread 0 of the consumer: C's box `box` into `slot`. kTrans (swap-AB, C [kernel N,
+// kernel M] row-major like D, its tensor map's boxes trans_sub_box_cols(BN) rows of 64): the
+// box's sub-boxes, at (kernel row, kernel column) coordinates.
+template <int kBoxCols, bool kTrans = false, int BN = 0>
 __device__ __forceinline__ void load_c_box(const StagedC& sc, uint8_t* slot, int s, int box, const TileOut& o) {
-  mbar_arrive_expect_tx(&sc.bars[s], kStoreBoxBytes);  // full boxes: TMA zero-fills past M and N
-  tma_load_2d(slot, sc.tmap_c, &sc.bars[s], o.n0 + box * kBoxCols, o.row0);
+  if constexpr (kTrans) {
+    constexpr int kSub = trans_sub_box_cols(BN);
+    const int subs = trans_box_width(box, BN) / kSub;  // a constant once unrolled
+    uint32_t bytes = 0;
+#pragma unroll
+    for (int j = 0; j < 64 / kSub; ++j)
+      if (j < subs && trans_sub_box_inside<BN>(box, j, o)) bytes += kSub * 128;
+    mbar_arrive_expect_tx(&sc.bars[s], bytes);  // whole sub-boxes: zero-filled past M
+#pragma unroll
+    for (int j = 0; j < 64 / kSub; ++j)
+      if (j < subs && trans_sub_box_inside<BN>(box, j, o))
+        tma_load_2d(slot + j * kSub * 128, sc.tmap_c, &sc.bars[s], o.row0, o.n0 + 64 * box + j * kSub);
+  } else {
+    mbar_arrive_expect_tx(&sc.bars[s], kStoreBoxBytes);  // full boxes: TMA zero-fills past M and N
+    tma_load_2d(slot, sc.tmap_c, &sc.bars[s], o.n0 + box * kBoxCols, o.row0);
+  }
 }
 
 // Before the tile's mainloop: C's first kSlots boxes into the slots, so that they land while the
 // tile is computed. The slots must be free: every thread is done with the previous tile's tail
 // (the barrier) and the previous tile's TMA stores have read them (wait_group.read 0).
-template <int BN, int kSlots, DType kOut>
+template <int BN, int kSlots, DType kOut, bool kTrans = false>
 __device__ __forceinline__ void prefetch_c_boxes(StagedC& sc, uint8_t* slots, int consumer, int thread_in_wg,
                                                  const TileOut& o) {
   constexpr int kBoxCols = store_box_cols(kOut);
@@ -210,24 +236,36 @@ __device__ __forceinline__ void prefetch_c_boxes(StagedC& sc, uint8_t* slots, in
     tma_store_wait_read<0>();
 #pragma unroll
     for (int b = 0; b < kSlots; ++b)
-      if (box_loaded<kBoxCols>(o, b)) load_c_box<kBoxCols>(sc, slots + b * kStoreBoxBytes, b, b, o);
+      if (box_loaded<kBoxCols>(o, b)) load_c_box<kBoxCols, kTrans, BN>(sc, slots + b * kStoreBoxBytes, b, b, o);
   }
 }
 
 // One box of the fragment, combined and written into its slot: alpha·acc (+ beta·C read from the
 // same slot positions) -> bf16 (ldmatrix / stmatrix, the stmatrix lane addressing of store_tile)
 // or fp32 (8-B shared accesses at the 128B-swizzled positions of the thread's column pairs).
-template <int BN, DType kOut, bool kWithC>
+// kTrans (swap-AB, bf16): the transposed box of store_tile's kTrans (ldmatrix / stmatrix .trans),
+// from column 64 box, only its trans_box_width columns.
+template <int BN, DType kOut, bool kWithC, bool kTrans = false>
 __device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN / 2], float alpha, float beta,
                                           int box, int thread_in_wg) {
+  static_assert(!kTrans || kOut == DType::bf16, "stmatrix .trans moves 16-bit elements");
   const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
   if constexpr (kOut == DType::bf16) {
+    const int blocks = kTrans ? trans_box_width(box, BN) / 16 : kBfBoxCols / 16;  // a constant once unrolled
+    const int col0 = kTrans ? 64 * box : store_box_col0(box, BN, kBfBoxCols);
 #pragma unroll
     for (int p = 0; p < kBfBoxCols / 16; ++p) {
-      uint8_t* addr = slot + stmatrix_box_offset<false>(warp, lane, p);
-      const int q = store_box_col0(box, BN, kBfBoxCols) / 16 + p;  // 16-column block of the fragment
+      if (p >= blocks) break;
+      uint8_t* addr = slot + stmatrix_box_offset<kTrans>(warp, lane, p);
+      const int q = col0 / 16 + p;  // 16-column block of the fragment
       uint32_t cw[4] = {0u, 0u, 0u, 0u};
-      if constexpr (kWithC) ldmatrix_x4(addr, cw[0], cw[1], cw[2], cw[3]);
+      if constexpr (kWithC) {
+        if constexpr (kTrans) {
+          ldmatrix_x4_trans(addr, cw[0], cw[1], cw[2], cw[3]);
+        } else {
+          ldmatrix_x4(addr, cw[0], cw[1], cw[2], cw[3]);
+        }
+      }
       uint32_t dw[4];
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
@@ -238,7 +276,11 @@ __device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN /
         }
         dw[r] = pack_bf16x2(v0, v1);
       }
-      stmatrix_x4(addr, dw[0], dw[1], dw[2], dw[3]);
+      if constexpr (kTrans) {
+        stmatrix_x4_trans(addr, dw[0], dw[1], dw[2], dw[3]);
+      } else {
+        stmatrix_x4(addr, dw[0], dw[1], dw[2], dw[3]);
+      }
     }
   } else {
     // fp32: the box from tile column col0 holds fragment groups j = col0 / 8 .. + 3 (8 columns
@@ -324,7 +366,10 @@ __device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int threa
 // kThreads (the smem_stores epilogue): D written, and C read, by the threads (copy_box_rows)
 // instead of TMA: per box, a barrier (the slot's previous copy is done), C's box into the slot and
 // a barrier, the box combined in the slot and a barrier, the copy out.
-template <int BN, int kSlots, DType kOut, bool kWithC, bool kThreads = false>
+// kTrans (swap-AB, bf16 with C; store_tile's kTrans without C): the boxes are transposed, the last
+// one partial instead of overlapping (trans_box_width), each loaded and stored in sub-boxes
+// (trans_sub_boxes); no tail columns (the kernel's M, D's row length, is whole 16-B chunks).
+template <int BN, int kSlots, DType kOut, bool kWithC, bool kThreads = false, bool kTrans = false>
 __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], float alpha, float beta,
                                                   const void* tmap_d, StagedC& sc, uint8_t* slots, int consumer,
                                                   int thread_in_wg, const TileOut& o) {
@@ -332,7 +377,8 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
   constexpr int kBoxCols = store_box_cols(kOut);
   constexpr int kBoxes = store_boxes(BN, kOut);
   static_assert(kSlots >= 1 && kSlots <= kBoxes && kBoxes % kSlots == 0);
-  static_assert(!kWithC || BN % kBoxCols == 0, "with C every box is whole (store_boxes)");
+  static_assert(!kWithC || BN % kBoxCols == 0 || kTrans, "with C every box is whole (store_boxes), or partial (kTrans)");
+  static_assert(!kTrans || (kWithC && !kThreads && kOut == DType::bf16), "transposed staging with C: bf16, TMA");
   if constexpr (kThreads) {
     const uint32_t barrier_id = 1 + consumer;
 #pragma unroll  // box indexes the accumulators: it must be a constant
@@ -351,14 +397,14 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
     return;
   }
   const int n_tma = o.n_total & ~(16 / kElem - 1);  // TMA stores clip in 16-B chunks (store_tile's NOTES)
-  const bool has_tail = n_tma < o.n_total && n_tma >= o.n0 && n_tma < o.n0 + BN;
+  const bool has_tail = !kTrans && n_tma < o.n_total && n_tma >= o.n0 && n_tma < o.n0 + BN;
   const int tail_box = has_tail ? min((n_tma - o.n0) / kBoxCols, kBoxes - 1) : -1;
   const uint32_t barrier_id = 1 + consumer;
 #pragma unroll
   for (int box = 0; box < kBoxes; ++box) {
     const int s = box % kSlots;
     uint8_t* slot = slots + s * kStoreBoxBytes;
-    const int col0 = store_box_col0(box, BN, kBoxCols);
+    const int col0 = kTrans ? 64 * box : store_box_col0(box, BN, kBoxCols);
     if constexpr (kWithC) {
       // NOTES: a box C was not loaded for lies wholly past M or N: nothing to combine or store.
       // Skip it (every thread alike). Writing it anyway would overwrite the slot while the TMA
@@ -371,11 +417,20 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
       if (thread_in_wg == 0) tma_store_wait_read<kSlots - 1>();
       named_barrier_sync(barrier_id, 128);  // the slot is free before anyone overwrites it
     }
-    write_box<BN, kOut, kWithC>(slot, acc, alpha, beta, box, thread_in_wg);
+    write_box<BN, kOut, kWithC, kTrans>(slot, acc, alpha, beta, box, thread_in_wg);
     fence_proxy_async_smem();             // my shared writes before the async-proxy (TMA) read
     named_barrier_sync(barrier_id, 128);  // the whole box is written (and C's box read)
     if (thread_in_wg == 0) {
-      if (o.row0 < o.m_total && o.n0 + col0 < n_tma) tma_store_2d(tmap_d, slot, o.n0 + col0, o.row0);
+      if constexpr (kTrans) {
+        constexpr int kSub = trans_sub_box_cols(BN);
+        const int subs = trans_box_width(box, BN) / kSub;  // a constant once unrolled
+#pragma unroll
+        for (int j = 0; j < 64 / kSub; ++j)
+          if (j < subs && o.row0 < o.m_total && trans_sub_box_inside<BN>(box, j, o))
+            tma_store_2d(tmap_d, slot + j * kSub * 128, o.row0, o.n0 + col0 + j * kSub);
+      } else {
+        if (o.row0 < o.m_total && o.n0 + col0 < n_tma) tma_store_2d(tmap_d, slot, o.n0 + col0, o.row0);
+      }
       tma_store_commit();  // one group per box, empty or not
     }
     if (box == tail_box) store_tail_columns<kElem>(slot, col0, thread_in_wg, n_tma, o);
@@ -385,7 +440,7 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
         if (box == tail_box) named_barrier_sync(barrier_id, 128);  // the tail is read before the refill
         if (thread_in_wg == 0) {
           tma_store_wait_read<0>();  // the store just issued has read the slot
-          load_c_box<kBoxCols>(sc, slot, s, next, o);
+          load_c_box<kBoxCols, kTrans, BN>(sc, slot, s, next, o);
         }
       }
     }

@@ -145,7 +145,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       // once its piece knows it stores the tile, below).
       if constexpr (T::kStagedC)
         if (unit.pieces == 1)
-          prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype>(staged_c, slots, consumer, thread_in_wg, tile_out(0));
+          prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.d_col_major>(staged_c, slots, consumer,
+                                                                                   thread_in_wg, tile_out(0));
       consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, row_block0, lane, rec,
                            C.pingpong ? &turn[1 - consumer] : nullptr);
       const TraceMark te = rec.now();  // the epilogue (container): the fix-up, then the store
@@ -169,8 +170,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
             continue;
           }
           if constexpr (T::kStagedC)
-            prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype>(staged_c, slots, consumer, thread_in_wg,
-                                                                      tile_out(0));
+            prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.d_col_major>(staged_c, slots, consumer,
+                                                                                     thread_in_wg, tile_out(0));
           ts = rec.now();
         }
       }
@@ -180,7 +181,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
         // (Ping-pong: the next 64-row block's C comes into the slots once the block before is stored.)
         if constexpr (T::kStagedC)
           if (r > 0)
-            prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype>(staged_c, slots, consumer, thread_in_wg, out);
+            prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.d_col_major>(staged_c, slots, consumer,
+                                                                                     thread_in_wg, out);
         if constexpr (C.epilogue == Epilogue::direct) {
           store_tile_direct<C.bn, C.out_dtype, C.with_c, C.cd_pairs, C.d_col_major>(acc[r], p.alpha, p.beta,
                                                                                      thread_in_wg, out);
@@ -192,8 +194,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
           store_tile<C.bn, T::kSlotsPerConsumer, C.d_col_major>(acc[r], p.alpha, &p.tmap_d, slots, consumer, thread_in_wg,
                                                                 out, rec);
         } else {
-          store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c>(acc[r], p.alpha, p.beta, &p.tmap_d,
-                                                                             staged_c, slots, consumer, thread_in_wg, out);
+          store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, false, C.d_col_major>(
+              acc[r], p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out);
         }
       }
       rec.record(te, trace::EventKind::epilogue, 0, -1);

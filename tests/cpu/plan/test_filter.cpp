@@ -262,8 +262,8 @@ TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
   // tiles the narrowest BN that covers M, only where that pads M less than 128-row tiles; several
   // column tiles (which all stream the same weight rows) are mapped grouped_n so they run side by
   // side; k-split clusters only for tiles of at most 64 columns; swap tiles of 64 columns and more
-  // past decode store D by TMA in bf16 without C (decode keeps its direct stores), from the
-  // registers with C or fp32 out.
+  // past decode store D by TMA in bf16, C (bf16, TMA-readable) loaded into the same transposed boxes
+  // (decode keeps its direct stores), from the registers with fp32 out or a C TMA cannot read.
   const DeviceProfile d = *find_builtin_profile("h200");
   const auto swap_tiles = [&](int64_t m, int64_t n, int64_t k) {
     std::set<int> bns;
@@ -289,14 +289,28 @@ TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
     Problem with_c = nt_problem(300, 14336, 4096), fp32 = with_c, odd_d = nt_problem(300, 14337, 4096);
     with_c.accumulate = true;
     fp32.out = DType::fp32;
+    Problem odd_c = with_c;
+    odd_c.c_tma = false;  // ldc not a multiple of 16 B: C read from the registers' side
     odd_d.accumulate = true;
     odd_d.d_tma = false;  // as route() sets it for ldd = 14337: D's rows are not whole 16-B chunks
-    for (const Problem& q : {with_c, fp32}) {
+    for (const Problem& q : {with_c, fp32, odd_c}) {
       std::set<int> bns;
       for (const Candidate& c : make_plan(q, d).ranked) {
         if (!c.config.d_col_major) continue;
         bns.insert(c.config.bn);
-        EXPECT_EQ(c.config.epilogue, Epilogue::direct) << describe(c.config);
+        const bool staged = q.out == DType::bf16 && q.c_tma;
+        EXPECT_EQ(c.config.epilogue, staged ? Epilogue::tma_store : Epilogue::direct) << describe(c.config);
+        if (staged) {  // explain says how C gets there
+          bool said = false, partial = false, overlap = false;
+          for (const std::string& f : c.flags) {
+            said |= f.find("ldmatrix .trans") != std::string::npos;
+            partial |= f.find("last transposed box holds only") != std::string::npos;
+            overlap |= f.find("overlaps its neighbour") != std::string::npos;
+          }
+          EXPECT_TRUE(said) << describe(c.config);
+          EXPECT_EQ(partial, c.config.bn % 64 != 0) << describe(c.config);  // not overlapping: C may be D
+          EXPECT_FALSE(overlap) << describe(c.config);
+        }
       }
       EXPECT_EQ(bns, (std::set<int>{64, 80, 112, 160}));
     }
