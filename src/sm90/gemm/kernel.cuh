@@ -141,10 +141,13 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       auto tile_out = [&](int r) {
         return TileOut{m_total, n_total, unit.work.tile.m_block * C.bm + (row_block0 + r) * 64, n0, p.d, p.ldd, p.c, p.ldc};
       };
-      // C's first boxes land in the staging slots while the tile is computed (a shared tile: only
-      // once its piece knows it stores the tile, below).
+      // C's first boxes land in the staging slots while the tile is computed, for the unit that
+      // stores it: a whole tile, or a shared tile's piece 0 (the one that sums the pieces, fixup.cuh).
+      // NOTES: measured on the H200 (docs/PERF.md, seventeenth session): loaded only after the
+      // fix-up, a split tile's C cost its latency on top (333x4096x4096 128x176 swap-AB split 2 with C
+      // 27.8 us, loaded at the start 26.2-26.7; 128x576x7168 64x64 split 7 10.5 -> 10.0).
       if constexpr (T::kStagedC)
-        if (unit.pieces == 1)
+        if (unit.piece == 0)
           prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.d_col_major>(staged_c, slots, consumer,
                                                                                    thread_in_wg, tile_out(0));
       consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, row_block0, lane, rec,
@@ -169,9 +172,6 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
             rec.unit_end(t, unit);
             continue;
           }
-          if constexpr (T::kStagedC)
-            prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.d_col_major>(staged_c, slots, consumer,
-                                                                                     thread_in_wg, tile_out(0));
           ts = rec.now();
         }
       }
