@@ -368,7 +368,7 @@ __device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int threa
 // a barrier, the box combined in the slot and a barrier, the copy out.
 // kTrans (swap-AB, bf16 with C; store_tile's kTrans without C): the boxes are transposed, the last
 // one partial instead of overlapping (trans_box_width), each loaded and stored in sub-boxes
-// (trans_sub_boxes); no tail columns (the kernel's M, D's row length, is whole 16-B chunks).
+// (trans_sub_box_inside); no tail columns (the kernel's M, D's row length, is whole 16-B chunks).
 template <int BN, int kSlots, DType kOut, bool kWithC, bool kThreads = false, bool kTrans = false>
 __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], float alpha, float beta,
                                                   const void* tmap_d, StagedC& sc, uint8_t* slots, int consumer,
