@@ -146,7 +146,7 @@ __device__ __forceinline__ void store_tile_direct_col_major(const float (&acc)[B
     // Columns c and c + 1 of C (D) start at c_col[h] (d_col[h]), group j 8 j columns further.
     // NOTES: per-element 64-bit indices, as above, for a chunk's loads ahead of the previous one's
     // stores spilled registers to local memory in the two-consumer tiles (CI's cubin audit,
-    // CubinAudit.SwapAbMidSizeDirectStores).
+    // CubinAudit.SwapAbMidSizeStores).
     const Elem* const c0 = cp + int64_t(c) * o.ldc + r;
     const Elem* const c_col[2] = {c0, c0 + o.ldc};
     const int64_t c_step = 8 * int64_t(o.ldc);
