@@ -331,6 +331,50 @@ TEST(CubinAudit, ClusterKSplits) {
   audit.summary("k-split clusters");
 }
 
+// k-splits with C in every epilogue: the summing piece loads C's staging boxes when its unit
+// starts, and L2-prefetches C's lines where they are read from global memory (kernel.cuh,
+// mainloop.cuh): TMA-loaded slots (whole and one at a time), the threads' copy-out (an odd ldd),
+// the direct stores (a width of partial boxes), swap-AB's transposed boxes; bf16 and fp32 out.
+// HGMMA, no local memory.
+TEST(CubinAudit, KSplitsWithCInEveryEpilogue) {
+  const auto d = *plan::find_builtin_profile("h200");
+  Audit audit;
+  struct Forced {
+    const char* spec;
+    int64_t m, n, k, ldd;
+    sm90::Epilogue want;
+  };
+  const Forced cases[] = {{"64x64,splitk=2", 128, 2112, 7168, 0, sm90::Epilogue::tma_store},
+                          {"128x256,splitk=2,stage=64", 256, 2048, 4096, 0, sm90::Epilogue::tma_store},
+                          {"128x256,splitk=2", 256, 2001, 4096, 2001, sm90::Epilogue::smem_stores},
+                          {"128x128,streamk", 1000, 2001, 4096, 2001, sm90::Epilogue::smem_stores},
+                          {"128x144,splitk=2", 256, 2048, 4096, 0, sm90::Epilogue::direct},
+                          {"128x176,swapab,splitk=2", 333, 4096, 4096, 0, sm90::Epilogue::tma_store}};
+  for (const Forced& f : cases)
+    for (DType out : {DType::bf16, DType::fp32}) {
+      plan::Problem p;
+      p.m = f.m;
+      p.n = f.n;
+      p.k = f.k;
+      p.ldd = f.ldd;
+      p.out = out;
+      p.accumulate = true;
+      MatrixRef c_storage;
+      const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));
+      ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
+      const plan::ParsedConfigSpec spec = plan::parse_config_spec(f.spec);
+      ASSERT_TRUE(spec.ok()) << spec.error;
+      const plan::Candidate cand = plan::evaluate_config(r.problem, d, spec.spec.config, false);
+      ASSERT_TRUE(cand.feasible()) << f.spec << ": " << cand.reason;
+      // (fp32 swap-AB D goes from the registers: stmatrix .trans moves 16-bit elements.)
+      const bool swap_fp32 = cand.config.d_col_major && out == DType::fp32;
+      EXPECT_EQ(cand.config.epilogue, swap_fp32 ? sm90::Epilogue::direct : f.want) << plan::describe(cand.config);
+      EXPECT_TRUE(cand.config.stream_k && cand.config.with_c) << plan::describe(cand.config);
+      audit.check(cand.config);
+    }
+  audit.summary("k-splits with C");
+}
+
 // Swap-AB with the transposed TMA-store epilogue (stmatrix .trans boxes): the planner's picks for
 // mid-size batches in the layouts that take it, and forced variants (every box staged, slots of
 // one box, ping-pong, a split): HGMMA, no local memory.
