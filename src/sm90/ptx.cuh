@@ -174,39 +174,39 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a,
   WgmmaSS<N>::template mma<kTransA, kTransB>(d, desc_a, desc_b, scale_d);
 }
 
-// ---- stmatrix (PTX ISA: stmatrix) ------------------------------------------------------------------
-// Each lane l supplies the row address of row (l % 8) of 8x8 matrix (l / 8); r0..r3 hold this
-// thread's two bf16 of matrices 0..3 (the mma fragment order).
+// ---- stmatrix / ldmatrix (PTX ISA: stmatrix, ldmatrix) -------------------------------------------
+// stmatrix: each lane l supplies the row address of row (l % 8) of 8x8 matrix (l / 8); r0..r3 hold
+// this thread's two bf16 of matrices 0..3 (the mma fragment order). kTrans (the .trans qualifier):
+// each 8x8 matrix is stored transposed, so lane 8i + r's address receives column r of matrix i
+// (the fragment's column becomes a row).
+template <bool kTrans = false>
 __device__ __forceinline__ void stmatrix_x4(void* row_addr, uint32_t r0, uint32_t r1, uint32_t r2, uint32_t r3) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(smem_u32(row_addr)),
-               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
-               : "memory");
+  if constexpr (kTrans) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(smem_u32(row_addr)),
+                 "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+                 : "memory");
+  } else {
+    asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(smem_u32(row_addr)),
+                 "r"(r0), "r"(r1), "r"(r2), "r"(r3)
+                 : "memory");
+  }
 }
-// stmatrix_x4 with .trans (PTX ISA: stmatrix, the .trans qualifier): each 8x8 matrix is stored transposed,
-// so lane 8i + r's address receives column r of matrix i (the fragment's column becomes a row).
-__device__ __forceinline__ void stmatrix_x4_trans(void* row_addr, uint32_t r0, uint32_t r1, uint32_t r2,
-                                                  uint32_t r3) {
-  asm volatile("stmatrix.sync.aligned.m8n8.x4.trans.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(smem_u32(row_addr)),
-               "r"(r0), "r"(r1), "r"(r2), "r"(r3)
-               : "memory");
-}
-// The inverse of stmatrix_x4 (PTX ISA: ldmatrix): the same lane addresses give back
-// the four 8x8 b16 matrices in the same fragment registers.
+// The inverse of stmatrix_x4<kTrans>: the same lane addresses give back the four 8x8 b16 matrices
+// in the same fragment registers.
+template <bool kTrans = false>
 __device__ __forceinline__ void ldmatrix_x4(const void* row_addr, uint32_t& r0, uint32_t& r1, uint32_t& r2,
                                             uint32_t& r3) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
-               : "r"(smem_u32(row_addr))
-               : "memory");
-}
-// ldmatrix_x4 with .trans: the inverse of stmatrix_x4_trans (the same lane addresses give back what
-// it stored into the same fragment registers).
-__device__ __forceinline__ void ldmatrix_x4_trans(const void* row_addr, uint32_t& r0, uint32_t& r1, uint32_t& r2,
-                                                  uint32_t& r3) {
-  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
-               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
-               : "r"(smem_u32(row_addr))
-               : "memory");
+  if constexpr (kTrans) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                 : "r"(smem_u32(row_addr))
+                 : "memory");
+  } else {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3)
+                 : "r"(smem_u32(row_addr))
+                 : "memory");
+  }
 }
 
 // ---- registers and warps -----------------------------------------------------------------------

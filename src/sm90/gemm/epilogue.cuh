@@ -29,11 +29,7 @@ __device__ __forceinline__ void stmatrix_block(uint8_t* row_addr, const float (&
   const uint32_t r1 = pack_bf16x2(alpha * acc[8 * q + 2], alpha * acc[8 * q + 3]);
   const uint32_t r2 = pack_bf16x2(alpha * acc[8 * q + 4], alpha * acc[8 * q + 5]);
   const uint32_t r3 = pack_bf16x2(alpha * acc[8 * q + 6], alpha * acc[8 * q + 7]);
-  if constexpr (kTrans) {
-    stmatrix_x4_trans(row_addr, r0, r1, r2, r3);
-  } else {
-    stmatrix_x4(row_addr, r0, r1, r2, r3);
-  }
+  stmatrix_x4<kTrans>(row_addr, r0, r1, r2, r3);
 }
 
 // The staging-box position (row, element column) of this lane's stmatrix row address for the
@@ -259,13 +255,7 @@ __device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN /
       uint8_t* addr = slot + stmatrix_box_offset<kTrans>(warp, lane, p);
       const int q = col0 / 16 + p;  // 16-column block of the fragment
       uint32_t cw[4] = {0u, 0u, 0u, 0u};
-      if constexpr (kWithC) {
-        if constexpr (kTrans) {
-          ldmatrix_x4_trans(addr, cw[0], cw[1], cw[2], cw[3]);
-        } else {
-          ldmatrix_x4(addr, cw[0], cw[1], cw[2], cw[3]);
-        }
-      }
+      if constexpr (kWithC) ldmatrix_x4<kTrans>(addr, cw[0], cw[1], cw[2], cw[3]);
       uint32_t dw[4];
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
@@ -276,11 +266,7 @@ __device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN /
         }
         dw[r] = pack_bf16x2(v0, v1);
       }
-      if constexpr (kTrans) {
-        stmatrix_x4_trans(addr, dw[0], dw[1], dw[2], dw[3]);
-      } else {
-        stmatrix_x4(addr, dw[0], dw[1], dw[2], dw[3]);
-      }
+      stmatrix_x4<kTrans>(addr, dw[0], dw[1], dw[2], dw[3]);
     }
   } else {
     // fp32: the box from tile column col0 holds fragment groups j = col0 / 8 .. + 3 (8 columns
