@@ -193,9 +193,8 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
     // this only with M a whole number of chunks, so the map covers every column. With C (bf16),
     // C is [N, M] the same way, and both maps' boxes are the transposed boxes' sub-boxes of
     // trans_sub_box_cols rows (store_tile_staged's kTrans).
-    const bool trans_c = c.d_col_major && c.with_c;
     const sm90::Box2d box{uint32_t(sm90::store_box_cols(c.out_dtype)),
-                          uint32_t(trans_c ? sm90::trans_sub_box_cols(c.bn) : sm90::kStoreBoxRows)};
+                          uint32_t(sm90::staged_trans_c(c) ? sm90::trans_sub_box_cols(c.bn) : sm90::kStoreBoxRows)};
     if (c.d_col_major && params.m % chunk != 0)
       return setup_error("a TMA-stored swap-AB D needs its row length (" + std::to_string(params.m) +
                          ") to be a multiple of " + std::to_string(chunk) + " elements");

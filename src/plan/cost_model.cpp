@@ -265,7 +265,7 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // each CTA's TMA store before it exits.
   // (Staged: every box, the overlapping last one whole: config.hpp, store_boxes; swap-AB's
   // transposed boxes with C end at BN.)
-  const int staged_cols = sm90::staged_epilogue(c.epilogue) && !(c.d_col_major && c.with_c)
+  const int staged_cols = sm90::staged_epilogue(c.epilogue) && !sm90::staged_trans_c(c)
                               ? sm90::whole_stage_cols(c.bn, p.out)
                               : c.bn;
   const double tile_bytes = static_cast<double>(c.bm) * staged_cols * dtype_bytes(p.out);

@@ -263,7 +263,7 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
                 " (leading dimension or base), so the staged boxes are written" + (p.accumulate ? " and C read" : "") +
                 " by the threads, row by row");
   if (sm90::staged_epilogue(c.epilogue) && c.bn % box != 0) {
-    if (c.d_col_major && c.with_c) {  // (C may be D: no box may store what another still reads)
+    if (sm90::staged_trans_c(c)) {  // (C may be D: no box may store what another still reads)
       f.push_back("the epilogue's last transposed box holds only " + std::to_string(c.bn % box) + " of its " +
                   std::to_string(box) + " rows (BN " + std::to_string(c.bn) + "); C and D move in sub-boxes of " +
                   std::to_string(sm90::trans_sub_box_cols(c.bn)) + " rows");

@@ -146,6 +146,12 @@ struct Config {
   TG_HD constexpr int accumulators() const { return row_blocks() * bn / 2; }  // fp32 registers per consumer thread
 };
 
+// Whether a staged config's boxes are swap-AB's transposed ones with C: the last box partial, not
+// overlapping its neighbour, and TMA moving them in sub-boxes (trans_sub_box_cols).
+TG_HD constexpr bool staged_trans_c(const Config& c) {
+  return staged_epilogue(c.epilogue) && c.d_col_major && c.with_c;
+}
+
 // The columns a staged epilogue holds when it stages every box of a bn-wide tile at once.
 TG_HD constexpr int whole_stage_cols(int bn, DType out) { return store_boxes(bn, out) * store_box_cols(out); }
 
@@ -222,7 +228,7 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
     const int box_cols = store_box_cols(c.out_dtype), boxes = store_boxes(c.bn, c.out_dtype);
     // The last box overlaps its neighbour (store_boxes), except in swap-AB's transposed boxes with
     // C, where it is partial (trans_box_width).
-    const bool overlapped = c.bn % box_cols != 0 && !(c.d_col_major && c.with_c);
+    const bool overlapped = c.bn % box_cols != 0 && !staged_trans_c(c);
     if (c.bn < box_cols || (overlapped && c.with_c) || c.stage_cols < box_cols || c.stage_cols % box_cols != 0 ||
         c.stage_cols > boxes * box_cols || boxes % (c.stage_cols / box_cols) != 0)
       return ConfigRule::epilogue_boxes;
