@@ -70,21 +70,22 @@ Status current_device(int* device, const plan::DeviceProfile** profile) {
 
 // ---- plans: the planner's view of an sm90-routed call -> its prepared kernel ---------------------
 // Everything the planner looks at is in the key: the device, the shape, the operand majors, the
-// output dtype, C, whether D takes TMA stores and aligned element pairs, whether A's and B's rows
-// start on 32-B sector boundaries (the tuning cache keys
-// its entries on the same fields: plan::tuning_problem_key); and whether the tuning cache may decide.
+// output dtype, C (and whether it is D), whether D takes TMA stores and aligned element pairs, whether
+// A's and B's rows start on 32-B sector boundaries (the tuning cache keys its entries on the same
+// fields but C being D: plan::tuning_problem_key; an entry is completed for the call's problem,
+// evaluate_config); and whether the tuning cache may decide.
 struct PlanKey {
   int device;
   int64_t m, n, k;
   Major a_major, b_major;
   DType out;
-  bool accumulate, d_tma, cd_pairs, c_tma, a_sectored, b_sectored, tuning;
+  bool accumulate, d_tma, cd_pairs, c_tma, c_in_place, a_sectored, b_sectored, tuning;
   int max_ctas;  // GemmOptions::max_ctas: planned for that many SMs
   bool operator==(const PlanKey&) const = default;
 };
 PlanKey plan_key(int device, const plan::Problem& p, const GemmOptions& options) {
   return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate, p.d_tma, p.cd_pairs, p.c_tma,
-                 p.a_rows_sectored, p.b_rows_sectored, options.use_tuning_cache, std::max(0, options.max_ctas)};
+                 p.c_in_place, p.a_rows_sectored, p.b_rows_sectored, options.use_tuning_cache, std::max(0, options.max_ctas)};
 }
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
@@ -98,8 +99,8 @@ struct PlanKeyHash {
                   static_cast<size_t>(k.accumulate) << 2 | static_cast<size_t>(k.d_tma) << 3 |
                   static_cast<size_t>(k.cd_pairs) << 4 | static_cast<size_t>(k.c_tma) << 5 |
                   static_cast<size_t>(k.tuning) << 6 | static_cast<size_t>(k.a_sectored) << 7 |
-                  static_cast<size_t>(k.b_sectored) << 8;
-    return h * 512u + bits;
+                  static_cast<size_t>(k.b_sectored) << 8 | static_cast<size_t>(k.c_in_place) << 9;
+    return h * 1024u + bits;
   }
 };
 std::shared_mutex g_plan_mutex;

@@ -101,6 +101,7 @@ plan::Problem problem_of(const GemmArgs& args) {
   if (p.accumulate) {
     p.cd_pairs = p.cd_pairs && address(args.c->ptr) % (2 * e) == 0 && args.c->ld % 2 == 0;
     p.c_tma = tma_describable(*args.c);
+    p.c_in_place = args.c->ptr == args.d.ptr;
   }
   return p;
 }
@@ -118,7 +119,7 @@ GemmArgs placeholder_args(const plan::Problem& p, MatrixRef* c_storage) {
   g.d = MutMatrixRef{addr(3), p.m, p.n, p.ldd ? p.ldd : p.n, p.out, row_major};
   if (p.accumulate) {
     *c_storage = g.d;
-    c_storage->ptr = addr(4);
+    if (!p.c_in_place) c_storage->ptr = addr(4);  // else C is D: same pointer and storage
     g.c = c_storage;
     g.beta = 1.0f;
   }

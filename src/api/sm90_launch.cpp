@@ -15,6 +15,7 @@
 #include "core/math.hpp"
 #include "jit/codegen.hpp"
 #include "jit/jit.hpp"
+#include "plan/config_spec.hpp"
 #include "schedule/tile_mapping.hpp"
 #include "sm90/gemm/params.hpp"
 #include "sm90/gemm/traits.cuh"
@@ -157,6 +158,10 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
   params.d = args.d.ptr;
   params.ldd = args.d.ld;
   if (args.c != nullptr && args.beta != 0.0f) {  // route(): C is row-major like D, D's dtype
+    // NOTES: the overlapping last box would read C's columns after its neighbour stored D's there;
+    // the planner never offers it in place (planner.cpp, complete_config): refuse rather than be wrong.
+    if (sm90::staged_overlapping_c(c) && args.c->ptr == args.d.ptr)
+      return setup_error("config " + plan::describe(c) + " stages an overlapping last box that reads C, but C is D (in place)");
     params.c = args.c->ptr;
     params.ldc = args.c->ld;
     params.beta = args.beta;

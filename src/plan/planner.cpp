@@ -94,12 +94,14 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
   c.with_c = p.accumulate;
   c.cd_pairs = p.cd_pairs || c.d_col_major;  // (column-major D: element by element anyway)
   // The staged epilogues take 128-B boxes (64 bf16 / 32 fp32 columns), the last one overlapping
-  // its neighbour where the box does not divide BN (without C: config.hpp, store_boxes), or partial
+  // its neighbour where the box does not divide BN (config.hpp, store_boxes; with C only where C is
+  // not D: the overlapping box reads C's columns after its neighbour stored them), or partial
   // (swap-AB's transposed boxes with C): TMA stores D (and loads C) when TMA can describe them, the
-  // threads otherwise (smem_stores); tiles narrower than a box, and other widths with C, are stored
-  // from registers (direct).
+  // threads otherwise (smem_stores); tiles narrower than a box, and other widths with C in place,
+  // are stored from registers (direct).
   const int box = sm90::store_box_cols(p.out);
-  const bool boxes_fit = c.bn % box == 0 || (c.bn > box && (!p.accumulate || c.d_col_major));
+  const bool boxes_fit =
+      c.bn % box == 0 || (c.bn > box && (!p.accumulate || c.d_col_major || !p.c_in_place));
   const bool tma_ok = p.d_tma && (!p.accumulate || p.c_tma);
   // Swap-AB (a column-major D for the kernel): transposed staging boxes stored by TMA where
   // swap_tma_store says (p is the kernel's problem), else from the registers.
@@ -254,7 +256,7 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
   if (c.epilogue == Epilogue::direct && !c.d_col_major) {
     f.push_back(std::string("direct epilogue: ") +
                 (c.bn < box ? "BN is narrower than one 128-B store box"
-                            : "BN is not a whole number of 128-B store boxes and C is read") +
+                            : "BN is not a whole number of 128-B store boxes and C is D (in place)") +
                 ", so the tile is stored from registers (no staging smem, no overlap with the next mainloop)" +
                 (p.accumulate ? "; C's tile rows are prefetched into L2 during the mainloop" : ""));
   }
@@ -270,7 +272,8 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
     } else {
       f.push_back("the epilogue's last store box overlaps its neighbour (BN " + std::to_string(c.bn) +
                   " is not a whole number of " + std::to_string(box) + "-column boxes): both write the same values to " +
-                  std::to_string(box - c.bn % box) + " columns");
+                  std::to_string(box - c.bn % box) + " columns" +
+                  (c.with_c ? ", each having read C's (C is not D, so no box reads what another stored)" : ""));
     }
   }
   if (sm90::partly_staged(c))

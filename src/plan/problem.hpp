@@ -24,6 +24,10 @@ struct Problem {
   bool d_tma = true;
   bool cd_pairs = true;
   bool c_tma = true;  // with accumulate: C can be read by TMA (ldc a multiple of 16 B, base 16-B aligned)
+  // With accumulate: C is D (the same pointer; validate() allows no other overlap of the two). A
+  // staged epilogue's overlapping last box (config.hpp, store_boxes) reads C's columns that its
+  // neighbour box has already stored into D, so it is offered only when C is not D.
+  bool c_in_place = false;
   // A's and B's rows (the lines TMA reads: K-major rows, MN-major columns) start on 32-B (L2
   // sector) boundaries: base and leading dimension multiples of 32 B. Otherwise (an odd multiple
   // of 16 B: K = 5000, 10000-B rows) every 128-B TMA box row starts inside a sector and the TMA

@@ -39,7 +39,9 @@ struct TuningDevice {
 
 // The planner's view of a problem as the cache keys it: "4096x4096x4096 a=k_major b=k_major
 // out=bf16 accumulate=0 d_tma=1 cd_pairs=1 c_tma=1". Leading dimensions are not part of it (the
-// planner does not read them; neither does the plan cache).
+// planner does not read them; neither does the plan cache), nor whether C is D: an entry's config is
+// completed for the call's own problem (evaluate_config), which keeps an in-place call off the
+// staged boxes that may not read C in place (Problem::c_in_place).
 std::string tuning_problem_key(const Problem& p);
 
 struct TunedTime {

@@ -485,9 +485,10 @@ TEST(CoverageGpu, SmemStoresEveryStagingWidthAndAlignment) {
   for (const Sp& sp : cases)
     for (int64_t ldd_pad : {1, 5})
       for (bool with_c : {false, true}) {
-        // With C a tile whose last box overlaps its neighbour is not staged (direct epilogue).
+        // With C a tile whose last box overlaps its neighbour is staged only when C is not D; in
+        // place (ldd_pad 5 below) it is stored from the registers (direct epilogue).
         const int bn = plan::parse_config_spec(sp.config).spec.config.bn;
-        if (with_c && bn % sm90::store_box_cols(sp.out) != 0) continue;
+        const bool overlapping = bn % sm90::store_box_cols(sp.out) != 0;
         Case cs{2001, 2999, 200};
         cs.config = sp.config;
         cs.out = sp.out;
@@ -497,7 +498,10 @@ TEST(CoverageGpu, SmemStoresEveryStagingWidthAndAlignment) {
         cs.beta = with_c ? -0.5f : 0.0f;
         cs.ldc_pad = 3;
         cs.in_place = with_c && ldd_pad == 5;
-        run_case(cs, with_c ? 121 : 123);
+        plan::Config ran;
+        run_case(cs, with_c ? 121 : 123, nullptr, &ran);
+        EXPECT_EQ(ran.epilogue, with_c && overlapping && cs.in_place ? sm90::Epilogue::direct : sm90::Epilogue::smem_stores)
+            << cs.name() << ": " << plan::describe(ran);
       }
 }
 
@@ -577,6 +581,44 @@ TEST(CoverageGpu, StagedCReloadedThroughFewSlots) {
       cs.in_place = true;
       run_case(cs, 132);
     }
+}
+
+TEST(CoverageGpu, OverlappingLastBoxWithC) {
+  // A staged tile whose last box overlaps its neighbour (BN not a whole number of 64 bf16 / 32 fp32
+  // columns), with C: each box loads C's columns (TMA, or the threads where TMA cannot read C) and
+  // the overlapping box stores the same values its neighbour did. Whole and partial staging,
+  // ping-pong (tiles the direct epilogue with C also takes in place), split-K and stream-K (the fix-up's sum staged), several tiles per CTA; N ending
+  // inside the overlapping box, before it (its columns all its neighbour's: skipped) and inside a
+  // 16-B chunk (tail columns); C in place takes the direct epilogue instead.
+  struct Ov {
+    const char* config;
+    DType out;
+  };
+  const Ov cases[] = {{"128x80", DType::bf16},           {"128x144,stage=64", DType::bf16},
+                      {"128x144", DType::bf16},          {"128x112,pingpong", DType::bf16},
+                      {"128x224,stage=128", DType::bf16}, {"64x208,splitk=2", DType::bf16},
+                      {"128x176,streamk", DType::bf16},  {"128x144", DType::fp32},
+                      {"128x80,stage=32", DType::fp32},  {"64x48", DType::fp32},
+                      {"128x80,pingpong", DType::fp32}};
+  for (const Ov& ov : cases)
+    for (const auto& s : {std::array<int64_t, 3>{300, 1000, 520}, {131, 2056, 520}, {129, 1001, 520}})
+      for (int variant = 0; variant < 3; ++variant) {  // C by TMA; C by the threads (odd ldc); in place
+        Case cs{s[0], s[1], s[2]};
+        cs.config = ov.config;
+        cs.out = ov.out;
+        cs.with_c = true;
+        cs.beta = 0.75f;
+        cs.alpha = -1.25f;
+        cs.ldd_pad = 8 + (8 - s[1] % 8) % 8;  // rows of whole 16-B chunks: TMA stores D
+        cs.ldc_pad = variant == 1 ? (s[1] % 2 == 0 ? 3 : 2) : cs.ldd_pad + 8;  // variant 1: an odd ldc
+        cs.in_place = variant == 2;
+        plan::Config ran;
+        run_case(cs, 141 + variant, nullptr, &ran);
+        const sm90::Epilogue want = variant == 2   ? sm90::Epilogue::direct
+                                    : variant == 1 ? sm90::Epilogue::smem_stores
+                                                   : sm90::Epilogue::tma_store;
+        EXPECT_EQ(ran.epilogue, want) << cs.name() << ": " << plan::describe(ran);
+      }
 }
 
 TEST(CoverageGpu, TwoAccumulatorSets) {

@@ -26,11 +26,11 @@ namespace tilegemm::sm90 {
 enum class Epilogue : int {
   // alpha·acc (+ beta·C, C TMA-loaded into the same boxes) -> bf16 or fp32 -> 128B-swizzled boxes
   // of 64 rows x 128 B in smem (stmatrix for bf16) -> TMA store; the store drains while the next
-  // tile's mainloop runs. Needs BLOCK_N in whole boxes (64 bf16 / 32 fp32 columns).
+  // tile's mainloop runs. Needs BLOCK_N of at least one box (64 bf16 / 32 fp32 columns).
   tma_store = 0,
   // alpha·acc (+ beta·C) -> bf16 or fp32 -> bounds-checked stores straight from the registers (no
-  // staging smem, so more stages fit). Any BLOCK_N; the choice for widths that are not whole
-  // boxes and for a D (or C) that TMA cannot describe (odd leading dimension, unaligned base).
+  // staging smem, so more stages fit). Any BLOCK_N; the choice for tiles narrower than one box,
+  // and, with C in place (C is D), for widths that are not whole boxes (store_boxes).
   direct = 1,
   // Staged like tma_store, for a D (or C) that TMA cannot describe (odd leading dimension,
   // unaligned base): the consumer's threads write each staged box to D row by row, coalesced (and
@@ -43,8 +43,10 @@ TG_HD constexpr int out_elem_bytes(DType out) { return out == DType::fp32 ? 4 : 
 TG_HD constexpr int store_box_cols(DType out) { return 128 / out_elem_bytes(out); }
 // The staged boxes of one consumer's 64 x bn tile: whole boxes from column 0; when the box does
 // not divide bn, the last one is moved left to end at bn, so it overlaps its neighbour and both
-// write the same values to the same columns (bn 144: boxes at columns 0, 64 and 80). Only without
-// C: with C aliasing D, the overlapping box would read C's columns after its neighbour stored them.
+// write the same values to the same columns (bn 144: boxes at columns 0, 64 and 80). With C, each
+// box reads C's columns first, so C must not be D: the overlapping box would read columns its
+// neighbour already stored. The kernel cannot tell; the planner offers it only for a C that is not
+// D (plan/planner.cpp, complete_config) and the launch refuses it in place (api/sm90_launch.cpp).
 TG_HD constexpr int store_boxes(int bn, DType out) { return (bn + store_box_cols(out) - 1) / store_box_cols(out); }
 TG_HD constexpr int store_box_col0(int box, int bn, int box_cols) {
   return (box + 1) * box_cols <= bn ? box * box_cols : bn - box_cols;
@@ -152,6 +154,12 @@ TG_HD constexpr bool staged_trans_c(const Config& c) {
   return staged_epilogue(c.epilogue) && c.d_col_major && c.with_c;
 }
 
+// Whether a staged config's last box overlaps its neighbour while reading C (store_boxes): correct
+// only for a C that is not D.
+TG_HD constexpr bool staged_overlapping_c(const Config& c) {
+  return staged_epilogue(c.epilogue) && c.with_c && !c.d_col_major && c.bn % store_box_cols(c.out_dtype) != 0;
+}
+
 // The columns a staged epilogue holds when it stages every box of a bn-wide tile at once.
 TG_HD constexpr int whole_stage_cols(int bn, DType out) { return store_boxes(bn, out) * store_box_cols(out); }
 
@@ -173,8 +181,8 @@ enum class ConfigRule : int {
   cluster_split,    // split-K / stream-K run without clusters, persistent
   multicast_rows,   // a multicast half of a tile is a whole number of 8-row swizzle atoms
   registers,        // setmaxnreg counts: both 0, or multiples of 8 in [24, 256] within the SM's file
-  epilogue_boxes,   // staged: bn >= one 128-B box (64 bf16 / 32 fp32 columns), whole boxes with C;
-                    // stage_cols whole boxes, their count dividing the tile's (store_boxes)
+  epilogue_boxes,   // staged: bn >= one 128-B box (64 bf16 / 32 fp32 columns); stage_cols whole
+                    // boxes, their count dividing the tile's (store_boxes)
   epilogue_split,   // split_k > 1 only with stream_k, at most kMaxSplitK
   operand_major,    // an MN-major operand's tile (and its multicast half) is whole 64-element chunks
   output_dtype,     // bf16 or fp32 output
@@ -226,10 +234,9 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
   }
   if (staged_epilogue(c.epilogue)) {
     const int box_cols = store_box_cols(c.out_dtype), boxes = store_boxes(c.bn, c.out_dtype);
-    // The last box overlaps its neighbour (store_boxes), except in swap-AB's transposed boxes with
-    // C, where it is partial (trans_box_width).
-    const bool overlapped = c.bn % box_cols != 0 && !staged_trans_c(c);
-    if (c.bn < box_cols || (overlapped && c.with_c) || c.stage_cols < box_cols || c.stage_cols % box_cols != 0 ||
+    // (The last box overlaps its neighbour where box_cols does not divide bn (store_boxes), except
+    // in swap-AB's transposed boxes with C, where it is partial (trans_box_width).)
+    if (c.bn < box_cols || c.stage_cols < box_cols || c.stage_cols % box_cols != 0 ||
         c.stage_cols > boxes * box_cols || boxes % (c.stage_cols / box_cols) != 0)
       return ConfigRule::epilogue_boxes;
   }
@@ -268,8 +275,8 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::registers:
       return "setmaxnreg counts must both be 0 or multiples of 8 in [24, 256] that fit 64K registers";
     case ConfigRule::epilogue_boxes:
-      return "the staged epilogues need bn of at least one 128-B store box (64 bf16 or 32 fp32 columns), a "
-             "whole number of them with C (but swap-AB's transposed boxes), and stage_cols a whole number of boxes dividing the tile's boxes";
+      return "the staged epilogues need bn of at least one 128-B store box (64 bf16 or 32 fp32 columns), and "
+             "stage_cols a whole number of boxes dividing the tile's boxes";
     case ConfigRule::epilogue_split: return "split_k > 1 (at most 32) only with stream_k (the in-kernel fix-up)";
     case ConfigRule::operand_major:
       return "an MN-major operand's tile (and a multicast half of it) must be a multiple of 64 elements along MN";

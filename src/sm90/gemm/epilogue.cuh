@@ -182,6 +182,8 @@ struct StagedC {
   uint32_t phase;   // bit s: parity of slot s's next completion
 };
 
+// (The overlapping last box of store_boxes starts left of box * kBoxCols; the columns it adds start
+// there, so when that is past N its columns inside N are its neighbour's and it is skipped too.)
 template <int kBoxCols>
 __device__ __forceinline__ bool box_loaded(const TileOut& o, int box) {
   return o.row0 < o.m_total && o.n0 + box * kBoxCols < o.n_total;
@@ -197,10 +199,11 @@ __device__ __forceinline__ bool trans_sub_box_inside(int box, int j, const TileO
   return o.n0 + 64 * box + j * trans_sub_box_cols(BN) < o.n_total;
 }
 
-// Issued by thread 0 of the consumer: C's box `box` into `slot`. kTrans (swap-AB, C [kernel N,
-// kernel M] row-major like D, its tensor map's boxes trans_sub_box_cols(BN) rows of 64): the
+// Issued by thread 0 of the consumer: C's box `box` of a BN-wide tile into `slot`, from the box's
+// first column (store_box_col0: the last box may overlap its neighbour). kTrans (swap-AB, C [kernel
+// N, kernel M] row-major like D, its tensor map's boxes trans_sub_box_cols(BN) rows of 64): the
 // box's sub-boxes, at (kernel row, kernel column) coordinates.
-template <int kBoxCols, bool kTrans = false, int BN = 0>
+template <int kBoxCols, bool kTrans, int BN>
 __device__ __forceinline__ void load_c_box(const StagedC& sc, uint8_t* slot, int s, int box, const TileOut& o) {
   if constexpr (kTrans) {
     constexpr int kSub = trans_sub_box_cols(BN);
@@ -216,7 +219,7 @@ __device__ __forceinline__ void load_c_box(const StagedC& sc, uint8_t* slot, int
         tma_load_2d(slot + j * kSub * 128, sc.tmap_c, &sc.bars[s], o.row0, o.n0 + 64 * box + j * kSub);
   } else {
     mbar_arrive_expect_tx(&sc.bars[s], kStoreBoxBytes);  // full boxes: TMA zero-fills past M and N
-    tma_load_2d(slot, sc.tmap_c, &sc.bars[s], o.n0 + box * kBoxCols, o.row0);
+    tma_load_2d(slot, sc.tmap_c, &sc.bars[s], o.n0 + store_box_col0(box, BN, kBoxCols), o.row0);
   }
 }
 
@@ -363,7 +366,7 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
   constexpr int kBoxCols = store_box_cols(kOut);
   constexpr int kBoxes = store_boxes(BN, kOut);
   static_assert(kSlots >= 1 && kSlots <= kBoxes && kBoxes % kSlots == 0);
-  static_assert(!kWithC || BN % kBoxCols == 0 || kTrans, "with C every box is whole (store_boxes), or partial (kTrans)");
+  // (With C and a last box that overlaps its neighbour (store_boxes), C must not be D: config.hpp.)
   static_assert(!kTrans || (kWithC && !kThreads && kOut == DType::bf16), "transposed staging with C: bf16, TMA");
   if constexpr (kThreads) {
     const uint32_t barrier_id = 1 + consumer;

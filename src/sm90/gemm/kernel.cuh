@@ -127,16 +127,6 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     scheduler.begin(blockIdx.x);
     for (UnitWork unit; scheduler.next(unit, gridDim.x);) {
       if (!unit.work.has_tile) continue;
-      if constexpr (C.pingpong) {
-        const int u = units_seen++;
-        if ((u & 1) != consumer) {  // the other consumer's tile: its k-blocks pass by
-          ring.advance_by(unit.kb1 - unit.kb0);
-          continue;
-        }
-        const int other_before = (u + 1) / 2;  // the other consumer's units before this one
-        if (other_before > 0) mbar_wait(&turn[consumer], uint32_t(other_before - 1) & 1u);
-      }
-      const TraceMark t = rec.unit_begin(unit);
       const int n0 = unit.work.tile.n_block * C.bn;
       auto tile_out = [&](int r) {
         return TileOut{m_total, n_total, unit.work.tile.m_block * C.bm + (row_block0 + r) * 64, n0, p.d, p.ldd, p.c, p.ldc};
@@ -146,10 +136,30 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       // NOTES: measured on the H200 (docs/PERF.md, seventeenth session): loaded only after the
       // fix-up, a split tile's C cost its latency on top (333x4096x4096 128x176 swap-AB split 2 with C
       // 27.8 us, loaded at the start 26.2-26.7; 128x576x7168 64x64 split 7 10.5 -> 10.0).
-      if constexpr (T::kStagedC)
-        if (unit.piece == 0)
-          prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.d_col_major>(staged_c, slots, consumer,
-                                                                                   thread_in_wg, tile_out(0));
+      auto load_first_c_boxes = [&] {
+        if constexpr (T::kStagedC)
+          if (unit.piece == 0)
+            prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.d_col_major>(staged_c, slots, consumer,
+                                                                                     thread_in_wg, tile_out(0));
+      };
+      if constexpr (C.pingpong) {
+        const int u = units_seen++;
+        if ((u & 1) != consumer) {  // the other consumer's tile: its k-blocks pass by
+          ring.advance_by(unit.kb1 - unit.kb0);
+          continue;
+        }
+        // Ping-pong: the slots are this consumer's own, free once its last tile's stores read them,
+        // so C's loads are issued before the turn wait. NOTES: measured on the H200 (docs/PERF.md,
+        // eighteenth session), this moves nothing (128x32768x512 with C, 64x64 ping-pong: 28.3 us
+        // loaded after the turn wait, 28.1 before; 14.9 without C): the consumer's own epilogue,
+        // not the turn, is what a short-K tile waits on.
+        load_first_c_boxes();
+        const int other_before = (u + 1) / 2;  // the other consumer's units before this one
+        if (other_before > 0) mbar_wait(&turn[consumer], uint32_t(other_before - 1) & 1u);
+      } else {
+        load_first_c_boxes();
+      }
+      const TraceMark t = rec.unit_begin(unit);
       consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, row_block0, lane, rec,
                            C.pingpong ? &turn[1 - consumer] : nullptr);
       const TraceMark te = rec.now();  // the epilogue (container): the fix-up, then the store

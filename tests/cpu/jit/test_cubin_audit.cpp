@@ -333,8 +333,9 @@ TEST(CubinAudit, ClusterKSplits) {
 
 // k-splits with C in every epilogue: the summing piece loads C's staging boxes when its unit
 // starts, and L2-prefetches C's lines where they are read from global memory (kernel.cuh,
-// mainloop.cuh): TMA-loaded slots (whole and one at a time), the threads' copy-out (an odd ldd),
-// the direct stores (a width of partial boxes), swap-AB's transposed boxes; bf16 and fp32 out.
+// mainloop.cuh): TMA-loaded slots (whole and one at a time, the last box overlapping its neighbour),
+// the threads' copy-out (an odd ldd), the direct stores (a width of partial boxes with C in place),
+// swap-AB's transposed boxes; bf16 and fp32 out.
 // HGMMA, no local memory.
 TEST(CubinAudit, KSplitsWithCInEveryEpilogue) {
   const auto d = *plan::find_builtin_profile("h200");
@@ -343,12 +344,14 @@ TEST(CubinAudit, KSplitsWithCInEveryEpilogue) {
     const char* spec;
     int64_t m, n, k, ldd;
     sm90::Epilogue want;
+    bool in_place = false;
   };
   const Forced cases[] = {{"64x64,splitk=2", 128, 2112, 7168, 0, sm90::Epilogue::tma_store},
                           {"128x256,splitk=2,stage=64", 256, 2048, 4096, 0, sm90::Epilogue::tma_store},
                           {"128x256,splitk=2", 256, 2001, 4096, 2001, sm90::Epilogue::smem_stores},
                           {"128x128,streamk", 1000, 2001, 4096, 2001, sm90::Epilogue::smem_stores},
-                          {"128x144,splitk=2", 256, 2048, 4096, 0, sm90::Epilogue::direct},
+                          {"128x144,splitk=2", 256, 2048, 4096, 0, sm90::Epilogue::direct, true},
+                          {"128x144,splitk=2", 256, 2048, 4096, 0, sm90::Epilogue::tma_store},
                           {"128x176,swapab,splitk=2", 333, 4096, 4096, 0, sm90::Epilogue::tma_store}};
   for (const Forced& f : cases)
     for (DType out : {DType::bf16, DType::fp32}) {
@@ -359,9 +362,11 @@ TEST(CubinAudit, KSplitsWithCInEveryEpilogue) {
       p.ldd = f.ldd;
       p.out = out;
       p.accumulate = true;
+      p.c_in_place = f.in_place;
       MatrixRef c_storage;
       const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));
       ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
+      ASSERT_EQ(r.problem.c_in_place, f.in_place);
       const plan::ParsedConfigSpec spec = plan::parse_config_spec(f.spec);
       ASSERT_TRUE(spec.ok()) << spec.error;
       const plan::Candidate cand = plan::evaluate_config(r.problem, d, spec.spec.config, false);

@@ -92,19 +92,21 @@ TEST(Explain, RunsForEverySuiteShapeOnEveryProfile) {
 TEST(Explain, ThePlannerNeverOffersWhatTheTemplateCannotRun) {
   // Every layout, bf16 or fp32 output, with or without C: a plan exists, MN-major operands get
   // only whole-chunk tiles, and the staged epilogues only tiles of at least one 128-B store box,
-  // whole boxes with C (the last box overlaps its neighbour only without C: config.hpp).
+  // whole boxes with C in place (an overlapping last box reads C only when C is not D: config.hpp).
   const Shape shapes[] = {{1, 576, 7168}, {128, 24576, 1536}, {4096, 4096, 4096}, {7, 9, 13}};
   for (const DeviceProfile& d : builtin_profiles()) {
     for (const Shape& s : shapes) {
       for (Major a : {Major::k_major, Major::mn_major}) {
         for (Major b : {Major::k_major, Major::mn_major}) {
           for (DType out : {DType::bf16, DType::fp32})
-          for (bool with_c : {false, true}) {
+          for (int c_kind = 0; c_kind < 3; ++c_kind) {  // no C, C, C in place
+            const bool with_c = c_kind > 0, in_place = c_kind == 2;
             Problem p = nt_problem(s.m, s.n, s.k, out, with_c);
             p.a_major = a;
             p.b_major = b;
+            p.c_in_place = in_place;
             SCOPED_TRACE(testing::Message() << d.name << " " << s.m << "x" << s.n << "x" << s.k << " "
-                                            << layout_name(a, b) << " " << to_string(out));
+                                            << layout_name(a, b) << " " << to_string(out) << " C " << c_kind);
             ASSERT_TRUE(validate_problem(p).ok());
             const Plan pl = make_plan(p, d);
             ASSERT_FALSE(pl.ranked.empty());
@@ -112,11 +114,11 @@ TEST(Explain, ThePlannerNeverOffersWhatTheTemplateCannotRun) {
               if (sm90::staged_epilogue(c.config.epilogue)) {
                 const int box = out == DType::fp32 ? 32 : 64;
                 ASSERT_GE(c.config.bn, box) << describe(c.config);
-                if (with_c) ASSERT_EQ(c.config.bn % box, 0) << describe(c.config);
+                if (in_place && !c.config.d_col_major) ASSERT_EQ(c.config.bn % box, 0) << describe(c.config);
                 ASSERT_EQ(sm90::check_kernel_config(c.config), sm90::ConfigRule::ok) << describe(c.config);
-              } else if (!c.config.d_col_major) {  // direct: narrower than a box, or partial boxes with C
+              } else if (!c.config.d_col_major) {  // direct: narrower than a box, or partial boxes with C in place
                 const int box = out == DType::fp32 ? 32 : 64;
-                ASSERT_TRUE(c.config.bn < box || (with_c && c.config.bn % box != 0)) << describe(c.config);
+                ASSERT_TRUE(c.config.bn < box || (in_place && c.config.bn % box != 0)) << describe(c.config);
               }
               ASSERT_EQ(c.config.out_dtype, out);
               ASSERT_EQ(c.config.with_c, with_c);

@@ -156,6 +156,43 @@ TEST(Filter, PingpongIsEnumeratedForPersistentTilesAndOffWhenAsked) {
   EXPECT_DOUBLE_EQ(ping.time.tc_us, coop.time.tc_us);
 }
 
+TEST(Filter, AnOverlappingLastBoxReadsCOnlyWhenCIsNotD) {
+  // A staged epilogue whose last box overlaps its neighbour (BN not a whole number of boxes) reads
+  // C's columns in that box after the neighbour stored D's there: right for a separate C, wrong for
+  // C = D. So with C the planner stages such tiles only when C is not D; in place they are stored
+  // from the registers, and explain says which and why. Tiles of whole boxes stage either way.
+  const DeviceProfile d = *find_builtin_profile("h200");
+  for (DType out : {DType::bf16, DType::fp32})
+    for (bool c_tma : {true, false})
+      for (bool in_place : {false, true}) {
+        Problem p = nt_problem(4096, 2112, 7168);
+        p.out = out;
+        p.accumulate = true;
+        p.c_tma = c_tma;
+        p.c_in_place = in_place;
+        const int box = sm90::store_box_cols(out);
+        for (int bn : {80, 144, 176, 224, 128, 192}) {
+          const Candidate c = evaluate_config(p, d, tile_config(128, bn), false);
+          ASSERT_TRUE(c.feasible()) << c.reason;
+          const bool overlapping = bn % box != 0;
+          const Epilogue staged = c_tma ? Epilogue::tma_store : Epilogue::smem_stores;
+          EXPECT_EQ(c.config.epilogue, overlapping && in_place ? Epilogue::direct : staged)
+              << describe(c.config) << (in_place ? " in place" : "");
+          EXPECT_EQ(sm90::staged_overlapping_c(c.config), overlapping && !in_place) << describe(c.config);
+          bool said_overlap = false, said_in_place = false;
+          for (const std::string& f : c.flags) {
+            said_overlap |= f.find("each having read C's (C is not D") != std::string::npos;
+            said_in_place |= f.find("C is D (in place)") != std::string::npos;
+          }
+          EXPECT_EQ(said_overlap, overlapping && !in_place) << describe(c.config);
+          EXPECT_EQ(said_in_place, overlapping && in_place) << describe(c.config);
+        }
+        // No ranked candidate of an in-place call reads C through an overlapping box.
+        for (const Candidate& c : make_plan(p, d).ranked)
+          if (in_place) EXPECT_FALSE(sm90::staged_overlapping_c(c.config)) << describe(c.config);
+      }
+}
+
 TEST(Filter, SelectConfigIsTheFullPlansChoice) {
   for (const DeviceProfile& d : builtin_profiles()) {
     for (const auto& s : kSuite) {

@@ -49,13 +49,18 @@ Config staged(int bn, DType out, int stage_cols, bool with_c) {
   return c;
 }
 
-TEST(StoreBoxes, TheTemplateTakesOverlappingBoxesOnlyWithoutC) {
+TEST(StoreBoxes, TheTemplateTakesOverlappingBoxesWithOrWithoutC) {
   // bf16: 144 = 64 + 64 + 16 -> three boxes, the last from column 80.
   EXPECT_EQ(check_kernel_config(staged(144, DType::bf16, 192, false)), ConfigRule::ok);
   EXPECT_EQ(check_kernel_config(staged(144, DType::bf16, 64, false)), ConfigRule::ok);    // 1 slot of 3
   EXPECT_EQ(check_kernel_config(staged(144, DType::bf16, 128, false)), ConfigRule::epilogue_boxes);  // 2 of 3
   EXPECT_EQ(check_kernel_config(staged(144, DType::bf16, 256, false)), ConfigRule::epilogue_boxes);  // > boxes
-  EXPECT_EQ(check_kernel_config(staged(144, DType::bf16, 192, true)), ConfigRule::epilogue_boxes);   // with C
+  // With C too (the planner offers it only when C is not D: staged_overlapping_c).
+  EXPECT_EQ(check_kernel_config(staged(144, DType::bf16, 192, true)), ConfigRule::ok);
+  EXPECT_TRUE(staged_overlapping_c(staged(144, DType::bf16, 192, true)));
+  EXPECT_FALSE(staged_overlapping_c(staged(144, DType::bf16, 192, false)));
+  EXPECT_FALSE(staged_overlapping_c(staged(256, DType::bf16, 128, true)));
+  EXPECT_TRUE(staged_overlapping_c(staged(208, DType::fp32, 224, true)));
   EXPECT_EQ(check_kernel_config(staged(48, DType::bf16, 64, false)), ConfigRule::epilogue_boxes);    // < 1 box
   EXPECT_EQ(check_kernel_config(staged(256, DType::bf16, 128, true)), ConfigRule::ok);
   // fp32: 32-column boxes; 208 = 6 x 32 + 16 -> seven boxes.
