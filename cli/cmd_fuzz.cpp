@@ -275,15 +275,15 @@ int run_fuzz(const FuzzArgs& a) {
         {"failures", failures}};
     fmt::print("{}\n", doc.dump(2));
   } else {
-    fmt::print("\n{} problem(s) in {:.1f} s: {} passed, {} FAILED{}\n", done, seconds, done - failed, failed,
-               fatal ? " (stopped: a CUDA error left the context unusable)" : "");
-    fmt::print("paths: ");
+    // The verdict comes last, so that a log's tail (`| tail -1`) holds it.
+    fmt::print("\npaths: ");
     for (const auto& [path, n] : paths) fmt::print("{} {}  ", path, n);
     fmt::print("\nsm90 configurations ({}):", configs.size());
     for (const auto& [label, n] : configs) fmt::print(" {} x{};", label, n);
     fmt::print("\nfallback, by the first sm90 rule broken:{}", reasons.empty() ? " none" : "");
     for (const auto& [key, n] : reasons) fmt::print(" {} {};", key, n);
-    fmt::print("\n");
+    fmt::print("\n{} problem(s) in {:.1f} s: {} passed, {} FAILED{}\n", done, seconds, done - failed, failed,
+               fatal ? " (stopped: a CUDA error left the context unusable)" : "");
   }
   return failed || fatal ? kExitFailed : 0;
 }
