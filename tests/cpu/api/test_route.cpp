@@ -9,6 +9,8 @@
 #include <cstdint>
 
 #include "api/route.hpp"
+#include "api/sm90_launch.hpp"
+#include "plan/config_spec.hpp"
 #include "plan/device_profile.hpp"
 #include "plan/planner.hpp"
 #include "plan/tuning_cache.hpp"
@@ -348,6 +350,37 @@ TEST(RowRepack, TheChoiceIsTheCheapestOfTheWaysTheModelPrices) {
   // Aligned operands are never chosen for a repack.
   p.a_rows_sectored = true;
   EXPECT_FALSE(plan::choose_row_repack(p, h200(), bytes, bytes).a);
+}
+
+TEST(Route, CIsDOnlyWithDsPointerAndThenNoBoxReadsCAfterAStore) {
+  // validate() lets C overlap D only as the same matrix, so route() marks C in place by the pointer
+  // (plan::Problem::c_in_place); the planner then keeps a staged tile's overlapping last box from
+  // reading C (it would read columns its neighbour stored), and launch_sm90 refuses that mix even
+  // if a config carrying it reached it (checked before anything touches the device).
+  GemmArgs g = nt(4096, 2112, 7168);
+  MatrixRef c{fake_ptr(0x290000000), 4096, 2112, 2112, DType::bf16, row_major};
+  g.c = &c;
+  g.beta = 1.0f;
+  EXPECT_FALSE(detail::route(g).problem.c_in_place);
+  MatrixRef same = MatrixRef(g.d);
+  g.c = &same;
+  const detail::Route r = detail::route(g);
+  ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
+  EXPECT_TRUE(r.problem.c_in_place);
+  const plan::ParsedConfigSpec spec = plan::parse_config_spec("128x176");
+  ASSERT_TRUE(spec.ok()) << spec.error;
+  const plan::Candidate in_place = plan::evaluate_config(r.problem, h200(), spec.spec.config, false);
+  ASSERT_TRUE(in_place.feasible()) << in_place.reason;
+  EXPECT_EQ(in_place.config.epilogue, sm90::Epilogue::direct);
+  plan::Problem apart = r.problem;
+  apart.c_in_place = false;
+  const plan::Candidate staged = plan::evaluate_config(apart, h200(), spec.spec.config, false);
+  ASSERT_TRUE(staged.feasible()) << staged.reason;
+  ASSERT_TRUE(sm90::staged_overlapping_c(staged.config)) << plan::describe(staged.config);
+  const detail::PreparedKernel prepared{staged.config, nullptr, 132};
+  const Status st = detail::launch_sm90(r.args, prepared);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message.find("C is D (in place)"), std::string::npos) << st.message;
 }
 
 }  // namespace
