@@ -101,7 +101,7 @@ plan::Problem problem_of(const GemmArgs& args) {
   if (p.accumulate) {
     p.cd_pairs = p.cd_pairs && address(args.c->ptr) % (2 * e) == 0 && args.c->ld % 2 == 0;
     p.c_tma = tma_describable(*args.c);
-    p.c_in_place = args.c->ptr == args.d.ptr;
+    p.c_in_place = c_is_d(args);
   }
   return p;
 }

@@ -84,6 +84,12 @@ Route fallback_route(const GemmArgs& args, const std::string& why);
 // length rounded up to 8 elements, whatever ld it was given. Every other field is kept.
 GemmArgs canonical_args(const GemmArgs& args);
 
+// Whether the call reads a C that is D itself (validate() allows C to overlap D only as the same
+// matrix, so the pointer tells): plan::Problem::c_in_place, and the launch's own check of it.
+inline bool c_is_d(const GemmArgs& args) {
+  return args.c != nullptr && args.beta != 0.0f && args.c->ptr == args.d.ptr;
+}
+
 // The planner's view of the arguments: M, N, K, majors, output dtype, C, leading dimensions, and
 // whether D can be written by TMA and C/D element pairs are aligned accesses.
 plan::Problem problem_of(const GemmArgs& args);

@@ -160,7 +160,7 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
   if (args.c != nullptr && args.beta != 0.0f) {  // route(): C is row-major like D, D's dtype
     // NOTES: the overlapping last box would read C's columns after its neighbour stored D's there;
     // the planner never offers it in place (planner.cpp, complete_config): refuse rather than be wrong.
-    if (sm90::staged_overlapping_c(c) && args.c->ptr == args.d.ptr)
+    if (sm90::staged_overlapping_c(c) && c_is_d(args))
       return setup_error("config " + plan::describe(c) + " stages an overlapping last box that reads C, but C is D (in place)");
     params.c = args.c->ptr;
     params.ldc = args.c->ld;
