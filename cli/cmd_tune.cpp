@@ -80,8 +80,10 @@ std::string cache_file(const TuneArgs& a) {
 }
 
 // Routes the problem as gemm() will see the runner's call (row-major D, C in D's layout, pointers
-// from cudaMalloc) and plans it on the live profile; the candidates to measure.
-void plan_problem(TuneProblem& t, const plan::DeviceProfile& profile, int top) {
+// from cudaMalloc) and plans it on the live profile; the candidates to measure: the planner's top
+// list, then each --config spec the problem can run (unless it is the same launch as one already
+// listed; the others go to t.unfit with the planner's reason).
+void plan_problem(TuneProblem& t, const plan::DeviceProfile& profile, int top, const std::vector<plan::ConfigSpec>& extra) {
   plan::Problem p;
   p.m = t.c.m;
   p.n = t.c.n;
@@ -100,6 +102,16 @@ void plan_problem(TuneProblem& t, const plan::DeviceProfile& profile, int top) {
   if (t.route.path != detail::Path::sm90) return;
   t.plan = plan::make_plan(t.route.problem, profile);
   t.candidates = plan::tuning_candidates(t.plan, top);
+  for (const plan::ConfigSpec& spec : extra) {
+    const plan::Candidate c = plan::evaluate_config(t.route.problem, profile, spec.config, spec.stages_given);
+    if (!c.feasible()) {
+      t.unfit.push_back(plan::config_spec_text(c.config) + ": " + c.reason);
+      continue;
+    }
+    bool listed = false;
+    for (const plan::Candidate& have : t.candidates) listed = listed || plan::same_launch(have, c);
+    if (!listed) t.candidates.push_back(c);
+  }
 }
 
 // Every candidate's kernels compiled (or read from the JIT disk cache) and loaded, `jobs` at a time.
@@ -177,6 +189,12 @@ void measure(TuneProblem& t, size_t index, size_t total, const bench::RunOptions
 int run_tune(const TuneArgs& a) {
   if (a.top < 1 || a.top > 64) fail("--top " + std::to_string(a.top) + ": must be 1 to 64");
   if (a.jobs < 0 || a.jobs > 256) fail("--jobs " + std::to_string(a.jobs) + ": must be 0 (one per core) to 256");
+  std::vector<plan::ConfigSpec> extra;
+  for (const std::string& text : a.configs) {
+    const plan::ParsedConfigSpec spec = plan::parse_config_spec(text, "--config");
+    if (!spec.ok()) fail(spec.error);
+    extra.push_back(spec.spec);
+  }
   std::string suite_name;
   std::vector<TuneProblem> problems = problems_of(a, &suite_name);
   const std::string file = cache_file(a);
@@ -199,7 +217,11 @@ int run_tune(const TuneArgs& a) {
     std::fprintf(stderr, "tilegemm tune: %s (the file is rewritten without it)\n", w.c_str());
 
   TuneHeader header{dev.name, dev.sm_count, suite_name, a, file, key, timer->description};
-  for (TuneProblem& t : problems) plan_problem(t, *profile, a.top);
+  for (TuneProblem& t : problems) {
+    plan_problem(t, *profile, a.top, extra);
+    for (const std::string& why : t.unfit)
+      std::fprintf(stderr, "tilegemm tune: %s %s: --config %s\n", shape_text(t.c).c_str(), t.layout.c_str(), why.c_str());
+  }
   Progress progress;
   progress.bar = isatty(fileno(stderr)) != 0;
   for (const TuneProblem& t : problems) progress.total += t.candidates.size();
@@ -252,6 +274,9 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--out", a->out, "Output dtype")->check(CLI::IsMember({"bf16", "fp32"}))->capture_default_str();
   cmd->add_option("--beta", a->beta, "Add beta*C: a random normal C in D's layout and dtype (0: C given but not read)");
+  cmd->add_option("--config", a->configs,
+                  "Also measure this configuration (repeatable; grammar: tilegemm explain --help) on every problem "
+                  "it fits, after the --top list; one that a problem cannot run is named on stderr with the reason");
   cmd->add_option("--iters", a->iters, "Timed runs per configuration (median)")->check(CLI::Range(1, 100000))
       ->capture_default_str();
   cmd->add_option("--warmup", a->warmup, "Untimed runs first")->check(CLI::Range(0, 100000))->capture_default_str();

@@ -162,6 +162,7 @@ void print_json(const TuneHeader& h, const std::vector<TuneProblem>& problems, c
     r["model_error"] = t.model_timed ? ordered_json(t.model_error) : ordered_json(nullptr);
     r["stored"] = t.stored;
     r["store_error"] = t.store_error;
+    r["unfit_configs"] = t.unfit;
     results.push_back(std::move(r));
   }
   const ordered_json doc{
@@ -170,8 +171,8 @@ void print_json(const TuneHeader& h, const std::vector<TuneProblem>& problems, c
       {"cache", {{"file", h.file}, {"key", h.key.label()}}},
       {"options", {{"suite", h.suite}, {"layout", a.layout}, {"out", a.out},
                    {"beta", a.beta ? ordered_json(*a.beta) : ordered_json(nullptr)}, {"top", a.top},
-                   {"iters", a.iters}, {"warmup", a.warmup}, {"seed", a.seed}, {"timer", h.timer},
-                   {"flush", a.flush}}},
+                   {"configs", a.configs}, {"iters", a.iters}, {"warmup", a.warmup}, {"seed", a.seed},
+                   {"timer", h.timer}, {"flush", a.flush}}},
       {"results", results},
       {"summary", {{"problems", s.problems}, {"tuned", s.tuned}, {"failed", s.failed},
                    {"store_failures", s.store_failures}, {"model_fastest", s.regrets.size() - s.model_beaten},

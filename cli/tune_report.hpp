@@ -27,6 +27,7 @@ struct TuneArgs {
   int jobs = 0;
   bool json = false;
   std::string flush = "write";      // --flush: how L2 is emptied before each timed run (bench/timer.hpp)
+  std::vector<std::string> configs; // --config: also measured on every problem they fit (explain's grammar)
 };
 
 struct TuneProblem {
@@ -38,6 +39,7 @@ struct TuneProblem {
   Status setup;                             // allocation / fill (then nothing ran)
   std::vector<bench::SideResult> sides;     // one per candidate
   std::vector<std::string> errors;          // per candidate: its spec or what ran was not the candidate
+  std::vector<std::string> unfit;           // --config specs this problem cannot run, each with the reason
   int64_t checked_rows = 0;
   // summarize():
   int best = -1;            // the fastest candidate that passed (index), -1 when none did

@@ -66,7 +66,7 @@ def built_cluster_scale(t, cfg):
     """The binary's cluster factor, as it divided the time (1 without a cluster)."""
     if cfg["cluster_m"] * cfg["cluster_n"] == 1:
         return 1.0
-    return t["predicted_us"] / (t["limits_us"] + t["epilogue_us"] + t["fixed_us"] + t["fixup_us"])
+    return t["predicted_us"] / (t["limits_us"] + t["epilogue_us"] + t.get("c_us", 0.0) + t["fixed_us"] + t["fixup_us"])
 
 
 def predict(row, peak, half, one_consumer, tile_us, fixed_us, fixup, tma=1.0):
@@ -79,14 +79,14 @@ def predict(row, peak, half, one_consumer, tile_us, fixed_us, fixup, tma=1.0):
     ksplit = cfg["stream_k"]
     if not cfg["pingpong"] and not ksplit:
         epi += tile_us * row["seed"]["num_waves"] * (1 if cfg["persistent"] else 2)
-    return (worst + epi + fixed_us + t["fixup_us"] * fixup) * built_cluster_scale(t, cfg)
+    return (worst + epi + t.get("c_us", 0.0) + fixed_us + t["fixup_us"] * fixup) * built_cluster_scale(t, cfg)
 
 
 def predict_built(row, hbm, p, floor):
     """The binary's own terms with only the HBM rate and the norm of the limits changed."""
     t, cfg = row["t"], row["cfg"]
     worst = limits([t["l2_us"], t["local_us"], t["hbm_us"] * hbm, t["tc_us"]], p, floor)
-    return (worst + t["epilogue_us"] + t["fixed_us"] + t["fixup_us"]) * built_cluster_scale(t, cfg)
+    return (worst + t["epilogue_us"] + t.get("c_us", 0.0) + t["fixed_us"] + t["fixup_us"]) * built_cluster_scale(t, cfg)
 
 
 def score(rows, model):

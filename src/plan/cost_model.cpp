@@ -328,14 +328,41 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
     norm = worst->us * std::pow(norm, 1.0 / d.limit_norm_p);
   }
   t.limits_us = norm;
+  // C's read (accumulating; a k-split's partials are written without it, piece 0 stores with it):
+  // not hidden by the mainloop as the HBM term assumes. NOTES: measured on the H200 (docs/PERF.md,
+  // nineteenth session), the same configs with and without C: a staged tile's C cost about 1 us
+  // whatever its mainloop (at 128x32768x512, 64x64 ping-pong tiles, 8 per CTA, took 28.0 us with C
+  // and 16.4 without); a tile whose slots hold fewer boxes than it has reloads the rest after the
+  // stores (8192^3 fp32 128x224 stage32: 106 us of C against 6.3 for ping-pong 128x176 stage64,
+  // whose reloads mostly run while the other consumer computes -- not everywhere: at
+  // 4096x24576x1536 fp32 both paid ~90 us); one slot per consumer serializes the reloads. The reloads are part of a tile's epilogue: the cooperative kernel pays
+  // them, a ping-pong consumer's run while the other consumer's mainloop does (below).
+  double c_reload_us = 0;  // per stored tile
+  if (p.accumulate && stores >= 1) {
+    const bool staged = sm90::staged_epilogue(c.epilogue);
+    // (Direct: each thread loads its C elements from global memory; per row of C a consumer reads
+    // inside D. A column-major tile (swap-AB) is charged per tile only: measured at M = 1 ... 8
+    // (one to eight columns), not where it has more; the sixteenth session's picks stand there.)
+    const int64_t c_lines = c.d_col_major ? 0 : std::min<int64_t>(64, p.m);
+    const double per_tile = staged ? d.c_tile_us : d.c_tile_direct_us + static_cast<double>(c_lines) * d.c_direct_line_us;
+    const int box_cols = sm90::store_box_cols(p.out);
+    const int boxes = sm90::store_boxes(c.bn, p.out);
+    const int slots = staged ? std::max(1, c.stage_cols / box_cols) : boxes;
+    if (staged && boxes > slots) {
+      const double reload_bytes = static_cast<double>(boxes - slots) * box_cols * c.bm * dtype_bytes(p.out);
+      c_reload_us = reload_bytes / d.c_reload_bytes_per_s_per_sm * 1e6 + (slots == 1 ? (boxes - 1) * d.c_slot_round_us : 0.0);
+    }
+    t.c_us = stores * (per_tile + (c.pingpong ? 0.0 : c_reload_us));
+  }
   // Ping-pong: a consumer's epilogue runs while the other consumer's mainloop runs. Each consumer
   // takes a tile's mainloop (ml) and its epilogue (epi) in turn, two consumers in flight, so a
   // tile costs max(ml, (ml + epi) / 2): only the last tile's epilogue, and the part of the others'
   // that one mainloop cannot cover (short K), are exposed.
   // A ping-pong tile's epilogue is done by one warpgroup instead of two: twice as long (the
-  // stores and the staging go at a rate per warp: docs/PERF.md, the copy warps).
+  // stores and the staging go at a rate per warp: docs/PERF.md, the copy warps), plus
+  // its C reloads.
   if (c.pingpong && stores >= 1) {
-    const double epi_us = 2.0 * cycles_to_us(epi_cycles, d);
+    const double epi_us = 2.0 * cycles_to_us(epi_cycles, d) + c_reload_us;
     const double ml_us = t.limits_us / stores;
     t.epilogue_us = epi_us + (stores - 1) * std::max(0.0, (epi_us - ml_us) / 2.0);
   }
@@ -346,7 +373,7 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
                                 : c.bm >= 128    ? d.cluster_factor
                                 : c.cluster_n > 1 ? d.one_consumer_cluster_factor_1x2
                                                   : d.one_consumer_cluster_factor_2x1;
-  t.predicted_us = (t.limits_us + t.epilogue_us + t.fixed_us + t.fixup_us) / cluster_factor;
+  t.predicted_us = (t.limits_us + t.epilogue_us + t.c_us + t.fixed_us + t.fixup_us) / cluster_factor;
   t.tflops = 2.0 * static_cast<double>(p.m) * p.n * p.k / (t.predicted_us * 1e-6) / 1e12;
   return t;
 }

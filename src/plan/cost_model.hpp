@@ -62,7 +62,7 @@ inline constexpr double kOneConsumerFactor = 0.85;
 double mainloop_efficiency(const Config& c);
 
 // Predicted time (microseconds):
-//   predicted = (limits + epilogue + fixed + fixup) / cluster factor
+//   predicted = (limits + epilogue + c + fixed + fixup) / cluster factor
 //   limits    = the limit_norm_p-norm of (l2, local, hbm, tc) over those within 3/4 of the largest
 // (the cluster factor, measured, only for 2-CTA clusters: their two rings run in lock-step).
 // The busiest CTA's k-blocks ("cta_kb"): waves * the k-blocks of a unit without k-splitting; with
@@ -80,13 +80,19 @@ double mainloop_efficiency(const Config& c);
 //   stmatrix into the staging smem (TMA store), or the stores from registers at the measured
 //   direct-store rate (direct epilogue: only the elements inside D); twice for a static launch.
 //   Ping-pong: a tile costs max(ml, (ml + epi) / 2), only the last tile's epilogue whole.
+// c: with C read (accumulate), what reading it costs the busiest CTA beyond its HBM bytes (counted
+//   in hbm): per tile it stores, c_tile_us (staged epilogues) or c_tile_direct_us (direct) +
+//   c_direct_line_us per row of C a consumer reads inside D (row-major D); for a
+//   cooperative staged tile whose boxes outnumber its staging slots, the boxes reloaded after a
+//   store at c_reload_bytes_per_s_per_sm, plus c_slot_round_us per reload when a consumer has one
+//   slot. Fitted on the H200 (device_profile.cpp).
 // fixup: per unit of the busiest CTA whose tile is shared, the fix-up's latency (the counter and
 //   fence round trips, measured), plus the fp32 partials it writes and reads back (through L2) at
 //   fixup_bytes_per_s_per_sm.
 struct TimeTerms {
   double l2_us = 0, local_us = 0, hbm_us = 0, tc_us = 0;
   double limits_us = 0;         // the four above combined: their p-norm (DeviceProfile::limit_norm_p)
-  double epilogue_us = 0, fixed_us = 0, fixup_us = 0;
+  double epilogue_us = 0, c_us = 0, fixed_us = 0, fixup_us = 0;
   double efficiency = 1;        // mainloop_efficiency(config)
   double predicted_us = 0;
   double tflops = 0;            // 2 * M * N * K / predicted

@@ -46,6 +46,20 @@
 //     (4096x32768x512: 8 k-blocks) the narrower staging cost 2.8 %, hence the 32-k-block floor.
 //     Odd-D shapes (the threads' copy-out): 2049x6001x4097 (10.6 %) 1.4-1.9 % faster in four runs,
 //     seven others at 3-9 % -0.6..+0.7 %; the share is set between 10.3 and 10.6 %.
+//   - c_tile_us = 1.08, c_tile_direct_us = 0.38 + c_direct_line_us = 0.054 per row (a row-major
+//     direct tile's cost grows with the rows it reads: 3.8 us for 64 rows, measured 1.5-6.5 for the
+//     six such tiles, whose units ran 16-112 k-blocks; swap-AB's column-major decode tiles, 1 ... 16
+//     columns, 0.4),
+//     c_reload_bytes_per_s_per_sm = 53.6e9 (0.53 of an SM's share of the streaming HBM rate),
+//     c_slot_round_us = 0.38: what reading C costs beyond the HBM bytes the model already counts. Fitted (scripts/fit_c_term.py reproduces it: non-negative least squares
+//     on the time with C minus the time without, relative to the time) to 468 (shape, config) pairs
+//     measured both ways on the H200 (docs/PERF.md, 2026-12-04 nineteenth session; the llm suite
+//     top 8, midm top 6, llm fp32 top 6; bench/measurements/h200-2026-12-04-*): the regret of the
+//     model's picks among them fell from 2.1 % to 1.2 % (the worst from 60 % to 19 %: 128x32768x512
+//     picked a 64x64 ping-pong tile whose C cost 11.6 us of 28), the median error from 4.6 % to 3.3 %.
+//     A per-tile cost that does not shrink with a longer mainloop fitted better than one gated by
+//     it; a term in the C bytes alone fitted about 0.5 x C's time at the HBM rate but moves no pick
+//     (every config of a problem reads the same C), so it is left out.
 // Measured on one H200 (2026-12-01, docs/PERF.md "planner calibration"), used for every profile
 // (the same GH100 SM and TMA unit; the HBM-side rate scaled by each SKU's HBM bandwidth):
 //   - tma_fill_bytes_per_s = 5.7e12 on the H200: M = 1 GEMMs whose tiles load 63 zero-filled A
@@ -165,6 +179,11 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.ring_bytes = 144.0 * 1024;                              // measured on the H200 (above)
   p.ring_hbm_share = 0.105;                                 // measured on the H200 (above)
   p.ring_shallow_factor = 0.98;                             // measured on the H200 (above)
+  p.c_tile_us = 1.08;                                       // fitted on the H200 (above)
+  p.c_tile_direct_us = 0.38;                                // fitted on the H200 (above)
+  p.c_direct_line_us = 0.054;                               // fitted on the H200 (above)
+  p.c_reload_bytes_per_s_per_sm = 53.6e9 * hbm_eff_tbps / 4.3;  // fitted on the H200 (above), scaled by HBM
+  p.c_slot_round_us = 0.38;                                 // fitted on the H200 (above)
   return p;
 }
 

@@ -59,6 +59,14 @@ struct DeviceProfile {
   double ring_bytes = 0;
   double ring_hbm_share = 1;
   double ring_shallow_factor = 1;
+  // Reading C (cost_model.cpp, "C's read"): per tile stored with C, what the staged and the direct
+  // epilogues add (the direct one also per line of C a consumer reads); C's boxes reloaded through the staging slots of a cooperative tile, at this rate
+  // per SM; and per reload when a consumer has one slot (no other slot's work to hide it behind).
+  double c_tile_us = 0;
+  double c_tile_direct_us = 0;
+  double c_direct_line_us = 0;
+  double c_reload_bytes_per_s_per_sm = 0;
+  double c_slot_round_us = 0;
 
   double tc_flops_per_cycle_per_sm() const { return tc_peak_flops / (sm_count * clock_ghz * 1e9); }
 };

@@ -55,7 +55,7 @@ ordered_json candidate_json(const Candidate& c) {
                 {"cycles_local", s.cycles_local}, {"score", s.score}}},
       {"time", {{"efficiency", t.efficiency}, {"l2_us", t.l2_us}, {"local_us", t.local_us}, {"hbm_us", t.hbm_us}, {"tc_us", t.tc_us},
                 {"limits_us", t.limits_us},
-                {"epilogue_us", t.epilogue_us}, {"fixed_us", t.fixed_us}, {"fixup_us", t.fixup_us},
+                {"epilogue_us", t.epilogue_us}, {"c_us", t.c_us}, {"fixed_us", t.fixed_us}, {"fixup_us", t.fixup_us},
                 {"predicted_us", t.predicted_us}, {"tflops", t.tflops}, {"bound", t.bound},
                 {"hbm_bytes", t.hbm_bytes}, {"bytes_L2_AB_eff", t.bytes_L2_AB_eff},
                 {"stream_reread", t.b_reread}}},
@@ -139,9 +139,9 @@ void append_summary(std::string& out, const Candidate& c, const char* indent) {
   auto o = std::back_inserter(out);
   fmt::format_to(o, "{}{}\n", indent, describe(k));
   fmt::format_to(o, "{}predicted {:.1f} us, {:.0f} TFLOPS, {}-bound: limits {:.2f} (norm of l2 {:.2f}, local {:.2f}, "
-                 "hbm {:.2f}, tensor {:.2f}) + epilogue {:.2f} + fixed {:.2f}{} us\n",
+                 "hbm {:.2f}, tensor {:.2f}) + epilogue {:.2f}{} + fixed {:.2f}{} us\n",
                  indent, t.predicted_us, t.tflops, t.bound, t.limits_us, t.l2_us, t.local_us, t.hbm_us, t.tc_us,
-                 t.epilogue_us, t.fixed_us, t.fixup_us > 0 ? fmt::format(" + k-split fix-up {:.2f}", t.fixup_us) : "");
+                 t.epilogue_us, t.c_us > 0 ? fmt::format(" + reading C {:.2f}", t.c_us) : "", t.fixed_us, t.fixup_us > 0 ? fmt::format(" + k-split fix-up {:.2f}", t.fixup_us) : "");
   fmt::format_to(o, "{}seed: score {:.0f} = max(cycles_local {:.0f}, cycles_L2 {:.0f}) / wave_eff {:.3f} "
                  "({} blocks, {} waves)\n",
                  indent, s.score, s.cycles_local, s.cycles_L2, s.wave_eff, s.num_blocks, s.num_waves);
@@ -345,7 +345,7 @@ std::string explain_text(const Plan& plan, const std::optional<Candidate>& user,
                    i + 1, describe(c.config), lw, s.num_blocks, s.num_waves, s.wave_eff, s.bytes_L2_AB,
                    s.bytes_local_AB, s.bytes_TC, s.bytes_CD, s.cycles_L2, s.cycles_local, s.score);
   }
-  fmt::format_to(w, "\ntop {}: predicted time (us) = limits + epi + fixed + fixup, limits = the {:g}-norm of "
+  fmt::format_to(w, "\ntop {}: predicted time (us) = limits + epi (+ reading C) + fixed + fixup, limits = the {:g}-norm of "
                  "(l2, local, hbm, tensor)\n", n_top, plan.device.limit_norm_p);
   fmt::format_to(w, "{:>3}  {:<{}} {:>8} {:>8} {:>8} {:>8} {:>8} {:>5} {:>5} {:>5} {:>9} {:>6} {:>6}\n", "#", "config",
                  lw, "l2", "local", "hbm", "tensor", "limits", "epi", "fixed", "fixup", "predicted", "TFLOPS", "bound");
@@ -353,7 +353,7 @@ std::string explain_text(const Plan& plan, const std::optional<Candidate>& user,
     const Candidate& c = plan.ranked[i];
     const TimeTerms& t = c.time;
     fmt::format_to(w, "{:>3}  {:<{}} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>8.2f} {:>5.2f} {:>5.2f} {:>5.2f} {:>9.2f} {:>6.0f} {:>6}\n",
-                   i + 1, describe(c.config), lw, t.l2_us, t.local_us, t.hbm_us, t.tc_us, t.limits_us, t.epilogue_us,
+                   i + 1, describe(c.config), lw, t.l2_us, t.local_us, t.hbm_us, t.tc_us, t.limits_us, t.epilogue_us + t.c_us,
                    t.fixed_us, t.fixup_us, t.predicted_us, t.tflops, t.bound);
   }
 

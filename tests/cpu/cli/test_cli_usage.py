@@ -146,6 +146,8 @@ class Tune(unittest.TestCase):
         self.usage(["tune", "--out", "fp8"], "--out", "fp8")
         self.usage(["tune", "--iters", "0"], "--iters")
         self.usage(["tune", "--beta", "abc"], "--beta")
+        self.usage(["tune", "--config", "128x999"], "--config", "128x999")
+        self.usage(["tune", "--config", "128x128,stages=99"], "--config", "stages")
         self.usage(["tune", "--shape", "64x64"], "64x64")
         self.usage(["tune", "--suite", "no-such-suite"], "no-such-suite")
         self.usage(["tune", "--suite", "llm", "--shape", "64x64x64"], "--shape")

@@ -380,6 +380,35 @@ TEST(CubinAudit, KSplitsWithCInEveryEpilogue) {
   audit.summary("k-splits with C");
 }
 
+// The planner's picks with C (bf16 and fp32 out) over the suite, and the narrow two-accumulator-set
+// tiles the time model's C term weighs (64x32 with C took 6 us more than without at 128x2112x7168,
+// docs/PERF.md nineteenth session): HGMMA, no local memory.
+TEST(CubinAudit, SuitePicksWithC) {
+  const auto d = *plan::find_builtin_profile("h200");
+  Audit audit;
+  for (DType out : {DType::bf16, DType::fp32})
+    for (const auto& s : kSuite) {
+      plan::Problem p;
+      p.m = s[0];
+      p.n = s[1];
+      p.k = s[2];
+      p.out = out;
+      p.accumulate = true;
+      MatrixRef c_storage;
+      const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));
+      ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
+      const plan::Selection sel = plan::select_config(r.problem, d);
+      ASSERT_TRUE(sel.found);
+      audit.check(sel.config);
+      for (const char* spec : {"64x32", "128x32", "64x64"}) {
+        const plan::ParsedConfigSpec parsed = plan::parse_config_spec(spec);
+        const plan::Candidate cand = plan::evaluate_config(r.problem, d, parsed.spec.config, false);
+        if (cand.feasible() && s[0] == 128 && s[1] == 2112) audit.check(cand.config);
+      }
+    }
+  audit.summary("picks with C");
+}
+
 // Swap-AB with the transposed TMA-store epilogue (stmatrix .trans boxes): the planner's picks for
 // mid-size batches in the layouts that take it, and forced variants (every box staged, slots of
 // one box, ping-pong, a split): HGMMA, no local memory.

@@ -30,7 +30,7 @@ const char* const kConfigKeys[] = {"bm", "bn", "bk", "stages", "cluster_m", "clu
                                    "out_dtype", "fixed_n", "fixed_k", "persistent", "stream_k", "split_k", "swap_ab"};
 const char* const kSeedKeys[] = {"num_blocks", "num_waves", "wave_eff", "sizeof_c", "bytes_L2_AB",
                                  "bytes_local_AB", "bytes_TC", "bytes_CD", "cycles_L2", "cycles_local", "score"};
-const char* const kTimeKeys[] = {"efficiency", "l2_us", "local_us", "hbm_us", "tc_us", "limits_us", "epilogue_us", "fixed_us",
+const char* const kTimeKeys[] = {"efficiency", "l2_us", "local_us", "hbm_us", "tc_us", "limits_us", "epilogue_us", "c_us", "fixed_us",
                                  "fixup_us", "predicted_us", "tflops", "bound", "hbm_bytes",
                                  "bytes_L2_AB_eff", "stream_reread"};
 const char* const kDeviceKeys[] = {"name", "description", "source", "note", "sm_count", "clock_ghz",
@@ -45,7 +45,8 @@ const char* const kDeviceKeys[] = {"name", "description", "source", "note", "sm_
                                    "smem_store_bytes_per_cycle", "direct_scalar_store_bytes_per_cycle",
                                    "unsectored_row_factor", "oob_row_factor", "repack_bytes_per_s",
                                    "repack_launch_us", "limit_norm_p",
-                                   "ring_bytes", "ring_hbm_share", "ring_shallow_factor"};
+                                   "ring_bytes", "ring_hbm_share", "ring_shallow_factor", "c_tile_us",
+                                   "c_tile_direct_us", "c_direct_line_us", "c_reload_bytes_per_s_per_sm", "c_slot_round_us"};
 
 void expect_candidate(const json& c) {
   for (const char* k : kCandidateKeys) ASSERT_TRUE(c.contains(k)) << "candidate key " << k;
