@@ -335,22 +335,27 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // and 16.4 without); a tile whose slots hold fewer boxes than it has reloads the rest after the
   // stores (8192^3 fp32 128x224 stage32: 106 us of C against 6.3 for ping-pong 128x176 stage64,
   // whose reloads mostly run while the other consumer computes -- not everywhere: at
-  // 4096x24576x1536 fp32 both paid ~90 us); one slot per consumer serializes the reloads. The reloads are part of a tile's epilogue: the cooperative kernel pays
-  // them, a ping-pong consumer's run while the other consumer's mainloop does (below).
+  // 4096x24576x1536 fp32 both paid ~90 us); one slot per consumer serializes the reloads. The
+  // reloads are part of a tile's epilogue: the cooperative kernel pays them, a ping-pong
+  // consumer's run while the other consumer's mainloop does (below).
   double c_reload_us = 0;  // per stored tile
   if (p.accumulate && stores >= 1) {
-    const bool staged = sm90::staged_epilogue(c.epilogue);
-    // (Direct: each thread loads its C elements from global memory; per row of C a consumer reads
-    // inside D. A column-major tile (swap-AB) is charged per tile only: measured at M = 1 ... 8
-    // (one to eight columns), not where it has more; the sixteenth session's picks stand there.)
-    const int64_t c_lines = c.d_col_major ? 0 : std::min<int64_t>(64, p.m);
-    const double per_tile = staged ? d.c_tile_us : d.c_tile_direct_us + static_cast<double>(c_lines) * d.c_direct_line_us;
-    const int box_cols = sm90::store_box_cols(p.out);
-    const int boxes = sm90::store_boxes(c.bn, p.out);
-    const int slots = staged ? std::max(1, c.stage_cols / box_cols) : boxes;
-    if (staged && boxes > slots) {
-      const double reload_bytes = static_cast<double>(boxes - slots) * box_cols * c.bm * dtype_bytes(p.out);
-      c_reload_us = reload_bytes / d.c_reload_bytes_per_s_per_sm * 1e6 + (slots == 1 ? (boxes - 1) * d.c_slot_round_us : 0.0);
+    double per_tile = d.c_tile_us;
+    if (sm90::staged_epilogue(c.epilogue)) {
+      const int box_cols = sm90::store_box_cols(p.out);
+      const int boxes = sm90::store_boxes(c.bn, p.out);
+      const int slots = std::max(1, c.stage_cols / box_cols);
+      if (boxes > slots) {
+        const double reload_bytes = static_cast<double>(boxes - slots) * box_cols * c.bm * dtype_bytes(p.out);
+        c_reload_us = reload_bytes / d.c_reload_bytes_per_s_per_sm * 1e6 +
+                      (slots == 1 ? (boxes - 1) * d.c_slot_round_us : 0.0);
+      }
+    } else {
+      // Direct: each thread loads its C elements from global memory; per row of C a consumer reads
+      // inside D. A column-major tile (swap-AB) is charged per tile only: measured at M = 1 ... 8
+      // (one to eight columns), not where it has more; the sixteenth session's picks stand there.
+      const int64_t c_rows = c.d_col_major ? 0 : std::min<int64_t>(64, p.m);
+      per_tile = d.c_tile_direct_us + static_cast<double>(c_rows) * d.c_direct_line_us;
     }
     t.c_us = stores * (per_tile + (c.pingpong ? 0.0 : c_reload_us));
   }

@@ -60,8 +60,9 @@ struct DeviceProfile {
   double ring_hbm_share = 1;
   double ring_shallow_factor = 1;
   // Reading C (cost_model.cpp, "C's read"): per tile stored with C, what the staged and the direct
-  // epilogues add (the direct one also per line of C a consumer reads); C's boxes reloaded through the staging slots of a cooperative tile, at this rate
-  // per SM; and per reload when a consumer has one slot (no other slot's work to hide it behind).
+  // epilogues add (the direct one also per row of C a consumer reads); C's boxes reloaded through
+  // a tile's staging slots, at this rate per SM; and per reload when a consumer has one slot (no
+  // other slot's work to hide it behind).
   double c_tile_us = 0;
   double c_tile_direct_us = 0;
   double c_direct_line_us = 0;

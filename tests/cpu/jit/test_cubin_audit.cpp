@@ -204,6 +204,12 @@ class Audit {
   int compiled_ = 0, audited_ = 0;
 };
 
+// The route of problem `p` (placeholder pointers), as gemm() takes it.
+detail::Route route_problem(const plan::Problem& p) {
+  MatrixRef c_storage;
+  return detail::route(detail::placeholder_args(p, &c_storage));
+}
+
 // The route of an M x N x K problem in `layout` (placeholder pointers, packed), as gemm() takes it.
 detail::Route route_of(const int64_t (&s)[3], const char* layout) {
   plan::Problem p;
@@ -211,8 +217,7 @@ detail::Route route_of(const int64_t (&s)[3], const char* layout) {
   p.n = s[1];
   p.k = s[2];
   EXPECT_TRUE(plan::parse_layout(layout, &p.a_major, &p.b_major)) << layout;
-  MatrixRef c_storage;
-  return detail::route(detail::placeholder_args(p, &c_storage));
+  return route_problem(p);
 }
 
 TEST(CubinAudit, SuitePicksInEveryLayout) {
@@ -278,8 +283,7 @@ TEST(CubinAudit, EpilogueVariantsOfThePlannersPicks) {
       p.out = v.out;
       p.accumulate = v.with_c;
       p.ldd = s[1] + v.ldd_extra;
-      MatrixRef c_storage;
-      const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));
+      const detail::Route r = route_problem(p);
       ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
       const plan::Selection sel = plan::select_config(r.problem, d);
       ASSERT_TRUE(sel.found);
@@ -319,8 +323,7 @@ TEST(CubinAudit, ClusterKSplits) {
         p.out = DType::fp32;
         p.accumulate = true;
       }
-      MatrixRef c_storage;
-      const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));
+      const detail::Route r = route_problem(p);
       const plan::ParsedConfigSpec spec = plan::parse_config_spec(f.spec);
       ASSERT_TRUE(spec.ok()) << spec.error;
       const plan::Candidate cand = plan::evaluate_config(r.problem, d, spec.spec.config, false);
@@ -363,8 +366,7 @@ TEST(CubinAudit, KSplitsWithCInEveryEpilogue) {
       p.out = out;
       p.accumulate = true;
       p.c_in_place = f.in_place;
-      MatrixRef c_storage;
-      const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));
+      const detail::Route r = route_problem(p);
       ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
       ASSERT_EQ(r.problem.c_in_place, f.in_place);
       const plan::ParsedConfigSpec spec = plan::parse_config_spec(f.spec);
@@ -394,16 +396,16 @@ TEST(CubinAudit, SuitePicksWithC) {
       p.k = s[2];
       p.out = out;
       p.accumulate = true;
-      MatrixRef c_storage;
-      const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));
+      const detail::Route r = route_problem(p);
       ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
       const plan::Selection sel = plan::select_config(r.problem, d);
       ASSERT_TRUE(sel.found);
       audit.check(sel.config);
+      if (s[0] != 128 || s[1] != 2112) continue;
       for (const char* spec : {"64x32", "128x32", "64x64"}) {
-        const plan::ParsedConfigSpec parsed = plan::parse_config_spec(spec);
-        const plan::Candidate cand = plan::evaluate_config(r.problem, d, parsed.spec.config, false);
-        if (cand.feasible() && s[0] == 128 && s[1] == 2112) audit.check(cand.config);
+        const plan::Candidate cand = plan::evaluate_config(r.problem, d, plan::parse_config_spec(spec).spec.config, false);
+        ASSERT_TRUE(cand.feasible()) << spec << ": " << cand.reason;
+        audit.check(cand.config);
       }
     }
   audit.summary("picks with C");
@@ -461,8 +463,7 @@ TEST(CubinAudit, SwapAbMidSizeStores) {
       p.k = s[2];
       p.out = variant == 1 ? DType::bf16 : DType::fp32;
       p.accumulate = variant >= 1;
-      MatrixRef c_storage;
-      const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));
+      const detail::Route r = route_problem(p);
       ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
       const plan::Selection sel = plan::select_config(r.problem, d);
       ASSERT_TRUE(sel.found);
