@@ -240,9 +240,7 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
 }
 
 Status launch_packs(const Route& r, void* workspace, cudaStream_t stream) {
-  for (const Pack& pk : r.packs) {
-    const jit::Kernel* kernel = nullptr;
-    if (Status s = helper_kernel(jit::pack_source(pk.elem_bytes, pk.transposes()), &kernel); !s.ok()) return s;
+  auto job = [&](const Pack& pk) {
     sm90::PackParams pp;
     pp.src = pk.src;
     pp.dst = static_cast<uint8_t*>(workspace) + pk.offset;
@@ -251,18 +249,41 @@ Status launch_packs(const Route& r, void* workspace, cudaStream_t stream) {
     pp.src_row = pk.src_row;
     pp.src_col = pk.src_col;
     pp.ld_dst = pk.ld;
+    return pp;
+  };
+  // Line copies: one launch per element size, every such operand in it (pack.cuh).
+  for (int elem : {2, 4}) {
+    sm90::PackRowsParams pr;
+    int64_t items = 0;
+    for (const Pack& pk : r.packs) {
+      if (pk.transposes() || pk.elem_bytes != elem) continue;
+      if (pr.jobs == sm90::kPackJobs) return setup_error("more than " + std::to_string(sm90::kPackJobs) + " line copies");
+      pr.job[pr.jobs] = job(pk);
+      pr.item_begin[pr.jobs] = items;
+      items += pk.rows * ceil_div(pk.ld / (16 / elem), int64_t{sm90::kPackItemChunks});
+      ++pr.jobs;
+    }
+    if (pr.jobs == 0) continue;
+    for (int j = pr.jobs; j <= sm90::kPackJobs; ++j) pr.item_begin[j] = items;
+    const jit::Kernel* kernel = nullptr;
+    if (Status s = helper_kernel(jit::pack_source(elem, false), &kernel); !s.ok()) return s;
     jit::LaunchDims dims;
     dims.stream = stream;
-    if (pk.transposes()) {
-      dims.grid = dim3(static_cast<unsigned>(ceil_div(pk.rows, int64_t{sm90::kPackTile})),
-                       static_cast<unsigned>(std::min<int64_t>(ceil_div(pk.ld, int64_t{sm90::kPackTile}), 65535)), 1);
-      dims.block = dim3(sm90::kPackTile, sm90::kPackThreads / sm90::kPackTile, 1);
-    } else {
-      const int64_t threads = pk.rows * (pk.ld / (16 / pk.elem_bytes));
-      dims.grid = dim3(static_cast<unsigned>(ceil_div(threads, int64_t{sm90::kPackThreads})), 1, 1);
-      dims.block = dim3(sm90::kPackThreads, 1, 1);
-    }
-    if (Status s = jit::launch(*kernel, dims, pp); !s.ok()) return s;
+    const int64_t warps = sm90::kPackThreads / 32;  // an item per warp
+    dims.grid = dim3(static_cast<unsigned>(std::min<int64_t>(ceil_div(items, warps), int64_t{1} << 30)), 1, 1);
+    dims.block = dim3(sm90::kPackThreads, 1, 1);
+    if (Status s = jit::launch(*kernel, dims, pr); !s.ok()) return s;
+  }
+  for (const Pack& pk : r.packs) {  // C in the other major: one transposing launch
+    if (!pk.transposes()) continue;
+    const jit::Kernel* kernel = nullptr;
+    if (Status s = helper_kernel(jit::pack_source(pk.elem_bytes, true), &kernel); !s.ok()) return s;
+    jit::LaunchDims dims;
+    dims.stream = stream;
+    dims.grid = dim3(static_cast<unsigned>(ceil_div(pk.rows, int64_t{sm90::kPackTile})),
+                     static_cast<unsigned>(std::min<int64_t>(ceil_div(pk.ld, int64_t{sm90::kPackTile}), 65535)), 1);
+    dims.block = dim3(sm90::kPackTile, sm90::kPackThreads / sm90::kPackTile, 1);
+    if (Status s = jit::launch(*kernel, dims, job(pk)); !s.ok()) return s;
   }
   return Status::success();
 }

@@ -90,7 +90,8 @@ GeneratedSource pack_source(int elem_bytes, bool transpose) {
       "#include \"sm90/gemm/pack.cuh\"\n"
       "\n"
       "extern \"C\" __global__ void __launch_bounds__(tilegemm::sm90::kPackThreads)\n"
-      "    " + g.kernel_name + "(const __grid_constant__ tilegemm::sm90::PackParams params) {\n"
+      "    " + g.kernel_name + "(const __grid_constant__ tilegemm::sm90::" +
+      (transpose ? "PackParams" : "PackRowsParams") + " params) {\n"
       "  tilegemm::sm90::" + body + "<" + elem + ">(params);\n"
       "}\n";
   return g;

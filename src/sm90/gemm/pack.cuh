@@ -8,9 +8,10 @@
 //   dst[r * ld_dst + c] = 0                                for cols <= c < ld_dst,
 // with dst 256-B aligned and ld_dst a multiple of 8 elements (16 B for bf16, 32 B for fp32); the
 // router (src/api/route.cpp) pads to whole 128-B lines, so every line starts on an L2 line.
-//   pack_rows_body       src_col = 1: lines copied as they are (any src alignment). One thread
-//                        per 16 B of dst: two aligned 16-B loads funnel-shifted into place (the
-//                        source may start anywhere), one aligned 16-B store.
+//   pack_rows_body       src_col = 1: lines copied as they are (any src alignment), every such
+//                        operand of a call in one launch, a warp per 64 chunks of a line. Per 16 B of dst: two
+//                        aligned 16-B loads funnel-shifted into place (the source may start
+//                        anywhere), one aligned 16-B store.
 //   pack_transpose_body  src_row = 1: the other major, through a 32 x 32 smem tile so that both
 //                        the reads (along r) and the writes (along c) are coalesced.
 #pragma once
@@ -36,48 +37,77 @@ __device__ __forceinline__ uint32_t word_at(const uint32_t (&w)[8], uint32_t q, 
   return q == 0 ? w[i] : q == 1 ? w[i + 1] : q == 2 ? w[i + 2] : w[i + 3];
 }
 
-// Grid: ceil(rows * ld_dst / (16 / kElem) / kPackThreads) blocks of kPackThreads.
-// NOTES: the source line may start at any element, so a thread's 16 bytes straddle two aligned
+// All the line copies of one call in one launch (PackRowsParams: the jobs' items numbered one after
+// the other). A warp copies an item at a time, kPackItemChunks consecutive 16-B chunks of one dst
+// line, each lane loading its kPackChunksPerLane chunks before it stores them. Grid:
+// ceil(items / warps per block) blocks of kPackThreads (a grid-stride loop covers any smaller grid).
+// NOTES: the source line may start at any element, so a chunk's 16 bytes straddle two aligned
 // 16-B blocks: it loads both (when both lie inside the line, so nothing outside the operand is
 // read) and funnel-shifts them into place; the first and last chunks of a line go element by
-// element. A warp thus reads and writes 512 consecutive bytes per step, near copy bandwidth.
+// element. Measured on the H200 (docs/PERF.md, twentieth session, ncu): a launch per operand and a
+// thread per chunk, finding its line by a 64-bit division, took 7.4 + 6.0 us for A and B of
+// 5003x2999x777 and 10.8 + 27.0 for 2049x6001x4097; this kernel 12.5 and 40.8 (bench: 1.6 us
+// less, 1.7 more); a warp per whole line balanced badly on long lines (6.6 us more at
+// 2049x6001x4097), one chunk per lane was slower (14.4, 47.3). 110 MB in 40.8 us is ~2.7 TB/s:
+// room is left.
 template <int kElem>
-__device__ __forceinline__ void pack_rows_body(const PackParams& p) {
+__device__ __forceinline__ void pack_rows_body(const PackRowsParams& pr) {
   using W = typename PackWord<kElem>::type;
-  constexpr int kPer = 16 / kElem;  // elements per 16-B store
-  const int64_t per_row = p.ld_dst / kPer;
-  const int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (idx >= p.rows * per_row) return;
-  const int64_t r = idx / per_row, c0 = (idx - r * per_row) * kPer;
-  const W* line = static_cast<const W*>(p.src) + r * p.src_row;
-  const uintptr_t first = reinterpret_cast<uintptr_t>(line + c0);
-  const uintptr_t base = first & ~uintptr_t(15);
-  const uint32_t shift = uint32_t(first - base);  // a multiple of kElem
-  uint32_t out[4];
-  if (c0 + kPer <= p.cols && shift == 0) {
-    const uint4 v = *reinterpret_cast<const uint4*>(first);
-    out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
-  } else if (c0 + kPer <= p.cols && base >= reinterpret_cast<uintptr_t>(line) &&
-             base + 32 <= reinterpret_cast<uintptr_t>(line + p.cols)) {
-    const uint4 lo = *reinterpret_cast<const uint4*>(base), hi = *reinterpret_cast<const uint4*>(base + 16);
-    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  constexpr int kPer = 16 / kElem;  // elements per 16-B chunk
+  constexpr int kU = kPackChunksPerLane;
+  const int lane = threadIdx.x % 32, warps = blockDim.x / 32;
+  const int64_t items = pr.item_begin[kPackJobs];
+  for (int64_t g = int64_t(blockIdx.x) * warps + threadIdx.x / 32; g < items; g += int64_t(gridDim.x) * warps) {
+    const bool past0 = g >= pr.item_begin[1], past1 = g >= pr.item_begin[2];  // selects, not indexed parameters
+    const PackParams& p = past1 ? pr.job[2] : past0 ? pr.job[1] : pr.job[0];
+    const int64_t local = g - (past1 ? pr.item_begin[2] : past0 ? pr.item_begin[1] : 0);
+    const int64_t chunks = p.ld_dst / kPer;
+    const int64_t per_line = (chunks + kPackItemChunks - 1) / kPackItemChunks;
+    const int64_t r = local / per_line, c_first = (local - r * per_line) * kPackItemChunks;
+    const W* line = static_cast<const W*>(p.src) + r * p.src_row;
+    W* out = static_cast<W*>(p.dst) + r * p.ld_dst;
+    const uintptr_t line_end = reinterpret_cast<uintptr_t>(line + p.cols);  // first byte past the line
+    const uint32_t shift = uint32_t(reinterpret_cast<uintptr_t>(line) & 15u);  // a multiple of kElem
     const uint32_t q = shift / 4, bits = 8 * (shift % 4);
+    uint4 v[kU];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) out[i] = __funnelshift_r(word_at(w, q, i), word_at(w, q, i + 1), bits);
-  } else {
-    W v[kPer];
+    for (int u = 0; u < kU; ++u) {
+      const int64_t c0 = (c_first + lane + 32 * u) * kPer;
+      if (c0 >= p.ld_dst) break;
+      const uintptr_t first = reinterpret_cast<uintptr_t>(line + c0);
+      const uintptr_t base = first - shift;
+      if (c0 + kPer <= p.cols && shift == 0) {
+        v[u] = *reinterpret_cast<const uint4*>(first);
+      } else if (c0 + kPer <= p.cols && base >= reinterpret_cast<uintptr_t>(line) && base + 32 <= line_end) {
+        const uint4 lo = *reinterpret_cast<const uint4*>(base), hi = *reinterpret_cast<const uint4*>(base + 16);
+        const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+        v[u].x = __funnelshift_r(word_at(w, q, 0), word_at(w, q, 1), bits);
+        v[u].y = __funnelshift_r(word_at(w, q, 1), word_at(w, q, 2), bits);
+        v[u].z = __funnelshift_r(word_at(w, q, 2), word_at(w, q, 3), bits);
+        v[u].w = __funnelshift_r(word_at(w, q, 3), word_at(w, q, 4), bits);
+      } else {  // a line's first chunk (source before the line) or its last (past cols)
+        W e[kPer];
 #pragma unroll
-    for (int e = 0; e < kPer; ++e) v[e] = c0 + e < p.cols ? line[c0 + e] : W(0);
+        for (int i = 0; i < kPer; ++i) e[i] = c0 + i < p.cols ? line[c0 + i] : W(0);
+        uint32_t o[4];
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      if constexpr (kElem == 2) {
-        out[i] = uint32_t(v[2 * i]) | (uint32_t(v[2 * i + 1]) << 16);
-      } else {
-        out[i] = v[i];
+        for (int i = 0; i < 4; ++i) {
+          if constexpr (kElem == 2) {
+            o[i] = uint32_t(e[2 * i]) | (uint32_t(e[2 * i + 1]) << 16);
+          } else {
+            o[i] = e[i];
+          }
+        }
+        v[u] = make_uint4(o[0], o[1], o[2], o[3]);
       }
     }
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      const int64_t c0 = (c_first + lane + 32 * u) * kPer;
+      if (c0 >= p.ld_dst) break;
+      *reinterpret_cast<uint4*>(out + c0) = v[u];
+    }
   }
-  *reinterpret_cast<uint4*>(static_cast<W*>(p.dst) + r * p.ld_dst + c0) = make_uint4(out[0], out[1], out[2], out[3]);
 }
 
 // Grid: (ceil(rows / 32), min(ceil(ld_dst / 32), 65535)) blocks of 32 x 8 threads; blockIdx.y

@@ -53,7 +53,21 @@ struct PackParams {
 };
 static_assert(sizeof(PackParams) == 56, "PackParams layout is shared by g++ and NVRTC");
 
+// The line copies of one call (at most A, B and C), one launch. The work is cut into items of one
+// line's kPackItemChunks consecutive 16-B chunks of dst (a warp's step); job j owns items
+// [item_begin[j], item_begin[j + 1]) (item_begin[j] = the total past `jobs`).
+inline constexpr int kPackJobs = 3;
+struct PackRowsParams {
+  PackParams job[kPackJobs];
+  int64_t item_begin[kPackJobs + 1] = {};  // prefix sums of rows * ceil(ld_dst / chunk / kPackItemChunks)
+  int32_t jobs = 0;
+  int32_t pad_ = 0;
+};
+static_assert(sizeof(PackRowsParams) == 3 * 56 + 4 * 8 + 8, "PackRowsParams layout is shared by g++ and NVRTC");
+
 inline constexpr int kPackThreads = 256;
+inline constexpr int kPackChunksPerLane = 2;  // line copies: 16-B chunks a lane loads before it stores them
+inline constexpr int kPackItemChunks = 32 * kPackChunksPerLane;  // chunks of one item (a warp's step)
 inline constexpr int kPackTile = 32;  // transpose: 32 x 32 elements per block of 32 x 8 threads
 
 }  // namespace tilegemm::sm90
