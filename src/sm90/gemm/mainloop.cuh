@@ -90,18 +90,20 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
   // NOTES: with C, the tile's C rows are prefetched into L2 a few rows per k-block while the
   // mainloop runs, so the epilogue's loads of C hit L2 (epilogue_direct.cuh); spread out, the
   // prefetches never hold up the stage loads.
-  // A tile shared between units (k-split) is stored by its piece 0 after the fix-up: the other
-  // pieces do not prefetch, and piece 0 only where its staging slots will not hold all of C when it
-  // starts (the direct epilogue, the threads' copy-out, or fewer TMA-loaded slots than boxes:
-  // kernel.cuh loads the first slots).
+  // Only where the staging slots will not hold all of C when the unit starts (the direct epilogue,
+  // the threads' copy-out, or fewer TMA-loaded slots than boxes: kernel.cuh loads the first slots);
+  // a tile shared between units (k-split) is stored by its piece 0 after the fix-up, so the other
+  // pieces do not prefetch.
   // NOTES: measured on the H200 (docs/PERF.md, seventeenth session): piece 0's L2 prefetch took
   // 1x2112x7168's direct split 14.7 -> 14.4 us and 333x4096x4096's stage64 split 27.1 -> 26.1, and
-  // made 128x2112x7168's wholly staged 64x64 split 16.6 -> 18.9 (its C already comes in by TMA).
+  // made 128x2112x7168's wholly staged 64x64 split 16.6 -> 18.9 (its C already comes in by TMA);
+  // the same for whole tiles (twentieth session): 128x2112x7168 fp32 64x32, one tile per CTA,
+  // ran 21.9 us with C against 16.6 without while it prefetched lines its slots then loaded.
   // (A column-major C, swap-AB, has BN lines of BM elements: prefetch_c_lines.)
   constexpr bool kPrefetchC = C.with_c;
   constexpr bool kSlotsHoldC = C.epilogue == Epilogue::tma_store && !partly_staged(C);
   constexpr int kCLines = C.d_col_major ? C.bn : C.bm;
-  const bool prefetch_c = kPrefetchC && (unit.pieces == 1 || (unit.piece == 0 && !kSlotsHoldC));
+  const bool prefetch_c = kPrefetchC && !kSlotsHoldC && (unit.pieces == 1 || unit.piece == 0);
   const int c_lines_per_kb = prefetch_c ? (kCLines + (unit.kb1 - unit.kb0) - 1) / (unit.kb1 - unit.kb0) : 0;
   for (int kb = unit.kb0; kb < unit.kb1; ++kb) {
     const int s = ring.stage;
