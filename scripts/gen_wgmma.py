@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Generates src/kernels/sm90/ptx_wgmma.inc: one wrapper per wgmma.mma_async m64nNk16 shape
+"""Generates src/sm90/ptx_wgmma.inc: one wrapper per wgmma.mma_async m64nNk16 shape
 (bf16 x bf16 -> f32, both operands from shared-memory descriptors).
 
 Each shape needs its own asm statement because the accumulator is N/2 separate registers per
 thread (PTX ISA §9.7.15.5.2); writing 16 of these by hand is how typos get in, so they are
-generated. Run: python3 scripts/gen_wgmma.py > src/kernels/sm90/ptx_wgmma.inc
+generated. Run: python3 scripts/gen_wgmma.py > src/sm90/ptx_wgmma.inc
+
+The descriptors come in as 32-bit halves, joined inside the asm: the kernels step a descriptor
+by adding to its low word (the start address field), and 64-bit adds with carry cost the
+wgmma issue path instructions it cannot spare on narrow tiles (docs/PERF.md, twentieth session).
 """
 
 SHAPES = list(range(16, 257, 16))  # BN multiples of 16 (the planner's candidate space)
@@ -13,18 +17,20 @@ SHAPES = list(range(16, 257, 16))  # BN multiples of 16 (the planner's candidate
 def emit(n: int) -> str:
     regs = n // 2
     acc = ", ".join(f"%{i}" for i in range(regs))
-    da, db, sd, ta, tb = regs, regs + 1, regs + 2, regs + 3, regs + 4
+    alo, ahi, blo, bhi, sd, ta, tb = (regs + i for i in range(7))
     outs = ", ".join(f'"+f"(d[{i}])' for i in range(regs))
     return f'''template <>
 struct WgmmaSS<{n}> {{
   template <int kTransA, int kTransB>
-  __device__ static void mma(float (&d)[{regs}], uint64_t desc_a, uint64_t desc_b, int scale_d) {{
+  __device__ static void mma(float (&d)[{regs}], uint32_t a_lo, uint32_t a_hi, uint32_t b_lo, uint32_t b_hi,
+                             int scale_d) {{
     asm volatile(
-        "{{\\n.reg .pred p;\\nsetp.ne.b32 p, %{sd}, 0;\\n"
+        "{{\\n.reg .pred p;\\n.reg .b64 da, db;\\nmov.b64 da, {{%{alo}, %{ahi}}};\\nmov.b64 db, {{%{blo}, %{bhi}}};\\n"
+        "setp.ne.b32 p, %{sd}, 0;\\n"
         "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.bf16.bf16 "
-        "{{{acc}}}, %{da}, %{db}, p, 1, 1, %{ta}, %{tb};\\n}}\\n"
+        "{{{acc}}}, da, db, p, 1, 1, %{ta}, %{tb};\\n}}\\n"
         : {outs}
-        : "l"(desc_a), "l"(desc_b), "r"(scale_d), "n"(kTransA), "n"(kTransB));
+        : "r"(a_lo), "r"(a_hi), "r"(b_lo), "r"(b_hi), "r"(scale_d), "n"(kTransA), "n"(kTransB));
   }}
 }};
 '''

@@ -171,7 +171,15 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
 // kTransA/kTransB = 0: K-major operands; 1: MN-major (§9.7.15.5.1.2, bf16 only).
 template <int N, int kTransA = 0, int kTransB = 0>
 __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], uint64_t desc_a, uint64_t desc_b, int scale_d) {
-  WgmmaSS<N>::template mma<kTransA, kTransB>(d, desc_a, desc_b, scale_d);
+  WgmmaSS<N>::template mma<kTransA, kTransB>(d, uint32_t(desc_a), uint32_t(desc_a >> 32), uint32_t(desc_b),
+                                             uint32_t(desc_b >> 32), scale_d);
+}
+// The same with each descriptor as its two 32-bit words (low: start address and leading offset;
+// high: stride offset and swizzle): a kernel that steps descriptors adds to the low words only.
+template <int N, int kTransA = 0, int kTransB = 0>
+__device__ __forceinline__ void wgmma_m64k16_words(float (&d)[N / 2], uint32_t a_lo, uint32_t a_hi, uint32_t b_lo,
+                                                   uint32_t b_hi, int scale_d) {
+  WgmmaSS<N>::template mma<kTransA, kTransB>(d, a_lo, a_hi, b_lo, b_hi, scale_d);
 }
 
 // ---- stmatrix / ldmatrix (PTX ISA: stmatrix, ldmatrix) -------------------------------------------

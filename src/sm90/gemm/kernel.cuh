@@ -43,7 +43,9 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
   uint8_t* smem = align_smem_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + L.full_barrier(0));
   uint64_t* empty = reinterpret_cast<uint64_t*>(smem + L.empty_barrier(0));
-  const int warpgroup = threadIdx.x / 128, thread_in_wg = threadIdx.x % 128;
+  // (The warpgroup through a shuffle from lane 0: the compiler then knows it is warp-uniform and
+  // keeps what derives from it, such as the wgmma descriptors, in uniform registers.)
+  const int warpgroup = __shfl_sync(0xffffffffu, int(threadIdx.x / 128), 0), thread_in_wg = threadIdx.x % 128;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int m_total = p.m;
   const int n_total = C.fixed_n > 0 ? C.fixed_n : p.n;  // baked-in sizes are compile-time constants

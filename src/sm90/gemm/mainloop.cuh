@@ -131,8 +131,8 @@ __device__ __forceinline__ uint64_t operand_desc(uint32_t addr) {
 template <bool kMnMajor>
 inline constexpr uint32_t kK16StepBytes = kMnMajor ? kMnMajorK16StepBytes : 32u;
 
-// One consumer's 64 x BN x 64 block product: 4 x wgmma m64nBNk16 reading 64 A rows at a_addr and
-// all BN B rows at b_addr. (The 64 A rows of consumer c start 8192 B into the stage in both
+// One consumer's 64 x BN x 64 block product: 4 x wgmma m64nBNk16 reading 64 A rows and all BN B
+// rows at the descriptors (operand_desc) given as their 32-bit words. (The 64 A rows of consumer c start 8192 B into the stage in both
 // layouts: 64 rows of 128 B, or one 64 x 64 chunk.) With two accumulator sets (Config::acc_sets)
 // the even k16 steps go to `acc`, the odd ones to `acc2`.
 // NOTES: each wgmma of one chain waits for the one before it (they add into the same registers);
@@ -140,18 +140,18 @@ inline constexpr uint32_t kK16StepBytes = kMnMajor ? kMnMajorK16StepBytes : 32u;
 // it pays only on memory-bound narrow tiles (2-6 %), and costs 8-10 % on compute-bound ones with
 // one consumer, so the planner picks it by problem (plan/planner.cpp).
 template <int BN, bool kAMn, bool kBMn, int kSets>
-__device__ __forceinline__ void wgmma_block_k64(float (&acc)[BN / 2], float (&acc2)[BN / 2], uint32_t a_addr,
-                                                uint32_t b_addr, int accumulate) {
-  const uint64_t desc_a = operand_desc<kAMn>(a_addr);
-  const uint64_t desc_b = operand_desc<kBMn>(b_addr);
+__device__ __forceinline__ void wgmma_block_k64(float (&acc)[BN / 2], float (&acc2)[BN / 2], uint32_t a_lo,
+                                                uint32_t a_hi, uint32_t b_lo, uint32_t b_hi, int accumulate) {
 #pragma unroll
   for (int k = 0; k < kBlockK / 16; ++k) {
-    const uint64_t da = desc_advance_bytes(desc_a, k * kK16StepBytes<kAMn>);
-    const uint64_t db = desc_advance_bytes(desc_b, k * kK16StepBytes<kBMn>);
+    // A k16 step adds to the start address field (bits 0-13 of the low word, 16-B units; shared
+    // addresses stay below 2^18 B, so it never carries into the leading offset above it).
+    const uint32_t da = a_lo + uint32_t(desc_encode(k * kK16StepBytes<kAMn>));
+    const uint32_t db = b_lo + uint32_t(desc_encode(k * kK16StepBytes<kBMn>));
     if (kSets == 2 && (k & 1)) {
-      wgmma_m64k16<BN, kAMn ? 1 : 0, kBMn ? 1 : 0>(acc2, da, db, (k > 1) | accumulate);
+      wgmma_m64k16_words<BN, kAMn ? 1 : 0, kBMn ? 1 : 0>(acc2, da, a_hi, db, b_hi, (k > 1) | accumulate);
     } else {
-      wgmma_m64k16<BN, kAMn ? 1 : 0, kBMn ? 1 : 0>(acc, da, db, (k >= kSets) | accumulate);
+      wgmma_m64k16_words<BN, kAMn ? 1 : 0, kBMn ? 1 : 0>(acc, da, a_hi, db, b_hi, (k >= kSets) | accumulate);
     }
   }
 }
@@ -178,7 +178,36 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
     fence_accumulators(acc[r]);
     if constexpr (kSets == 2) fence_accumulators(acc2[r]);
   }
-  for (int kb = unit.kb0; kb < unit.kb1; ++kb) {
+  // Stage 0's descriptors as 32-bit words; each next stage's low words are stepped by a stage
+  // stride at the end of the k-block before (see wgmma_block_k64), not rebuilt from its address.
+  // NOTES: built from the stage's address after the full-barrier wait, as before, the descriptors
+  // cost a chain of 64-bit integer ops and register-to-uniform moves (R2UR) between the wait and
+  // the first wgmma. With the warpgroup index and the ring state taken through lane 0 (kernel.cuh,
+  // below) the compiler keeps them in uniform registers: from the wait to the first HGMMA a few
+  // uniform adds (tests/cpu/jit/test_cubin_audit.cpp checks the whole-tile kernels). Measured on
+  // the H200 (docs/PERF.md, twentieth session): bf16 suites 0.1-0.7 % faster (geomean), with C
+  // and fp32 out 1.3 %; 128x2112x7168 fp32 64x32 16.9 -> 16.6 us.
+  static_assert(L.a_stage_stride % 16 == 0 && L.b_stage_stride % 16 == 0, "16-B aligned stages");
+  const uint64_t desc_b0 = operand_desc<T::kBMnMajor>(smem_base + L.b_offset(0));
+  const uint32_t b_hi = uint32_t(desc_b0 >> 32);
+  const uint32_t b_lo0 = uint32_t(desc_b0);
+  uint32_t a_lo0[T::kRowBlocks], a_hi[T::kRowBlocks];
+#pragma unroll
+  for (int r = 0; r < T::kRowBlocks; ++r) {
+    const uint64_t d = operand_desc<T::kAMnMajor>(smem_base + L.a_offset(0) + (row_block0 + r) * 64 * 128);
+    a_lo0[r] = uint32_t(d);
+    a_hi[r] = uint32_t(d >> 32);
+  }
+  // The ring state and k range through lane 0, so that the compiler may take them (and the
+  // descriptors stepped with them) as warp-uniform. (After a k-split fix-up's divergent code it
+  // still does not for most stream_k kernels, nor for two ping-pong 128x128 ones: the cubin audit
+  // lists their "R2UR in wgmma issue".)
+  ring.stage = __shfl_sync(0xffffffffu, ring.stage, 0);
+  ring.phase = __shfl_sync(0xffffffffu, ring.phase, 0);
+  const int kb0 = __shfl_sync(0xffffffffu, unit.kb0, 0), kb1 = __shfl_sync(0xffffffffu, unit.kb1, 0);
+  constexpr uint32_t kAStep = L.a_stage_stride / 16, kBStep = L.b_stage_stride / 16;
+  uint32_t a_step = uint32_t(ring.stage) * kAStep, b_lo = b_lo0 + uint32_t(ring.stage) * kBStep;
+  for (int kb = kb0; kb < kb1; ++kb) {
     const int s = ring.stage;
     TraceMark t = rec.now();
     mbar_wait(&full[s], ring.full_parity());
@@ -187,9 +216,8 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
     wgmma_fence();
 #pragma unroll
     for (int r = 0; r < T::kRowBlocks; ++r)
-      wgmma_block_k64<C.bn, T::kAMnMajor, T::kBMnMajor, kSets>(
-          acc[r], acc2[r], smem_base + L.a_offset(s) + (row_block0 + r) * 64 * 128, smem_base + L.b_offset(s),
-          /*accumulate=*/kb > unit.kb0);
+      wgmma_block_k64<C.bn, T::kAMnMajor, T::kBMnMajor, kSets>(acc[r], acc2[r], a_lo0[r] + a_step, a_hi[r], b_lo,
+                                                                b_hi, /*accumulate=*/kb > kb0);
     wgmma_commit();
     rec.record(t, trace::EventKind::wgmma_issue, s, kb);
     t = rec.now();
@@ -202,6 +230,9 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
     }
     held = s;
     ring.advance();
+    // The next stage's descriptors, stepped (not recomputed from its address after the next wait).
+    a_step = ring.stage == 0 ? 0u : a_step + kAStep;
+    b_lo = ring.stage == 0 ? b_lo0 : b_lo + kBStep;
   }
   if (turn_next != nullptr && lane == 0) mbar_arrive(turn_next);
   TraceMark t = rec.now();

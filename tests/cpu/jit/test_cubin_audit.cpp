@@ -17,6 +17,7 @@
 #include <random>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -132,6 +133,34 @@ TEST(CubinAudit, LocalTrafficKinds) {
   EXPECT_EQ(b.other, 4);
 }
 
+// R2UR instructions (register-to-uniform moves) inside the wgmma issue stretches of a listing: from
+// each WARPGROUP.ARRIVE to the next WARPGROUP.DEPBAR. The mainloop keeps its descriptors in uniform
+// registers (mainloop.cuh), so none should be there: each is a step on the path from a stage's
+// full barrier to its first wgmma, which sets the k-block time of narrow tiles.
+int moves_in_wgmma_issue(const std::string& sass) {
+  std::istringstream in(sass);
+  std::string line;
+  bool issuing = false;
+  int moves = 0;
+  while (std::getline(in, line)) {
+    if (line.find("WARPGROUP.ARRIVE") != std::string::npos) issuing = true;
+    if (line.find("WARPGROUP.DEPBAR") != std::string::npos) issuing = false;
+    if (issuing && line.find("R2UR") != std::string::npos) ++moves;
+  }
+  return moves;
+}
+
+TEST(CubinAudit, WgmmaIssueStretchCounter) {
+  const std::string listing =
+      "        /*0100*/                   R2UR UR4, R7 ;\n"  // before the stretch: not counted
+      "        /*0110*/                   WARPGROUP.ARRIVE ;\n"
+      "        /*0120*/                   R2UR UR12, R4 ;\n"
+      "        /*0130*/                   HGMMA.64x32x16.F32.BF16 R40, gdesc[UR12], R40, UP0 ;\n"
+      "        /*0140*/                   WARPGROUP.DEPBAR.LE gsb0, 0x1 ;\n"
+      "        /*0150*/                   R2UR UR5, R9 ;\n";  // after it: not counted
+  EXPECT_EQ(moves_in_wgmma_issue(listing), 1);
+}
+
 int field(const std::string& text, const std::string& name) {
   std::smatch m;
   if (!std::regex_search(text, m, std::regex(name + ":(\\d+)"))) return -1;
@@ -142,8 +171,11 @@ class Audit {
  public:
   Audit() : rt_(dir_.path.string()) {}
 
-  // Compiles the kernel of `c` (once per distinct source) and audits its cubin.
+  // Compiles the kernel of `c` (once per distinct source) and audits its cubin; issue_moves() is
+  // then the R2UR count of its wgmma issue stretches (moves_in_wgmma_issue), -1 without cuobjdump
+  // or when the source was audited before.
   void check(const sm90::Config& c) {
+    issue_moves_ = -1;
     const GeneratedSource g = gemm_kernel_source(c);
     if (!seen_.insert(g.code).second) return;
     SCOPED_TRACE(g.label);
@@ -170,6 +202,7 @@ class Audit {
                 lmem = field(res, "LOCAL");
       const int smem = sm90::config_smem_layout(c).total_bytes;
       EXPECT_GT(hgmma, 0) << "no HGMMA in the SASS: the kernel is not on the tensor-core path";
+      issue_moves_ = moves_in_wgmma_issue(sass);
       EXPECT_EQ(traffic.other, 0) << "LDL/STL in the SASS: local memory (spills or a dynamically indexed array)";
       ASSERT_GT(reg, 0) << res;
       // (A return address passed through the stack takes one 8-B slot.)
@@ -180,12 +213,14 @@ class Audit {
       EXPECT_LE(shared + smem, 232448) << "static + dynamic shared memory above the opt-in limit";
       audit = "HGMMA " + std::to_string(hgmma) + ", REG " + std::to_string(reg) + ", smem " +
               std::to_string(shared + smem) + " B, LDL/STL " + std::to_string(traffic.other) +
-              (traffic.call_protocol > 0 ? " (+" + std::to_string(traffic.call_protocol) + " return addresses)" : "");
+              (traffic.call_protocol > 0 ? " (+" + std::to_string(traffic.call_protocol) + " return addresses)" : "") +
+              ", R2UR in wgmma issue " + std::to_string(issue_moves_);
       ++audited_;
     }
     std::printf("  %-62s %.3f s  %s\n", g.label.c_str(), info.compile_seconds, audit.c_str());
     seconds_.push_back(info.compile_seconds);
   }
+  int issue_moves() const { return issue_moves_; }
 
   void summary(const char* what) {
     std::sort(seconds_.begin(), seconds_.end());
@@ -202,6 +237,7 @@ class Audit {
   std::set<std::string> seen_;
   std::vector<double> seconds_;
   int compiled_ = 0, audited_ = 0;
+  int issue_moves_ = -1;
 };
 
 // The route of problem `p` (placeholder pointers), as gemm() takes it.
@@ -415,6 +451,54 @@ TEST(CubinAudit, SuitePicksWithC) {
 // mid-size batches in the layouts that take it, and forced variants (every box staged, slots of
 // one box, ping-pong, a split): HGMMA, no local memory.
 const int64_t kMidBatches[][3] = {{300, 14336, 4096}, {300, 4096, 14336}, {400, 8192, 8192}};
+
+// Kernels that compute whole tiles (no k-split) issue their wgmma from descriptors in uniform
+// registers: no R2UR between a WARPGROUP.ARRIVE and its DEPBAR (mainloop.cuh). Narrow tiles with
+// two accumulator sets, with and without C, bf16 and fp32 out, K- and MN-major operands,
+// ping-pong, clusters and swap-AB decode tiles.
+// NOTES: most k-split kernels (stream_k: split-K, stream-K, k-split clusters) and two ping-pong
+// 128x128 ones (smem_stores fp32 +C, swap-AB) still move descriptor words from ordinary registers;
+// the audit prints every kernel's count ("R2UR in wgmma issue").
+TEST(CubinAudit, WholeTileKernelsIssueWgmmaFromUniformRegisters) {
+  const auto d = *plan::find_builtin_profile("h200");
+  Audit audit;
+  struct Case {
+    int64_t m, n, k;
+    const char* layout;
+    DType out;
+    bool with_c;
+    const char* spec;
+  };
+  const Case cases[] = {
+      {128, 2112, 7168, "nt", DType::fp32, true, "64x32"},   {128, 2112, 7168, "nt", DType::bf16, true, "64x32"},
+      {128, 4096, 7168, "nt", DType::bf16, false, "64x64"},  {128, 7168, 2048, "nt", DType::bf16, true, "64x112"},
+      {4096, 4096, 4096, "nt", DType::bf16, false, "128x256"}, {4096, 2112, 7168, "nt", DType::bf16, true, "128x176,pingpong"},
+      {4096, 4096, 4096, "tn", DType::bf16, false, "128x192"}, {4096, 4096, 4096, "nt", DType::bf16, false, "128x128,cluster=2x1"},
+      {1, 7168, 2048, "nt", DType::bf16, false, "128x16,swapab"}, {200, 8192, 8192, "nt", DType::fp32, true, "128x112,swapab"},
+  };
+  int audited = 0;
+  for (const Case& cs : cases) {
+    plan::Problem p;
+    p.m = cs.m;
+    p.n = cs.n;
+    p.k = cs.k;
+    ASSERT_TRUE(plan::parse_layout(cs.layout, &p.a_major, &p.b_major));
+    p.out = cs.out;
+    p.accumulate = cs.with_c;
+    const detail::Route r = route_problem(p);
+    ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
+    const plan::Candidate cand = plan::evaluate_config(r.problem, d, plan::parse_config_spec(cs.spec).spec.config, false);
+    ASSERT_TRUE(cand.feasible()) << cs.spec << ": " << cand.reason;
+    ASSERT_FALSE(cand.config.stream_k) << cs.spec;
+    audit.check(cand.config);
+    if (audit.issue_moves() < 0) continue;  // no cuobjdump (summary() fails where it is required)
+    ++audited;
+    EXPECT_EQ(audit.issue_moves(), 0) << cs.spec << " at " << cs.m << "x" << cs.n << "x" << cs.k
+                                      << ": R2UR between a WARPGROUP.ARRIVE and its DEPBAR";
+  }
+  audit.summary("whole-tile kernels");
+  if (have_cuobjdump()) EXPECT_EQ(audited, static_cast<int>(std::size(cases)));
+}
 
 TEST(CubinAudit, SwapAbTransposedStores) {
   const auto d = *plan::find_builtin_profile("h200");
