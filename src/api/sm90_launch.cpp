@@ -254,17 +254,11 @@ Status launch_packs(const Route& r, void* workspace, cudaStream_t stream) {
   // Line copies: one launch per element size, every such operand in it (pack.cuh).
   for (int elem : {2, 4}) {
     sm90::PackRowsParams pr;
-    int64_t items = 0;
-    for (const Pack& pk : r.packs) {
-      if (pk.transposes() || pk.elem_bytes != elem) continue;
-      if (pr.jobs == sm90::kPackJobs) return setup_error("more than " + std::to_string(sm90::kPackJobs) + " line copies");
-      pr.job[pr.jobs] = job(pk);
-      pr.item_begin[pr.jobs] = items;
-      items += pk.rows * ceil_div(pk.ld / (16 / elem), int64_t{sm90::kPackItemChunks});
-      ++pr.jobs;
-    }
+    for (const Pack& pk : r.packs)
+      if (!pk.transposes() && pk.elem_bytes == elem && !sm90::append_pack_job(pr, job(pk), elem))
+        return setup_error("more than " + std::to_string(sm90::kPackJobs) + " line copies");
     if (pr.jobs == 0) continue;
-    for (int j = pr.jobs; j <= sm90::kPackJobs; ++j) pr.item_begin[j] = items;
+    const int64_t items = pr.item_begin[sm90::kPackJobs];
     const jit::Kernel* kernel = nullptr;
     if (Status s = helper_kernel(jit::pack_source(elem, false), &kernel); !s.ok()) return s;
     jit::LaunchDims dims;

@@ -58,12 +58,9 @@ __device__ __forceinline__ void pack_rows_body(const PackRowsParams& pr) {
   const int lane = threadIdx.x % 32, warps = blockDim.x / 32;
   const int64_t items = pr.item_begin[kPackJobs];
   for (int64_t g = int64_t(blockIdx.x) * warps + threadIdx.x / 32; g < items; g += int64_t(gridDim.x) * warps) {
-    const bool past0 = g >= pr.item_begin[1], past1 = g >= pr.item_begin[2];  // selects, not indexed parameters
-    const PackParams& p = past1 ? pr.job[2] : past0 ? pr.job[1] : pr.job[0];
-    const int64_t local = g - (past1 ? pr.item_begin[2] : past0 ? pr.item_begin[1] : 0);
-    const int64_t chunks = p.ld_dst / kPer;
-    const int64_t per_line = (chunks + kPackItemChunks - 1) / kPackItemChunks;
-    const int64_t r = local / per_line, c_first = (local - r * per_line) * kPackItemChunks;
+    const PackItem it = pack_item(pr, g, kElem);
+    const PackParams& p = it.job == 2 ? pr.job[2] : it.job == 1 ? pr.job[1] : pr.job[0];
+    const int64_t r = it.row, c_first = it.first_chunk;
     const W* line = static_cast<const W*>(p.src) + r * p.src_row;
     W* out = static_cast<W*>(p.dst) + r * p.ld_dst;
     const uintptr_t line_end = reinterpret_cast<uintptr_t>(line + p.cols);  // first byte past the line

@@ -70,4 +70,36 @@ inline constexpr int kPackChunksPerLane = 2;  // line copies: 16-B chunks a lane
 inline constexpr int kPackItemChunks = 32 * kPackChunksPerLane;  // chunks of one item (a warp's step)
 inline constexpr int kPackTile = 32;  // transpose: 32 x 32 elements per block of 32 x 8 threads
 
+// Items per line of a line-copy job with kElem-byte elements: its dst line in kPackItemChunks runs.
+TG_HD constexpr int64_t pack_items_per_line(const PackParams& p, int elem_bytes) {
+  return (p.ld_dst / (16 / elem_bytes) + kPackItemChunks - 1) / kPackItemChunks;
+}
+
+// Appends a line-copy job of elem_bytes elements to pr (host side of pack_rows_body); false when
+// kPackJobs are taken. item_begin stays whole: the entries past the last job hold the total.
+inline bool append_pack_job(PackRowsParams& pr, const PackParams& job, int elem_bytes) {
+  if (pr.jobs == kPackJobs) return false;
+  const int64_t begin = pr.item_begin[pr.jobs];
+  pr.job[pr.jobs] = job;
+  ++pr.jobs;
+  for (int j = pr.jobs; j <= kPackJobs; ++j) pr.item_begin[j] = begin + job.rows * pack_items_per_line(job, elem_bytes);
+  return true;
+}
+
+// Item g of a launch: its job, line and first 16-B chunk of dst.
+struct PackItem {
+  int job = 0;
+  int64_t row = 0, first_chunk = 0;
+};
+TG_HD inline PackItem pack_item(const PackRowsParams& pr, int64_t g, int elem_bytes) {
+  PackItem it;
+  it.job = (g >= pr.item_begin[1]) + (g >= pr.item_begin[2]);  // selects, not indexed parameters
+  const PackParams& p = it.job == 2 ? pr.job[2] : it.job == 1 ? pr.job[1] : pr.job[0];
+  const int64_t local = g - (it.job == 2 ? pr.item_begin[2] : it.job == 1 ? pr.item_begin[1] : 0);
+  const int64_t per_line = pack_items_per_line(p, elem_bytes);
+  it.row = local / per_line;
+  it.first_chunk = (local - it.row * per_line) * kPackItemChunks;
+  return it;
+}
+
 }  // namespace tilegemm::sm90
