@@ -88,8 +88,11 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
                                                    const UnitWork& unit, uint32_t rank, TraceLane<C.trace>& rec) {
   const int m0 = unit.work.tile.m_block * C.bm, n0 = unit.work.tile.n_block * C.bn;
   // NOTES: with C, the tile's C rows are prefetched into L2 a few rows per k-block while the
-  // mainloop runs, so the epilogue's loads of C hit L2 (epilogue_direct.cuh); spread out, the
-  // prefetches never hold up the stage loads.
+  // mainloop runs, so the epilogue's loads of C hit L2 (epilogue_direct.cuh). They are not free:
+  // measured on the H200 (docs/PERF.md, twentieth session), a direct 64x32 tile at
+  // 128x2112x7168 ran 22.4 us with them and 17.2 without; on the llm and midm suites dropping
+  // them gained nothing (1x24576x1536 ran 4 % slower without), so they stay where the slots do
+  // not hold C.
   // Only where the staging slots will not hold all of C when the unit starts (the direct epilogue,
   // the threads' copy-out, or fewer TMA-loaded slots than boxes: kernel.cuh loads the first slots);
   // a tile shared between units (k-split) is stored by its piece 0 after the fix-up, so the other
@@ -132,8 +135,8 @@ template <bool kMnMajor>
 inline constexpr uint32_t kK16StepBytes = kMnMajor ? kMnMajorK16StepBytes : 32u;
 
 // One consumer's 64 x BN x 64 block product: 4 x wgmma m64nBNk16 reading 64 A rows and all BN B
-// rows at the descriptors (operand_desc) given as their 32-bit words. (The 64 A rows of consumer c start 8192 B into the stage in both
-// layouts: 64 rows of 128 B, or one 64 x 64 chunk.) With two accumulator sets (Config::acc_sets)
+// rows at the descriptors (operand_desc) given as their 32-bit words. (The 64 A rows of consumer
+// c start 8192 B into the stage in both layouts: 64 rows of 128 B, or one 64 x 64 chunk.) With two accumulator sets (Config::acc_sets)
 // the even k16 steps go to `acc`, the odd ones to `acc2`.
 // NOTES: each wgmma of one chain waits for the one before it (they add into the same registers);
 // two sets make two chains that can overlap. Measured (docs/PERF.md, 2026-12-02 eighth session):

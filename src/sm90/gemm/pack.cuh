@@ -9,9 +9,9 @@
 // with dst 256-B aligned and ld_dst a multiple of 8 elements (16 B for bf16, 32 B for fp32); the
 // router (src/api/route.cpp) pads to whole 128-B lines, so every line starts on an L2 line.
 //   pack_rows_body       src_col = 1: lines copied as they are (any src alignment), every such
-//                        operand of a call in one launch, a warp per 64 chunks of a line. Per 16 B of dst: two
-//                        aligned 16-B loads funnel-shifted into place (the source may start
-//                        anywhere), one aligned 16-B store.
+//                        operand of a call in one launch, a warp per 64 chunks of a line. Per
+//                        16 B of dst: two aligned 16-B loads funnel-shifted into place (the
+//                        source may start anywhere), one aligned 16-B store.
 //   pack_transpose_body  src_row = 1: the other major, through a 32 x 32 smem tile so that both
 //                        the reads (along r) and the writes (along c) are coalesced.
 #pragma once
