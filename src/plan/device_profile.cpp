@@ -51,12 +51,15 @@
 //     six such tiles, whose units ran 16-112 k-blocks; swap-AB's column-major decode tiles, 1 ... 16
 //     columns, 0.4),
 //     c_reload_bytes_per_s_per_sm = 53.6e9 (0.53 of an SM's share of the streaming HBM rate),
-//     c_slot_round_us = 0.38: what reading C costs beyond the HBM bytes the model already counts. Fitted (scripts/fit_c_term.py reproduces it: non-negative least squares
-//     on the time with C minus the time without, relative to the time) to 468 (shape, config) pairs
-//     measured both ways on the H200 (docs/PERF.md, 2026-12-04 nineteenth session; the llm suite
-//     top 8, midm top 6, llm fp32 top 6; bench/measurements/h200-2026-12-04-*): the regret of the
-//     model's picks among them fell from 2.1 % to 1.2 % (the worst from 60 % to 19 %: 128x32768x512
-//     picked a 64x64 ping-pong tile whose C cost 11.6 us of 28), the median error from 4.6 % to 3.3 %.
+//     c_slot_round_us = 0.38: what reading C costs beyond the HBM bytes the model already counts.
+//     Fitted (scripts/fit_c_term.py reproduces it: non-negative least squares on the time with C
+//     minus the time without, relative to the time) to 468 (shape, config) pairs measured both ways
+//     on the H200 (docs/PERF.md, 2026-12-04 nineteenth session; the llm suite top 8, midm top 6,
+//     llm fp32 top 6; bench/measurements/h200-2026-12-04-*): the regret of the model's picks among
+//     them fell from 2.1 % to 1.2 % (the worst from 60 % to 31 %; it had been 128x32768x512, which
+//     picked a 64x64 ping-pong tile whose C cost 11.6 us of 28), the median error from 4.6 % to
+//     3.8 %. Those measurements include an L2 prefetch of C that tiles whose slots hold all of C no
+//     longer make (twentieth session), so c_tile_us now overprices such tiles: refit pending.
 //     A per-tile cost that does not shrink with a longer mainloop fitted better than one gated by
 //     it; a term in the C bytes alone fitted about 0.5 x C's time at the HBM rate but moves no pick
 //     (every config of a problem reads the same C), so it is left out.

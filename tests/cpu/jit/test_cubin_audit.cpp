@@ -420,7 +420,8 @@ TEST(CubinAudit, KSplitsWithCInEveryEpilogue) {
 
 // The planner's picks with C (bf16 and fp32 out) over the suite, and the narrow two-accumulator-set
 // tiles the time model's C term weighs (64x32 with C took 6 us more than without at 128x2112x7168,
-// docs/PERF.md nineteenth session): HGMMA, no local memory.
+// docs/PERF.md nineteenth session; an L2 prefetch of C, removed in the twentieth): HGMMA, no local
+// memory.
 TEST(CubinAudit, SuitePicksWithC) {
   const auto d = *plan::find_builtin_profile("h200");
   Audit audit;
