@@ -294,15 +294,80 @@ __device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN /
   }
 }
 
+// copy_box_rows in batches of kBatch rows per thread: every load of a batch is issued before its
+// first store, so that the loads' latencies overlap (the compiler does not move a load above a
+// store through these generic pointers by itself: the shared and global sides might alias for all
+// it knows). NOTES: measured on the H200 (docs/PERF.md, twenty-first session): reading C a row at
+// a time waited out one global load per row, ~270 cycles each: with C, 4001x3999x256 took 100 us
+// against 27 without, 75 with 4 rows at a time. Writing fp32 D 8 rows at a time took
+// 4001x3999x256 39.5 -> 34.5 us; bf16 (whose rows go as halves where they are not 4-B aligned)
+// ran 1-2 % slower that way, so it writes row by row. More rows of C in flight than the caller's
+// kReadBatch spill next to the accumulators (the cubin audit checks it).
+template <int kElem, bool kToGlobal, int kBatch>
+__device__ __forceinline__ void copy_box_rows_batched(uint8_t* slot, int col0, int thread_in_wg, void* global,
+                                                      int64_t ld, const TileOut& o) {
+  static_assert(!kToGlobal || kElem == 4, "bf16 D is written row by row (copy_box_rows)");
+  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
+  const int c = col0 + lane * (4 / kElem);                  // this lane's first column
+  const int rows_in_m = o.m_total - (o.row0 + 16 * warp);   // this warp's rows inside M (<= 0: none)
+  const bool lo = c < o.n_total, hi = c + 4 / kElem - 1 < o.n_total;
+  const int64_t row_step = ld * kElem;
+  uint8_t* g0 = static_cast<uint8_t*>(global) + (int64_t(o.row0 + 16 * warp) * ld + c) * kElem;
+  uint8_t* s_warp = slot + 16 * warp * 128;
+  // (16w is a multiple of 8, so the swizzle's XOR is a constant per step once unrolled.)
+  auto smem_word = [&](int rr) {
+    return reinterpret_cast<uint32_t*>(s_warp + rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)));
+  };
+#pragma unroll
+  for (int b = 0; b < 16; b += kBatch) {
+    uint32_t v[kBatch];
+    if constexpr (kToGlobal) {
+#pragma unroll
+      for (int i = 0; i < kBatch; ++i) v[i] = *smem_word(b + i);
+#pragma unroll
+      for (int i = 0; i < kBatch; ++i)
+        if (b + i < rows_in_m && lo) *reinterpret_cast<uint32_t*>(g0 + (b + i) * row_step) = v[i];
+    } else {
+#pragma unroll
+      for (int i = 0; i < kBatch; ++i) {
+        const int rr = b + i;
+        const uint8_t* g = g0 + rr * row_step;
+        const bool in_m = rr < rows_in_m;
+        if constexpr (kElem == 4) {
+          v[i] = in_m && lo ? *reinterpret_cast<const uint32_t*>(g) : 0u;
+        } else {
+          const bool l = in_m && lo, h = in_m && hi;
+          uint32_t x = 0;
+          if (h && (reinterpret_cast<uintptr_t>(g) & 3u) == 0) {
+            x = *reinterpret_cast<const uint32_t*>(g);
+          } else {
+            if (l) x = reinterpret_cast<const uint16_t*>(g)[0];
+            if (h) x |= uint32_t(reinterpret_cast<const uint16_t*>(g)[1]) << 16;
+          }
+          v[i] = x;
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < kBatch; ++i) *smem_word(b + i) = v[i];
+    }
+  }
+}
+
 // smem_stores: one staged box <-> global rows [row0, row0 + 64) x columns [col0, col0 + 128 B),
 // clipped to M and N. Warp w takes rows 16w .. 16w + 15, one row per step, lane l the 4 bytes at
 // byte 4l of the row (2 bf16 or 1 fp32): each step is one coalesced 128-B row segment. The global
 // side may be at any element alignment (a bf16 pair that is not 4-B aligned goes as two halves).
 // Everything but the row's pointer and M test is hoisted out of the steps, and the stores' 16 are
-// unrolled (the swizzle's XOR is then a constant per step: 16w is a multiple of 8).
-template <int kElem, bool kToGlobal>
+// unrolled (the swizzle's XOR is then a constant per step: 16w is a multiple of 8). An fp32 D, and
+// C read kReadBatch (> 1) rows at a time, go through copy_box_rows_batched.
+template <int kElem, bool kToGlobal, int kReadBatch = 1>
 __device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int thread_in_wg, void* global, int64_t ld,
                                               const TileOut& o) {
+  if constexpr (kToGlobal && kElem == 4) {
+    return copy_box_rows_batched<kElem, true, 8>(slot, col0, thread_in_wg, global, ld, o);
+  } else if constexpr (!kToGlobal && kReadBatch > 1) {
+    return copy_box_rows_batched<kElem, false, kReadBatch>(slot, col0, thread_in_wg, global, ld, o);
+  }
   const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
   const int c = col0 + lane * (4 / kElem);                  // this lane's first column
   const int rows_in_m = o.m_total - (o.row0 + 16 * warp);   // this warp's rows inside M (<= 0: none)
@@ -358,7 +423,8 @@ __device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int threa
 // kTrans (swap-AB, bf16 with C; store_tile's kTrans without C): the boxes are transposed, the last
 // one partial instead of overlapping (trans_box_width), each loaded and stored in sub-boxes
 // (trans_sub_box_inside); no tail columns (the kernel's M, D's row length, is whole 16-B chunks).
-template <int BN, int kSlots, DType kOut, bool kWithC, bool kThreads = false, bool kTrans = false>
+// kReadBatch: the rows of C a thread loads at once in the smem_stores epilogue (copy_box_rows).
+template <int BN, int kSlots, DType kOut, bool kWithC, bool kThreads = false, bool kTrans = false, int kReadBatch = 1>
 __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], float alpha, float beta,
                                                   const void* tmap_d, StagedC& sc, uint8_t* slots, int consumer,
                                                   int thread_in_wg, const TileOut& o) {
@@ -376,7 +442,7 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
       const int col0 = o.n0 + store_box_col0(box, BN, kBoxCols);
       named_barrier_sync(barrier_id, 128);  // the slot's previous copy-out is done
       if constexpr (kWithC) {
-        copy_box_rows<kElem, false>(slot, col0, thread_in_wg, const_cast<void*>(o.c), o.ldc, o);
+        copy_box_rows<kElem, false, kReadBatch>(slot, col0, thread_in_wg, const_cast<void*>(o.c), o.ldc, o);
         named_barrier_sync(barrier_id, 128);  // C's box is in the slot
       }
       write_box<BN, kOut, kWithC>(slot, acc, alpha, beta, box, thread_in_wg);

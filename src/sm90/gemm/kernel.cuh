@@ -200,7 +200,10 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
                                                                                      thread_in_wg, out);
           rec.record(ts, trace::EventKind::direct_store, 0, -1);
         } else if constexpr (C.epilogue == Epilogue::smem_stores) {
-          store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, true>(
+          // (C's rows 4 at a time; one at a time in k-split kernels and fp32 ping-pong ones, where
+          // 4 spill, as 8 do in a 128x256 bf16 tile: copy_box_rows_batched.)
+          constexpr int kReadBatch = C.stream_k || (C.pingpong && C.out_dtype == DType::fp32) ? 1 : 4;
+          store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, true, false, kReadBatch>(
               acc[r], p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out);
         } else if constexpr (C.out_dtype == DType::bf16 && !C.with_c) {
           store_tile<C.bn, T::kSlotsPerConsumer, C.d_col_major>(acc[r], p.alpha, &p.tmap_d, slots, consumer, thread_in_wg,

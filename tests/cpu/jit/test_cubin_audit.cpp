@@ -308,7 +308,8 @@ TEST(CubinAudit, EpilogueVariantsOfThePlannersPicks) {
     int64_t ldd_extra;  // ldd = N + extra (odd: element-wise stores)
   };
   const Variant variants[] = {{DType::fp32, false, 0}, {DType::bf16, true, 0}, {DType::fp32, true, 0},
-                              {DType::bf16, false, 1}, {DType::bf16, true, 1}, {DType::fp32, true, 1}};
+                              {DType::bf16, false, 1}, {DType::bf16, true, 1}, {DType::fp32, true, 1},
+                              {DType::fp32, false, 1}};
   for (const auto& s : {std::array<int64_t, 3>{4096, 4096, 4096}, {4096, 576, 7168}, {128, 7168, 2048},
                         {1, 4096, 7168}, {4096, 2112, 7168}}) {
     for (const Variant& v : variants) {
