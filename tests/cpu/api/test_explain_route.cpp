@@ -357,5 +357,43 @@ TEST(ExplainRoute, ProblemOnlyRequestsKeepTheirMeaning) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(h.d.ptr) % 256, 6u);  // 3 bf16 elements
 }
 
+// The copies gemm() makes before the kernel are priced in explain's notes (their bytes at the
+// profile's copy rate, added to the kernel's predicted time), only when route() makes copies, and
+// the same in the text and the JSON.
+TEST(ExplainRoute, CopiesBeforeTheKernelArePriced) {
+  const Combo odd_k{2049, 6001, 4097, Major::k_major, Major::k_major, row_major, DType::bf16, CMode::none, false, false};
+  Combo aligned = odd_k;
+  aligned.k = 4096;
+  for (const Combo& x : {odd_k, aligned}) {
+    SCOPED_TRACE(x.name());
+    MatrixRef c_storage;
+    const detail::Route r = detail::route(caller_args(x, &c_storage));
+    ASSERT_EQ(r.path, detail::Path::sm90);
+    std::string json_text;
+    ASSERT_TRUE(detail::explain_call(request_of(x, true), &json_text).ok());
+    const nlohmann::json j = nlohmann::json::parse(json_text);
+    std::vector<std::string> copy_notes;
+    for (const auto& note : j.at("notes"))
+      if (note.get<std::string>().find("copies before the kernel") != std::string::npos) copy_notes.push_back(note);
+    if (r.packs.empty()) {
+      EXPECT_TRUE(copy_notes.empty());
+      continue;
+    }
+    ASSERT_EQ(r.packs.size(), 2u);  // A and B: K = 4097 is not a multiple of 8 elements
+    ASSERT_EQ(copy_notes.size(), 1u);
+    double bytes = 0;
+    for (const auto& pk : r.packs) bytes += 2.0 * static_cast<double>(pk.bytes());
+    const plan::DeviceProfile d = *plan::find_builtin_profile("h200");
+    const double copy_us = d.repack_launch_us + bytes / d.repack_bytes_per_s * 1e6;
+    EXPECT_GT(copy_us, 10.0);
+    char expect[64];
+    std::snprintf(expect, sizeof expect, "add about %.1f us", copy_us);
+    EXPECT_NE(copy_notes[0].find(expect), std::string::npos) << copy_notes[0];
+    std::string text;
+    ASSERT_TRUE(detail::explain_call(request_of(x, false), &text).ok());
+    EXPECT_NE(text.find(copy_notes[0]), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace tilegemm
