@@ -2,6 +2,7 @@
 // checked against the CPU reference before it is timed (src/bench/runner.hpp), and the demo (the
 // default action with no subcommand): the LLM suite on a Hopper GPU, or without one, what it would
 // run and the plan the planner would pick for each shape.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -42,6 +43,7 @@ struct BenchOptions {
   std::string flush = "write";  // --flush: how L2 is emptied before each timed call (bench/timer.hpp)
   bool no_tuning = false;  // gemm() without the tuning cache: the model's picks
   bool no_row_repacks = false;  // gemm() reads operands whose rows start inside sectors in place
+  bool neighbours = false;  // also time each unaligned shape's aligned neighbour (bench::aligned_neighbour)
   std::string json_out;
   std::string mapping;  // --mapping NAME: tile order of the sm90 kernel (empty: the planner's)
   std::string config;   // --config SPEC: the sm90 kernel configuration (empty: the planner's)
@@ -100,6 +102,15 @@ int run_bench(const BenchOptions& o, const std::string& title) {
     return kExitUsage;
   }
   const std::string call_label = cli::call_label(o.call, proto);
+  // With --neighbours, each unaligned shape is followed by its aligned neighbour (unless that runs
+  // anyway), and a table of the odd shapes' TFLOPS as a fraction of their neighbours' ends the run.
+  std::vector<bench::Shape> runs;
+  for (const bench::Shape& s : *shapes) {
+    runs.push_back(s);
+    const bench::Shape nb = bench::aligned_neighbour(s);
+    const auto listed = [&](const std::vector<bench::Shape>& v) { return std::find(v.begin(), v.end(), nb) != v.end(); };
+    if (o.neighbours && !(nb == s) && !listed(*shapes) && !listed(runs)) runs.push_back(nb);
+  }
   // --mapping and --config reach the sm90 path through detail::gemm_with_options; shapes that run
   // on the fallback ignore them.
   detail::GemmOptions gemm_options;
@@ -159,7 +170,7 @@ int run_bench(const BenchOptions& o, const std::string& title) {
   if (!o.json) {
     fmt::print("{}: {} ({} SMs), suite {} ({} shapes), layout {}, {} out, {}, mapping {}, {} timed runs (median){}, "
                "timer: {}, tuning cache: {}\n",
-               title, dev.name, dev.sm_count, suite_name, shapes->size(), o.layout, o.call.out, call_label, mapping_label, o.iters,
+               title, dev.name, dev.sm_count, suite_name, runs.size(), o.layout, o.call.out, call_label, mapping_label, o.iters,
                o.no_flush ? ", L2 NOT flushed"
                           : o.flush == "read" ? ", L2 flushed before each (read)" : ", L2 flushed before each",
                timer->description, tuning_label);
@@ -172,7 +183,8 @@ int run_bench(const BenchOptions& o, const std::string& title) {
   int ratios = 0, failed = 0, fell_back = 0;
   std::string first_fallback;
   bool any_sampled = false;
-  for (const bench::Shape& s : *shapes) {
+  std::vector<std::pair<bench::Shape, double>> tflops_of;  // tilegemm's TFLOPS per timed shape
+  for (const bench::Shape& s : runs) {
     bench::Case c = proto;
     c.m = s.m;
     c.n = s.n;
@@ -182,6 +194,7 @@ int run_bench(const BenchOptions& o, const std::string& title) {
     const std::optional<plan::Config> ran = detail::last_sm90_config();
     const std::string kernel = ran ? plan::describe(*ran) : std::string("fallback");
     if (!r.passed()) ++failed;
+    if (r.candidate.timed) tflops_of.emplace_back(s, r.candidate.tflops);
     if (r.ratio > 0) {
       log_ratio_sum += std::log(r.ratio);
       min_ratio = ratios == 0 ? r.ratio : std::min(min_ratio, r.ratio);
@@ -217,7 +230,45 @@ int run_bench(const BenchOptions& o, const std::string& title) {
     if (fell_back)
       fmt::print("{} timing(s) measured with CUDA events instead of CUPTI, first because: {}\n", fell_back,
                  first_fallback);
-    if (failed) fmt::print("{} of {} shape(s) FAILED their check: no time is reported for them\n", failed, shapes->size());
+    if (failed) fmt::print("{} of {} shape(s) FAILED their check: no time is reported for them\n", failed, runs.size());
+  }
+  // --neighbours: each unaligned shape's TFLOPS against its aligned neighbour's.
+  nlohmann::json neighbour_rows = nlohmann::json::array();
+  double log_fraction_sum = 0, min_fraction = 0;
+  int fractions = 0;
+  if (o.neighbours) {
+    const auto tflops = [&](const bench::Shape& s) -> std::optional<double> {
+      for (const auto& [shape, t] : tflops_of)
+        if (shape == s) return t;
+      return std::nullopt;
+    };
+    if (!o.json)
+      fmt::print("odd shapes against their aligned neighbours (M, N, K rounded to the nearest multiple of 8), tilegemm "
+                 "TFLOPS:\n{:>20} {:>8} {:>20} {:>8} {:>9}\n",
+                 "shape", "TFLOPS", "neighbour", "TFLOPS", "fraction");
+    for (const bench::Shape& s : *shapes) {
+      const bench::Shape nb = bench::aligned_neighbour(s);
+      if (nb == s) continue;
+      const std::optional<double> a = tflops(s), b = tflops(nb);
+      const std::optional<double> f = a && b && *b > 0 ? std::optional<double>(*a / *b) : std::nullopt;
+      if (f) {
+        log_fraction_sum += std::log(*f);
+        min_fraction = fractions == 0 ? *f : std::min(min_fraction, *f);
+        ++fractions;
+      }
+      const auto cell = [](const std::optional<double>& v) { return v ? fmt::format("{:.1f}", *v) : std::string("-"); };
+      if (!o.json)
+        fmt::print("{:>20} {:>8} {:>20} {:>8} {:>9}\n", fmt::format("{}x{}x{}", s.m, s.n, s.k), cell(a),
+                   fmt::format("{}x{}x{}", nb.m, nb.n, nb.k), cell(b),
+                   f ? fmt::format("{:.1f} %", 100.0 * *f) : "-");
+      const auto num = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+      neighbour_rows.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"tflops", num(a)},
+                                {"neighbour", {{"m", nb.m}, {"n", nb.n}, {"k", nb.k}}}, {"neighbour_tflops", num(b)},
+                                {"fraction", num(f)}});
+    }
+    if (!o.json && fractions)
+      fmt::print("geomean fraction over {} odd shape(s): {:.1f} % (lowest {:.1f} %)\n", fractions,
+                 100.0 * std::exp(log_fraction_sum / fractions), 100.0 * min_fraction);
   }
   const nlohmann::json doc = {
       {"schema", "tilegemm.bench/1"},
@@ -237,9 +288,13 @@ int run_bench(const BenchOptions& o, const std::string& title) {
         {"time", "median of " + timer->description}}},
       {"results", results},
       {"summary",
-       {{"shapes", shapes->size()}, {"failed", failed},
+       {{"shapes", runs.size()}, {"failed", failed},
         {"geomean_ratio_vs_cublas", ratios ? nlohmann::json(geomean) : nlohmann::json(nullptr)},
-        {"min_ratio_vs_cublas", ratios ? nlohmann::json(min_ratio) : nlohmann::json(nullptr)}}}};
+        {"min_ratio_vs_cublas", ratios ? nlohmann::json(min_ratio) : nlohmann::json(nullptr)},
+        {"neighbours", o.neighbours ? neighbour_rows : nlohmann::json(nullptr)},
+        {"geomean_fraction_of_neighbours",
+         fractions ? nlohmann::json(std::exp(log_fraction_sum / fractions)) : nlohmann::json(nullptr)},
+        {"min_fraction_of_neighbours", fractions ? nlohmann::json(min_fraction) : nlohmann::json(nullptr)}}}};
   if (o.json) fmt::print("{}\n", doc.dump(2));
   if (!o.json_out.empty()) {
     std::ofstream f(o.json_out);
@@ -323,6 +378,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--no-row-repacks", o->no_row_repacks,
                 "Read A and B in place even where their rows start inside 32-B sectors (ld or base an odd "
                 "multiple of 16 B; default: repacked when the time model says it pays)");
+  cmd->add_flag("--neighbours", o->neighbours,
+                 "Also time each shape whose M, N or K is not a multiple of 8 beside its aligned neighbour (each "
+                 "rounded to the nearest multiple of 8), and report its TFLOPS as a fraction of the neighbour's");
   cmd->add_flag("--json", o->json, "JSON on stdout instead of the table");
   cmd->add_option("--json-out", o->json_out, "Also write the JSON to this file");
   cmd->callback([o] {

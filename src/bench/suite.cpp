@@ -188,4 +188,13 @@ std::optional<std::vector<Shape>> resolve_shapes(const std::vector<std::string>&
   return loaded->shapes;
 }
 
+Shape aligned_neighbour(const Shape& s) {
+  const auto nearest8 = [](int64_t x) {
+    const int64_t down = x / 8 * 8;
+    const int64_t r = x - down <= 4 ? down : down + 8;
+    return r < 8 ? int64_t{8} : r;
+  };
+  return Shape{nearest8(s.m), nearest8(s.n), nearest8(s.k)};
+}
+
 }  // namespace tilegemm::bench

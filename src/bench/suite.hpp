@@ -51,4 +51,10 @@ std::optional<std::vector<Shape>> resolve_shapes(const std::vector<std::string>&
                                                  const std::string& fallback, std::string* suite_name,
                                                  std::string* error);
 
+// The aligned neighbour of a shape: each of M, N, K rounded to the nearest multiple of 8 (the
+// element count of TMA's 16-B stride rule in bf16; a tie rounds down; at least 8). A shape is
+// aligned when it is its own neighbour. `bench --neighbours` times each unaligned shape beside it
+// (the odd-shape target: a fraction of the neighbour's TFLOPS).
+Shape aligned_neighbour(const Shape& s);
+
 }  // namespace tilegemm::bench
