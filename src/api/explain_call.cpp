@@ -183,11 +183,12 @@ Status explain_call(const ExplainRequest& rq, std::string* out) {
   // The plan of the problem the kernel computes (route(): transposed, repacked), as gemm() plans it.
   const plan::Plan pl = plan::make_plan(r.problem, planning.profile, planning.options);
   // The copies gemm() makes before the kernel (route()'s packs) are not in the kernel's predicted
-  // time: say what they add, at the profile's copy rate (each byte read and written once).
+  // time: say what they add, at the profile's copy rate (each byte read and written once; the line
+  // copies of a call are one launch).
   if (!r.packs.empty() && !pl.ranked.empty()) {
     double bytes = 0;
     for (const Pack& pk : r.packs) bytes += 2.0 * static_cast<double>(pk.bytes());
-    const double copy_us = rq.device.repack_launch_us + bytes / rq.device.repack_bytes_per_s * 1e6;
+    const double copy_us = plan::copy_us(rq.device, bytes);
     eo.notes.push_back(fmt::format(
         "the copies before the kernel ({} of them, {:.1f} MB read and written) add about {:.1f} us at the profile's "
         "copy rate: the call about {:.1f} us",

@@ -596,6 +596,10 @@ Selection select_config(const Problem& p, const DeviceProfile& d, const PlanOpti
   return sel;
 }
 
+double copy_us(const DeviceProfile& d, double bytes, int launches) {
+  return launches * d.repack_launch_us + bytes / d.repack_bytes_per_s * 1e6;
+}
+
 RowRepack choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes) {
   RowRepack best;
   const Selection as_is = select_config(p, d);
@@ -610,8 +614,7 @@ RowRepack choose_row_repack(const Problem& p, const DeviceProfile& d, double a_b
     q.b_rows_sectored = p.b_rows_sectored || b;
     const Selection sel = select_config(q, d);
     if (!sel.found) continue;
-    const double repack = (a ? d.repack_launch_us + a_bytes / d.repack_bytes_per_s * 1e6 : 0.0) +
-                          (b ? d.repack_launch_us + b_bytes / d.repack_bytes_per_s * 1e6 : 0.0);
+    const double repack = (a ? copy_us(d, a_bytes) : 0.0) + (b ? copy_us(d, b_bytes) : 0.0);
     if (sel.predicted_us + repack < best_total) {
       best_total = sel.predicted_us + repack;
       best.a = a;

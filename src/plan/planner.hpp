@@ -96,6 +96,10 @@ struct Selection {
 };
 Selection select_config(const Problem& p, const DeviceProfile& d, const PlanOptions& options = {});
 
+// The predicted time of copies made before the kernel (route()'s packs, sm90/gemm/pack.cuh):
+// `bytes` read and written at DeviceProfile::repack_bytes_per_s, plus repack_launch_us per launch.
+double copy_us(const DeviceProfile& d, double bytes, int launches = 1);
+
 // Whether to repack A and/or B, whose rows do not start on 32-B sector boundaries (Problem::
 // a_rows_sectored / b_rows_sectored false), into aligned copies first: each way the model's best
 // config's predicted time plus, per repacked operand, DeviceProfile::repack_launch_us and its

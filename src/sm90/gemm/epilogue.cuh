@@ -364,48 +364,49 @@ template <int kElem, bool kToGlobal, int kReadBatch = 1>
 __device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int thread_in_wg, void* global, int64_t ld,
                                               const TileOut& o) {
   if constexpr (kToGlobal && kElem == 4) {
-    return copy_box_rows_batched<kElem, true, 8>(slot, col0, thread_in_wg, global, ld, o);
+    copy_box_rows_batched<kElem, true, 8>(slot, col0, thread_in_wg, global, ld, o);
   } else if constexpr (!kToGlobal && kReadBatch > 1) {
-    return copy_box_rows_batched<kElem, false, kReadBatch>(slot, col0, thread_in_wg, global, ld, o);
-  }
-  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
-  const int c = col0 + lane * (4 / kElem);                  // this lane's first column
-  const int rows_in_m = o.m_total - (o.row0 + 16 * warp);   // this warp's rows inside M (<= 0: none)
-  const bool lo = c < o.n_total, hi = c + 4 / kElem - 1 < o.n_total;
-  const int64_t row_step = ld * kElem;
-  uint8_t* g = static_cast<uint8_t*>(global) + (int64_t(o.row0 + 16 * warp) * ld + c) * kElem;
-  uint8_t* s_warp = slot + 16 * warp * 128;
-  // (Reading C: four steps at a time; all 16 in flight spill next to a ping-pong tile's accumulators.)
+    copy_box_rows_batched<kElem, false, kReadBatch>(slot, col0, thread_in_wg, global, ld, o);
+  } else {
+    const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
+    const int c = col0 + lane * (4 / kElem);                  // this lane's first column
+    const int rows_in_m = o.m_total - (o.row0 + 16 * warp);   // this warp's rows inside M (<= 0: none)
+    const bool lo = c < o.n_total, hi = c + 4 / kElem - 1 < o.n_total;
+    const int64_t row_step = ld * kElem;
+    uint8_t* g = static_cast<uint8_t*>(global) + (int64_t(o.row0 + 16 * warp) * ld + c) * kElem;
+    uint8_t* s_warp = slot + 16 * warp * 128;
+    // (Reading C: four steps at a time; all 16 in flight spill next to a ping-pong tile's accumulators.)
 #pragma unroll(kToGlobal ? 16 : 4)
-  for (int rr = 0; rr < 16; ++rr, g += row_step) {
-    uint32_t* s = reinterpret_cast<uint32_t*>(s_warp + rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)));
-    const bool in_m = rr < rows_in_m;
-    if constexpr (kElem == 4) {
-      if constexpr (kToGlobal) {
-        if (in_m && lo) *reinterpret_cast<uint32_t*>(g) = *s;
-      } else {
-        *s = in_m && lo ? *reinterpret_cast<const uint32_t*>(g) : 0u;
-      }
-    } else {
-      const bool l = in_m && lo, h = in_m && hi;
-      const bool word = h && (reinterpret_cast<uintptr_t>(g) & 3u) == 0;
-      if constexpr (kToGlobal) {
-        const uint32_t v = *s;
-        if (word) {
-          *reinterpret_cast<uint32_t*>(g) = v;
+    for (int rr = 0; rr < 16; ++rr, g += row_step) {
+      uint32_t* s = reinterpret_cast<uint32_t*>(s_warp + rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)));
+      const bool in_m = rr < rows_in_m;
+      if constexpr (kElem == 4) {
+        if constexpr (kToGlobal) {
+          if (in_m && lo) *reinterpret_cast<uint32_t*>(g) = *s;
         } else {
-          if (l) reinterpret_cast<uint16_t*>(g)[0] = uint16_t(v & 0xFFFFu);
-          if (h) reinterpret_cast<uint16_t*>(g)[1] = uint16_t(v >> 16);
+          *s = in_m && lo ? *reinterpret_cast<const uint32_t*>(g) : 0u;
         }
       } else {
-        uint32_t v = 0;
-        if (word) {
-          v = *reinterpret_cast<const uint32_t*>(g);
+        const bool l = in_m && lo, h = in_m && hi;
+        const bool word = h && (reinterpret_cast<uintptr_t>(g) & 3u) == 0;
+        if constexpr (kToGlobal) {
+          const uint32_t v = *s;
+          if (word) {
+            *reinterpret_cast<uint32_t*>(g) = v;
+          } else {
+            if (l) reinterpret_cast<uint16_t*>(g)[0] = uint16_t(v & 0xFFFFu);
+            if (h) reinterpret_cast<uint16_t*>(g)[1] = uint16_t(v >> 16);
+          }
         } else {
-          if (l) v = reinterpret_cast<const uint16_t*>(g)[0];
-          if (h) v |= uint32_t(reinterpret_cast<const uint16_t*>(g)[1]) << 16;
+          uint32_t v = 0;
+          if (word) {
+            v = *reinterpret_cast<const uint32_t*>(g);
+          } else {
+            if (l) v = reinterpret_cast<const uint16_t*>(g)[0];
+            if (h) v |= uint32_t(reinterpret_cast<const uint16_t*>(g)[1]) << 16;
+          }
+          *s = v;
         }
-        *s = v;
       }
     }
   }

@@ -191,23 +191,23 @@ TEST(Runner, RefusesBadCasesBeforeTouchingTheGpu) {
   EXPECT_FALSE(r.candidate.timed);
 }
 
-}  // namespace
 // bench --neighbours: the aligned neighbour rounds each dimension to the nearest multiple of 8
 // (a tie down, never below 8), and an aligned shape is its own.
 TEST(Suite, AlignedNeighbourRoundsEachDimensionToTheNearestMultipleOf8) {
-  EXPECT_EQ(bench::aligned_neighbour({4001, 3999, 2001}), (bench::Shape{4000, 4000, 2000}));
-  EXPECT_EQ(bench::aligned_neighbour({2049, 6001, 4097}), (bench::Shape{2048, 6000, 4096}));
-  EXPECT_EQ(bench::aligned_neighbour({3001, 5003, 1027}), (bench::Shape{3000, 5000, 1024}));
-  EXPECT_EQ(bench::aligned_neighbour({5003, 2999, 777}), (bench::Shape{5000, 3000, 776}));
-  EXPECT_EQ(bench::aligned_neighbour({12, 13, 1}), (bench::Shape{8, 16, 8}));  // 12: a tie, down
-  const bench::Shape aligned{4096, 576, 7168};
-  EXPECT_EQ(bench::aligned_neighbour(aligned), aligned);
+  EXPECT_EQ(aligned_neighbour({4001, 3999, 2001}), (Shape{4000, 4000, 2000}));
+  EXPECT_EQ(aligned_neighbour({2049, 6001, 4097}), (Shape{2048, 6000, 4096}));
+  EXPECT_EQ(aligned_neighbour({3001, 5003, 1027}), (Shape{3000, 5000, 1024}));
+  EXPECT_EQ(aligned_neighbour({5003, 2999, 777}), (Shape{5000, 3000, 776}));
+  EXPECT_EQ(aligned_neighbour({12, 13, 1}), (Shape{8, 16, 8}));  // 12: a tie, down
+  const Shape aligned{4096, 576, 7168};
+  EXPECT_EQ(aligned_neighbour(aligned), aligned);
   for (int64_t x = 1; x < 200; ++x) {
-    const bench::Shape nb = bench::aligned_neighbour({x, x, x});
+    const Shape nb = aligned_neighbour({x, x, x});
     EXPECT_EQ(nb.m % 8, 0);
     EXPECT_GE(nb.m, 8);
     EXPECT_LE(nb.m > x ? nb.m - x : x - nb.m, x < 8 ? 7 : 4) << x;
   }
 }
 
+}  // namespace
 }  // namespace tilegemm::bench
