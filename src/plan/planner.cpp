@@ -262,8 +262,11 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
   }
   if (c.epilogue == Epilogue::smem_stores)
     f.push_back(std::string("smem_stores epilogue: TMA cannot describe ") + (!p.d_tma ? "D" : "C") +
-                " (leading dimension or base), so the staged boxes are written" + (p.accumulate ? " and C read" : "") +
-                " by the threads, row by row");
+                " (leading dimension or base), so the staged boxes are written" +
+                (p.accumulate && c.stream_k ? " and C read" : "") + " by the threads, row by row" +
+                (p.accumulate && !c.stream_k ? ", and C's boxes loaded by their cp.async, the first ones while the "
+                                               "tile's mainloop runs"
+                                             : ""));
   if (sm90::staged_epilogue(c.epilogue) && c.bn % box != 0) {
     if (sm90::staged_trans_c(c)) {  // (C may be D: no box may store what another still reads)
       f.push_back("the epilogue's last transposed box holds only " + std::to_string(c.bn % box) + " of its " +

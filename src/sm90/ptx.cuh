@@ -239,6 +239,23 @@ __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
+// ---- cp.async (PTX ISA §9.7.9.25.3: cp.async, cp.async.commit_group, cp.async.wait_group) ----
+// 4 bytes global -> shared without a register: src 4-B aligned; only the first src_bytes (0, 2 or
+// 4) are read, the rest of the 4 written as zeros (src_bytes 0 reads nothing: src need only be a
+// valid address). The thread sees the bytes after a cp.async.wait_group that covers its group.
+__device__ __forceinline__ void cp_async_4(uint32_t dst, const void* src, uint32_t src_bytes) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+}
+__device__ __forceinline__ void cp_async_4(uint32_t dst, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+// Wait until at most N of this thread's committed groups are pending.
+template <int N>
+__device__ __forceinline__ void cp_async_wait_group() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
 // ---- global memory between CTAs: the k-split fix-up (PTX ISA §8 memory consistency model,
 // §9.7.9.8 ld, §9.7.9.10 st, §9.7.13.4 membar/fence, §9.7.13.5 atom) ----------------------------
 // Orders this thread's earlier global writes before its later ones at GPU scope (and its later

@@ -33,8 +33,9 @@ enum class Epilogue : int {
   // and, with C in place (C is D), for widths that are not whole boxes (store_boxes).
   direct = 1,
   // Staged like tma_store, for a D (or C) that TMA cannot describe (odd leading dimension,
-  // unaligned base): the consumer's threads write each staged box to D row by row, coalesced (and
-  // read C's box into the slot the same way).
+  // unaligned base): the consumer's threads write each staged box to D row by row, coalesced, and
+  // load C's boxes into the slots by cp.async, the first ones during the tile's mainloop (k-split
+  // kernels: read row by row as they store).
   smem_stores = 3,
 };
 

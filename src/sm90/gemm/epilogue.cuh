@@ -294,25 +294,22 @@ __device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN /
   }
 }
 
-// copy_box_rows in batches of kBatch rows per thread: every load of a batch is issued before its
-// first store, so that the loads' latencies overlap (the compiler does not move a load above a
-// store through these generic pointers by itself: the shared and global sides might alias for all
-// it knows). NOTES: measured on the H200 (docs/PERF.md, twenty-first session): reading C a row at
-// a time waited out one global load per row, ~270 cycles each: with C, 4001x3999x256 took 100 us
-// against 27 without, 75 with 4 rows at a time. Writing fp32 D 8 rows at a time took
-// 4001x3999x256 39.5 -> 34.5 us; bf16 (whose rows go as halves where they are not 4-B aligned)
-// ran 1-2 % slower that way, so it writes row by row. More rows of C in flight than the caller's
-// kReadBatch spill next to the accumulators (the cubin audit checks it).
-template <int kElem, bool kToGlobal, int kBatch>
-__device__ __forceinline__ void copy_box_rows_batched(uint8_t* slot, int col0, int thread_in_wg, void* global,
-                                                      int64_t ld, const TileOut& o) {
-  static_assert(!kToGlobal || kElem == 4, "bf16 D is written row by row (copy_box_rows)");
+// An fp32 box to D in batches of kBatch rows per thread (copy_box_rows): every shared load of a
+// batch is issued before its first global store (the compiler does not move a load above a store
+// through these generic pointers by itself: the shared and global sides might alias for all it
+// knows). NOTES: measured on the H200 (docs/PERF.md, twenty-first session): 4001x3999x256 fp32
+// 39.5 -> 34.5 us with 8 rows at a time; bf16 (whose rows go as halves where they are not 4-B
+// aligned) ran 1-2 % slower that way, so it writes row by row. (C read that way, 4 rows at a time,
+// was superseded by issue_c_box_async: twenty-second session.)
+template <int kBatch>
+__device__ __forceinline__ void copy_box_rows_fp32_batched(uint8_t* slot, int col0, int thread_in_wg, void* global,
+                                                           int64_t ld, const TileOut& o) {
   const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
-  const int c = col0 + lane * (4 / kElem);                  // this lane's first column
+  const int c = col0 + lane;                                // this lane's column
   const int rows_in_m = o.m_total - (o.row0 + 16 * warp);   // this warp's rows inside M (<= 0: none)
-  const bool lo = c < o.n_total, hi = c + 4 / kElem - 1 < o.n_total;
-  const int64_t row_step = ld * kElem;
-  uint8_t* g0 = static_cast<uint8_t*>(global) + (int64_t(o.row0 + 16 * warp) * ld + c) * kElem;
+  const bool lo = c < o.n_total;
+  const int64_t row_step = ld * 4;
+  uint8_t* g0 = static_cast<uint8_t*>(global) + (int64_t(o.row0 + 16 * warp) * ld + c) * 4;
   uint8_t* s_warp = slot + 16 * warp * 128;
   // (16w is a multiple of 8, so the swizzle's XOR is a constant per step once unrolled.)
   auto smem_word = [&](int rr) {
@@ -321,35 +318,11 @@ __device__ __forceinline__ void copy_box_rows_batched(uint8_t* slot, int col0, i
 #pragma unroll
   for (int b = 0; b < 16; b += kBatch) {
     uint32_t v[kBatch];
-    if constexpr (kToGlobal) {
 #pragma unroll
-      for (int i = 0; i < kBatch; ++i) v[i] = *smem_word(b + i);
+    for (int i = 0; i < kBatch; ++i) v[i] = *smem_word(b + i);
 #pragma unroll
-      for (int i = 0; i < kBatch; ++i)
-        if (b + i < rows_in_m && lo) *reinterpret_cast<uint32_t*>(g0 + (b + i) * row_step) = v[i];
-    } else {
-#pragma unroll
-      for (int i = 0; i < kBatch; ++i) {
-        const int rr = b + i;
-        const uint8_t* g = g0 + rr * row_step;
-        const bool in_m = rr < rows_in_m;
-        if constexpr (kElem == 4) {
-          v[i] = in_m && lo ? *reinterpret_cast<const uint32_t*>(g) : 0u;
-        } else {
-          const bool l = in_m && lo, h = in_m && hi;
-          uint32_t x = 0;
-          if (h && (reinterpret_cast<uintptr_t>(g) & 3u) == 0) {
-            x = *reinterpret_cast<const uint32_t*>(g);
-          } else {
-            if (l) x = reinterpret_cast<const uint16_t*>(g)[0];
-            if (h) x |= uint32_t(reinterpret_cast<const uint16_t*>(g)[1]) << 16;
-          }
-          v[i] = x;
-        }
-      }
-#pragma unroll
-      for (int i = 0; i < kBatch; ++i) *smem_word(b + i) = v[i];
-    }
+    for (int i = 0; i < kBatch; ++i)
+      if (b + i < rows_in_m && lo) *reinterpret_cast<uint32_t*>(g0 + (b + i) * row_step) = v[i];
   }
 }
 
@@ -358,15 +331,14 @@ __device__ __forceinline__ void copy_box_rows_batched(uint8_t* slot, int col0, i
 // byte 4l of the row (2 bf16 or 1 fp32): each step is one coalesced 128-B row segment. The global
 // side may be at any element alignment (a bf16 pair that is not 4-B aligned goes as two halves).
 // Everything but the row's pointer and M test is hoisted out of the steps, and the stores' 16 are
-// unrolled (the swizzle's XOR is then a constant per step: 16w is a multiple of 8). An fp32 D, and
-// C read kReadBatch (> 1) rows at a time, go through copy_box_rows_batched.
-template <int kElem, bool kToGlobal, int kReadBatch = 1>
+// unrolled (the swizzle's XOR is then a constant per step: 16w is a multiple of 8). An fp32 D goes
+// through copy_box_rows_fp32_batched. Reading C (!kToGlobal) is the k-split kernels' way; the
+// others load C's boxes by cp.async (issue_c_box_async).
+template <int kElem, bool kToGlobal>
 __device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int thread_in_wg, void* global, int64_t ld,
                                               const TileOut& o) {
   if constexpr (kToGlobal && kElem == 4) {
-    copy_box_rows_batched<kElem, true, 8>(slot, col0, thread_in_wg, global, ld, o);
-  } else if constexpr (!kToGlobal && kReadBatch > 1) {
-    copy_box_rows_batched<kElem, false, kReadBatch>(slot, col0, thread_in_wg, global, ld, o);
+    copy_box_rows_fp32_batched<8>(slot, col0, thread_in_wg, global, ld, o);
   } else {
     const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
     const int c = col0 + lane * (4 / kElem);                  // this lane's first column
@@ -412,23 +384,138 @@ __device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int threa
   }
 }
 
+// C's box for the smem_stores epilogue, into a staging slot by cp.async (no register holds a
+// load, so a box's 16 rows per lane all stay in flight, and the next tile's first boxes arrive
+// during its mainloop): the layout copy_box_rows reads C into (warp w rows 16w .. 16w + 15, lane l
+// the 4-B word at byte 4l of each row, 128B-swizzled), zeros past M and N. Commits nothing (the
+// caller commits one group per box). A bf16 row whose start is 2 B off a 4-B boundary (odd ldc or
+// an odd element offset of C) cannot be copied by 4-B words where they lie: its lane l copies the
+// aligned word of elements (col0 + 2l - 1, col0 + 2l), lane 31 also the one of (col0 + 63, col0 +
+// 64) into `side` (a word per row), and realign_c_box shifts them into place once they landed.
+// Nothing outside C is read: a word half past N is read as its first 2 bytes (cp.async's
+// src-size), and the word before column 0 not at all (realign_c_box reads that element itself).
+template <int kElem>
+__device__ __forceinline__ void issue_c_box_async(uint8_t* slot, uint32_t* side, int col0, int thread_in_wg,
+                                                  const TileOut& o) {
+  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
+  const uint8_t* cbase = static_cast<const uint8_t*>(o.c);
+  const int rows_in_m = o.m_total - (o.row0 + 16 * warp);  // this warp's rows inside M
+  const int64_t step = o.ldc * kElem;
+  // Row rr's column col0 is at g + rr * step (not read past M).
+  const uint8_t* g = cbase + (int64_t(o.row0 + 16 * warp) * o.ldc + col0) * kElem;
+  const uint32_t s_warp = smem_u32(slot + 16 * warp * 128);
+  // Most boxes lie inside M and N with the words they read (bf16: columns col0 - 1 .. col0 + 64):
+  // whole words, no bounds, the row pointer stepped. NOTES: measured on the H200 (docs/PERF.md,
+  // twenty-second session, ncu, 4001x3999x256 128x128): with only the general loop below the
+  // kernel with C executed 4.3x the instructions of the one without (C's loads were never what it
+  // waited on: an L2 prefetch of C's rows changed nothing); with this path 2.8x, 106.6 -> 81.0 us.
+  const bool inside = rows_in_m >= 16 && (kElem == 4 ? col0 + 32 <= o.n_total : col0 >= 1 && col0 + 65 <= o.n_total);
+  if (inside) {
+    const uint8_t* p = g + 4 * lane;  // the lane's bytes of row rr (bf16: 2 B off in rows that start so)
+    // (Four rows per step: all 16 unrolled, the compiler computes their addresses ahead and spills
+    // next to a 128x144 tile's accumulators: the cubin audit.)
+#pragma unroll 4
+    for (int rr = 0; rr < 16; ++rr, p += step) {
+      const uint32_t dst = s_warp + uint32_t(rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)));
+      if constexpr (kElem == 4) {
+        cp_async_4(dst, p);
+      } else {
+        const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+        cp_async_4(dst, reinterpret_cast<const void*>(at & ~uintptr_t(3)));  // (col0 + 2l - 1, col0 + 2l) when off
+        if (lane == 31 && (at & 2u) != 0) cp_async_4(smem_u32(side + 16 * warp + rr), p + 2);  // (col0 + 63, col0 + 64)
+      }
+    }
+    return;
+  }
+  // bytes of the elements [col0 + e, col0 + e + 4 / kElem) inside [0, N): 4, 2 (bf16: the first only) or 0
+  auto bytes_in_n = [&](int e) -> uint32_t {
+    if (col0 + e < 0 || col0 + e >= o.n_total) return 0u;
+    return kElem == 2 && col0 + e + 1 >= o.n_total ? 2u : 4u;
+  };
+  // (Not unrolled: no load is waited for here, and unrolled the 16 rows' addresses spill next to a
+  // 128x256 tile's accumulators: the cubin audit.)
+#pragma unroll 1
+  for (int rr = 0; rr < 16; ++rr) {
+    const uint8_t* row = g + rr * step;
+    const bool in_m = rr < rows_in_m;
+    const bool off = kElem == 2 && (reinterpret_cast<uintptr_t>(row) & 2u) != 0;  // warp-uniform
+    const int e = lane * (4 / kElem) - (off ? 1 : 0);  // the word's first element, from col0
+    const uint32_t n = in_m ? bytes_in_n(e) : 0u;
+    cp_async_4(s_warp + uint32_t(rr * 128 + ((lane * 4) ^ ((rr & 7) << 4))), n ? row + e * kElem : cbase, n);
+    if (off && lane == 31) {
+      const uint32_t n2 = in_m ? bytes_in_n(63) : 0u;
+      cp_async_4(smem_u32(side + 16 * warp + rr), n2 ? row + 63 * kElem : cbase, n2);
+    }
+  }
+}
+
+// After issue_c_box_async's group landed (and a __syncwarp): the rows it copied 2 B early (bf16,
+// rows 2 B off a 4-B boundary) shifted into place, word l = (high half of word l, low half of
+// word l + 1, the side word for lane 31). Warp-local, like everything of a box's rows; ends on a
+// __syncwarp.
+__device__ __forceinline__ void realign_c_box(uint8_t* slot, const uint32_t* side, int col0, int thread_in_wg,
+                                              const TileOut& o) {
+  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
+  const int rows_in_m = o.m_total - (o.row0 + 16 * warp);
+  const int64_t step = o.ldc * 2;
+  const uint8_t* g = static_cast<const uint8_t*>(o.c) + (int64_t(o.row0 + 16 * warp) * o.ldc + col0) * 2;
+  uint8_t* s_warp = slot + 16 * warp * 128;
+#pragma unroll
+  for (int rr = 0; rr < 16; ++rr) {
+    const uint8_t* row = g + rr * step;
+    if ((reinterpret_cast<uintptr_t>(row) & 2u) == 0) continue;  // warp-uniform
+    uint32_t* w = reinterpret_cast<uint32_t*>(s_warp + rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)));
+    const uint32_t* wn = lane < 31 ? reinterpret_cast<const uint32_t*>(s_warp + rr * 128 + (((lane + 1) * 4) ^ ((rr & 7) << 4)))
+                                   : side + 16 * warp + rr;
+    uint32_t a = *w;
+    const uint32_t b = *wn;
+    if (lane == 0 && col0 == 0)  // the word before column 0 was not read: column 0 itself
+      a = rr < rows_in_m ? uint32_t(*reinterpret_cast<const uint16_t*>(row)) << 16 : 0u;
+    __syncwarp();  // every lane has read word l before lane l overwrites it
+    *w = __funnelshift_r(a, b, 16);
+  }
+  __syncwarp();
+}
+
+// The first kSlots boxes of C for a tile's 64-row block `o` (smem_stores with kAsyncC), issued
+// when the slots are free (before the tile's mainloop), one group per box (empty past kBoxes): the
+// epilogue's waits count on exactly kSlots groups ahead of each box.
+template <int BN, int kSlots, DType kOut>
+__device__ __forceinline__ void issue_c_boxes_ahead(uint8_t* slots, uint32_t* c_side, int thread_in_wg,
+                                                    const TileOut& o) {
+  constexpr int kBoxCols = store_box_cols(kOut);
+  constexpr int kBoxes = store_boxes(BN, kOut);
+#pragma unroll
+  for (int b = 0; b < kSlots; ++b) {
+    if (b < kBoxes)
+      issue_c_box_async<out_elem_bytes(kOut)>(slots + b * kStoreBoxBytes, c_side + b * kStoreBoxRows,
+                                              o.n0 + store_box_col0(b, BN, kBoxCols), thread_in_wg, o);
+    cp_async_commit();
+  }
+}
+
 // The TMA-store epilogue for fp32 output and/or C (store_tile is the bf16 one without C): box b
 // through slot b % kSlots, one bulk group per box. Without C a slot is refilled once the store that
 // last read it is done (wait_group.read kSlots - 1); with C the slot already holds C's box (the
 // first kSlots came in during the mainloop, prefetch_c_boxes), is combined in place, stored, and
 // then reloaded with C's box b + kSlots while the other slots are worked on (a box wholly past M or
 // N has no C box and is skipped).
-// kThreads (the smem_stores epilogue): D written, and C read, by the threads (copy_box_rows)
-// instead of TMA: per box, a barrier (the slot's previous copy is done), C's box into the slot and
-// a barrier, the box combined in the slot and a barrier, the copy out.
+// kThreads (the smem_stores epilogue): D written, and C read, by the threads (copy_box_rows, or
+// cp.async: kAsyncC) instead of TMA: per box, C's box into the slot, the box combined in the slot,
+// the copy out, each step ordered by a __syncwarp (the steps are warp-local).
 // kTrans (swap-AB, bf16 with C; store_tile's kTrans without C): the boxes are transposed, the last
 // one partial instead of overlapping (trans_box_width), each loaded and stored in sub-boxes
 // (trans_sub_box_inside); no tail columns (the kernel's M, D's row length, is whole 16-B chunks).
-// kReadBatch: the rows of C a thread loads at once in the smem_stores epilogue (copy_box_rows).
-template <int BN, int kSlots, DType kOut, bool kWithC, bool kThreads = false, bool kTrans = false, int kReadBatch = 1>
+// kAsyncC (kThreads with C outside k-split kernels, async_thread_c): C's boxes come by cp.async,
+// kSlots boxes ahead (issue_c_boxes_ahead before the mainloop, then each box's successor once the
+// box is copied out, c_side their side words, c_rows_follow: the next 64-row block of the tile
+// follows, whose first boxes are issued in this one's last); otherwise the threads read C as they
+// go (copy_box_rows).
+template <int BN, int kSlots, DType kOut, bool kWithC, bool kThreads = false, bool kTrans = false, bool kAsyncC = false>
 __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], float alpha, float beta,
                                                   const void* tmap_d, StagedC& sc, uint8_t* slots, int consumer,
-                                                  int thread_in_wg, const TileOut& o) {
+                                                  int thread_in_wg, const TileOut& o, uint32_t* c_side = nullptr,
+                                                  bool c_rows_follow = false) {
   constexpr int kElem = out_elem_bytes(kOut);
   constexpr int kBoxCols = store_box_cols(kOut);
   constexpr int kBoxes = store_boxes(BN, kOut);
@@ -436,19 +523,43 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
   // (With C and a last box that overlaps its neighbour (store_boxes), C must not be D: config.hpp.)
   static_assert(!kTrans || (kWithC && !kThreads && kOut == DType::bf16), "transposed staging with C: bf16, TMA");
   if constexpr (kThreads) {
-    const uint32_t barrier_id = 1 + consumer;
+    // NOTES: warp-local. Warp w's rows of a box (16w .. 16w + 15) are the rows its lanes hold in
+    // the accumulator fragment (write_box), load C into and copy out (copy_box_rows): no other warp
+    // touches them, so a __syncwarp orders each step (a barrier of the warpgroup did before; the
+    // same times within 1 % without C, docs/PERF.md twenty-second session).
 #pragma unroll  // box indexes the accumulators: it must be a constant
     for (int box = 0; box < kBoxes; ++box) {
       uint8_t* slot = slots + (box % kSlots) * kStoreBoxBytes;
       const int col0 = o.n0 + store_box_col0(box, BN, kBoxCols);
-      named_barrier_sync(barrier_id, 128);  // the slot's previous copy-out is done
-      if constexpr (kWithC) {
-        copy_box_rows<kElem, false, kReadBatch>(slot, col0, thread_in_wg, const_cast<void*>(o.c), o.ldc, o);
-        named_barrier_sync(barrier_id, 128);  // C's box is in the slot
+      uint32_t* side = kAsyncC ? c_side + (box % kSlots) * kStoreBoxRows : nullptr;
+      if constexpr (kAsyncC) {
+        cp_async_wait_group<kSlots - 1>();  // this box's group (one per box, kSlots ahead: issue_c_boxes_ahead)
+        __syncwarp();                       // ... and every lane's
+        if constexpr (kElem == 2) realign_c_box(slot, side, col0, thread_in_wg, o);
+      } else {
+        __syncwarp();  // the slot's previous copy-out (this warp's rows) is done
+        if constexpr (kWithC) {
+          copy_box_rows<kElem, false>(slot, col0, thread_in_wg, const_cast<void*>(o.c), o.ldc, o);
+          __syncwarp();  // C's box is in the slot
+        }
       }
       write_box<BN, kOut, kWithC>(slot, acc, alpha, beta, box, thread_in_wg);
-      named_barrier_sync(barrier_id, 128);  // the box is written
+      __syncwarp();  // the box is written
       if (o.row0 < o.m_total && col0 < o.n_total) copy_box_rows<kElem, true>(slot, col0, thread_in_wg, o.d, o.ldd, o);
+      if constexpr (kAsyncC) {
+        // The box kSlots ahead into the slot just copied out: of this 64-row block, or the first
+        // boxes of the next one (c_rows_follow); one group either way, empty past the last.
+        __syncwarp();  // every lane's copy-out has read the slot
+        const int next = box + kSlots;
+        if (next < kBoxes) {
+          issue_c_box_async<kElem>(slot, side, o.n0 + store_box_col0(next, BN, kBoxCols), thread_in_wg, o);
+        } else if (c_rows_follow) {
+          TileOut below = o;
+          below.row0 += kStoreBoxRows;
+          issue_c_box_async<kElem>(slot, side, o.n0 + store_box_col0(next - kBoxes, BN, kBoxCols), thread_in_wg, below);
+        }
+        cp_async_commit();
+      }
     }
     return;
   }

@@ -114,6 +114,9 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     RingState<C.stages> ring;
     StagedC staged_c{&p.tmap_c, reinterpret_cast<uint64_t*>(smem + L.extra_barrier(consumer * T::kSlotsPerConsumer)),
                      0u};
+    constexpr bool kAsyncC = async_thread_c(C);
+    uint32_t* c_side = reinterpret_cast<uint32_t*>(smem + L.recv_offset + recv_area_bytes(C)) +
+                       consumer * T::kSlotsPerConsumer * kStoreBoxRows;
     // The first 64-row block this consumer computes, and where tile rows start for block 0.
     const int row_block0 = C.pingpong ? 0 : consumer;
     // Ping-pong: the CTA's units with a tile so far (their parity picks the consumer), and the
@@ -143,6 +146,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
           if (unit.piece == 0)
             prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.d_col_major>(staged_c, slots, consumer,
                                                                                      thread_in_wg, tile_out(0));
+        if constexpr (kAsyncC)
+          issue_c_boxes_ahead<C.bn, T::kSlotsPerConsumer, C.out_dtype>(slots, c_side, thread_in_wg, tile_out(0));
       };
       if constexpr (C.pingpong) {
         const int u = units_seen++;
@@ -200,11 +205,10 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
                                                                                      thread_in_wg, out);
           rec.record(ts, trace::EventKind::direct_store, 0, -1);
         } else if constexpr (C.epilogue == Epilogue::smem_stores) {
-          // (C's rows 4 at a time; one at a time in k-split kernels and fp32 ping-pong ones, where
-          // 4 spill, as 8 do in a 128x256 bf16 tile: copy_box_rows_batched.)
-          constexpr int kReadBatch = C.stream_k || (C.pingpong && C.out_dtype == DType::fp32) ? 1 : 4;
-          store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, true, false, kReadBatch>(
-              acc[r], p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out);
+          // (C by cp.async, its first boxes issued with the unit's start: load_first_c_boxes.)
+          store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, true, false, kAsyncC>(
+              acc[r], p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out, c_side,
+              r + 1 < T::kRowBlocks);
         } else if constexpr (C.out_dtype == DType::bf16 && !C.with_c) {
           store_tile<C.bn, T::kSlotsPerConsumer, C.d_col_major>(acc[r], p.alpha, &p.tmap_d, slots, consumer, thread_in_wg,
                                                                 out, rec);

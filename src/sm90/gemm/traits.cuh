@@ -38,13 +38,27 @@ TG_HD constexpr int recv_area_bytes(const Config& c) {
   return c.cluster_k > 1 ? (c.cluster_k - 1) * c.consumers() * recv_partial_bytes(c) : 0;
 }
 
+// The smem_stores epilogue's C (a C TMA cannot describe) loaded by cp.async, the first boxes of a
+// tile during its mainloop (epilogue.cuh, issue_c_box_async). k-split kernels keep the threads'
+// loads as they store (copy_box_rows): whether a unit stores its tile is known only after its
+// fix-up. With bf16 output a side word per staged row (a row 2 B off a 4-B boundary spans 33
+// words), after the receive area.
+TG_HD constexpr bool async_thread_c(const Config& c) {
+  return c.epilogue == Epilogue::smem_stores && c.with_c && !c.stream_k;
+}
+TG_HD constexpr int async_c_side_bytes(const Config& c) {
+  return async_thread_c(c) && c.out_dtype == DType::bf16
+             ? c.consumers() * (c.stage_cols / store_box_cols(c.out_dtype)) * kStoreBoxRows * 4
+             : 0;
+}
+
 // The shared-memory layout of a config: the planner (stages, launch size) and the kernel (offsets)
 // both call this, so they cannot disagree.
 TG_HD constexpr SmemLayout config_smem_layout(const Config& c) {
   return compute_smem_layout(c.bm, c.bn, c.bk, c.stages, staging_elem_bytes(c), /*ab_elem_bytes=*/2,
                              staged_epilogue(c.epilogue) ? c.stage_cols : 0,
                              epilogue_barriers(c) + turn_barriers(c) + recv_barriers(c),
-                             /*d_rows=*/64 * c.consumers(), recv_area_bytes(c));
+                             /*d_rows=*/64 * c.consumers(), recv_area_bytes(c) + async_c_side_bytes(c));
 }
 
 // The most stages of `c` (its other fields as they are) within `limit` bytes, 0 if not even one.

@@ -210,7 +210,10 @@ class Audit {
       EXPECT_EQ(lmem, 0) << res;
       EXPECT_LE(reg * c.threads(), 65536) << "registers at entry do not fit one CTA per SM";
       if (c.producer_regs) EXPECT_LE(128 * (c.producer_regs + c.consumers() * c.consumer_regs), 65536);
-      EXPECT_LE(shared + smem, 232448) << "static + dynamic shared memory above the opt-in limit";
+      // (cuobjdump's SHARED counts the 1 KiB every sm_90 block has reserved, cudaDevAttrReservedSharedMemoryPerBlock,
+      // which is not part of the opt-in limit: measured on the H200, a kernel with no __shared__ of its own shows
+      // SHARED:1024, cudaFuncGetAttributes().sharedSizeBytes 0, and launches with 232448 B of dynamic smem.)
+      EXPECT_LE(std::max(0, shared - 1024) + smem, 232448) << "static + dynamic shared memory above the opt-in limit";
       audit = "HGMMA " + std::to_string(hgmma) + ", REG " + std::to_string(reg) + ", smem " +
               std::to_string(shared + smem) + " B, LDL/STL " + std::to_string(traffic.other) +
               (traffic.call_protocol > 0 ? " (+" + std::to_string(traffic.call_protocol) + " return addresses)" : "") +
