@@ -74,7 +74,7 @@ Status TraceCapture::prepare(const GemmArgs& args, const PreparedKernel& prepare
   lanes = uint32_t(1 + config.consumers());
   lane_capacity = requested_capacity_ ? requested_capacity_ : trace_lane_capacity(args, config, prepared.resident_ctas);
   const trace::BufferHeader header =
-      trace::make_buffer_header(uint32_t(grid), lanes, lane_capacity, uint32_t(config.stages));
+      trace::make_buffer_header(uint32_t(grid), lanes, lane_capacity, uint32_t(config.stages), config.pingpong);
   bytes_ = size_t(trace::buffer_bytes(header.ctas, header.lanes, header.lane_capacity));
   if (bytes_ + kGuardBytes > allocated_) {
     if (buffer_ != nullptr) cudaFree(buffer_);

@@ -139,8 +139,12 @@ struct BufferHeader {    // 64 B
   uint32_t lane_capacity;  // events per lane
   uint32_t event_bytes;  // sizeof(Event)  (the kernel reads none of this header: it is for the host)
   uint32_t stages;       // the config's ring depth (for the viewer's stage lanes)
-  uint32_t reserved[9];
+  uint32_t flags;        // kBufferPingpong: the consumers take turns, a tile each (0 in older buffers)
+  uint32_t reserved[8];
 };
+// BufferHeader::flags: ping-pong consumers (Config::pingpong): consumer c records only every other
+// of the CTA's tiles (units 0, 2, ... for consumer 0), passing over the other's k-blocks in the ring.
+inline constexpr uint32_t kBufferPingpong = 1u;
 static_assert(sizeof(BufferHeader) == 64, "BufferHeader is 64 bytes on every compiler");
 
 // Offsets into the buffer (bytes).
@@ -158,7 +162,7 @@ TG_HD constexpr uint64_t buffer_bytes(uint32_t ctas, uint32_t lanes, uint32_t ca
 
 // The header the host writes before a launch for `ctas` CTAs of `lanes` lanes.
 TG_HD constexpr BufferHeader make_buffer_header(uint32_t ctas, uint32_t lanes, uint32_t lane_capacity,
-                                                uint32_t stages) {
+                                                uint32_t stages, bool pingpong = false) {
   BufferHeader h{};
   h.magic = kBufferMagic;
   h.version = kLayoutVersion;
@@ -167,6 +171,7 @@ TG_HD constexpr BufferHeader make_buffer_header(uint32_t ctas, uint32_t lanes, u
   h.lane_capacity = lane_capacity;
   h.event_bytes = sizeof(Event);
   h.stages = stages;
+  h.flags = pingpong ? kBufferPingpong : 0u;
   return h;
 }
 

@@ -37,8 +37,9 @@ std::string at(const LaneTrace& l, const std::string& what) {
   return "CTA " + std::to_string(l.cta) + " " + lane_role(l.lane) + ": " + what;
 }
 
-// Splits a lane into units (a TILE event closes each) and checks its own order and nesting.
-std::vector<Unit> parse_lane(const LaneTrace& l, uint32_t stages, Checker& c) {
+// Splits a lane into units (a TILE event closes each) and checks its own order and nesting, and
+// with check_stages (the producer, which walks every k-block of the ring) each step's stage.
+std::vector<Unit> parse_lane(const LaneTrace& l, uint32_t stages, Checker& c, bool check_stages) {
   std::vector<Unit> units;
   Unit cur;
   int prev = -1;  // the last non-container event
@@ -103,10 +104,11 @@ std::vector<Unit> parse_lane(const LaneTrace& l, uint32_t stages, Checker& c) {
           if (!std::is_sorted(steps.begin(), steps.end()))
             c.fail(at(l, kb + (producer ? ": TMA issue before WAIT EMPTY" : ": not WAIT FULL -> WGMMA -> wait -> release")));
           const uint32_t stage = uint32_t((g + j) % stages);
-          for (int idx : steps)
-            if (l.events[idx].stage != stage)
-              c.fail(at(l, kb + ": on stage " + std::to_string(l.events[idx].stage) + ", the ring says " +
-                               std::to_string(stage)));
+          if (check_stages)
+            for (int idx : steps)
+              if (l.events[idx].stage != stage)
+                c.fail(at(l, kb + ": on stage " + std::to_string(l.events[idx].stage) + ", the ring says " +
+                                 std::to_string(stage)));
         }
         g += cur.kblocks.size();
         if (l.lane != 0 && cur.epilogues != 1)
@@ -129,46 +131,68 @@ InvariantReport check_invariants(const DecodedTrace& t, size_t limit) {
   InvariantReport r;
   Checker c{r, limit};
   const uint32_t stages = std::max(t.header.stages, 1u);
+  const bool pingpong = (t.header.flags & kBufferPingpong) != 0;
   for (uint32_t cta = 0; cta < t.header.ctas; ++cta) {
     bool complete = true;
     for (uint32_t l = 0; l < t.header.lanes; ++l) complete = complete && t.lane(cta, l).finished && !t.lane(cta, l).dropped();
     if (!complete) continue;
     const LaneTrace& p = t.lane(cta, 0);
-    const std::vector<Unit> pu = parse_lane(p, stages, c);
+    const std::vector<Unit> pu = parse_lane(p, stages, c, /*check_stages=*/true);
     r.tiles_checked += pu.size();
     for (const Unit& u : pu) r.kblocks_checked += u.kblocks.size();
+    // The ring as the producer walked it: the position of each unit's first k-block, and its WAIT
+    // EMPTY at every position (for the stage-reuse check).
+    std::vector<uint64_t> p_first(pu.size());
+    std::vector<const Event*> p_wait;
+    for (size_t u = 0; u < pu.size(); ++u) {
+      p_first[u] = p_wait.size();
+      for (const KbSteps& s : pu[u].kblocks) p_wait.push_back(s.wait >= 0 ? &p.events[s.wait] : nullptr);
+    }
     for (uint32_t l = 1; l < t.header.lanes; ++l) {
       const LaneTrace& q = t.lane(cta, l);
-      const std::vector<Unit> cu = parse_lane(q, stages, c);
-      if (cu.size() != pu.size()) {
-        c.fail(at(q, std::to_string(cu.size()) + " tiles, the producer " + std::to_string(pu.size())));
+      const std::vector<Unit> cu = parse_lane(q, stages, c, /*check_stages=*/false);
+      // The producer's units this consumer computed: every one, or with ping-pong consumers every
+      // other one from its own index (the kernel gives unit u to consumer u % 2; the other passes).
+      std::vector<size_t> mine;
+      for (size_t u = 0; u < pu.size(); ++u)
+        if (!pingpong || u % 2 == l - 1) mine.push_back(u);
+      if (cu.size() != mine.size()) {
+        c.fail(at(q, std::to_string(cu.size()) + " tiles, the producer " + std::to_string(mine.size()) +
+                         (pingpong ? " for this ping-pong consumer" : "")));
         continue;
       }
-      // The flattened ring: k-block g of the lane, for the stage-reuse check.
-      std::vector<const Event*> p_wait, q_release;
-      for (size_t u = 0; u < pu.size(); ++u) {
+      std::vector<std::pair<uint64_t, const Event*>> released;  // (ring position, the release there)
+      for (size_t i = 0; i < mine.size(); ++i) {
+        const size_t u = mine[i];
         const Event& pt = p.events[pu[u].tile];
-        const Event& qt = q.events[cu[u].tile];
-        if (pt.tile_m != qt.tile_m || pt.tile_n != qt.tile_n || pu[u].kblocks.size() != cu[u].kblocks.size()) {
-          c.fail(at(q, "tile " + std::to_string(u) + " is (" + std::to_string(qt.tile_m) + ", " + std::to_string(qt.tile_n) +
+        const Event& qt = q.events[cu[i].tile];
+        if (pt.tile_m != qt.tile_m || pt.tile_n != qt.tile_n || pu[u].kblocks.size() != cu[i].kblocks.size()) {
+          c.fail(at(q, "tile " + std::to_string(i) + " is (" + std::to_string(qt.tile_m) + ", " + std::to_string(qt.tile_n) +
                            "), the producer's (" + std::to_string(pt.tile_m) + ", " + std::to_string(pt.tile_n) + ")"));
           continue;
         }
         for (size_t j = 0; j < pu[u].kblocks.size(); ++j) {
           const KbSteps& ps = pu[u].kblocks[j];
-          const KbSteps& qs = cu[u].kblocks[j];
-          if (ps.issue < 0 || qs.wait < 0 || qs.issue < 0 || qs.release < 0 || ps.wait < 0) continue;  // reported
+          const KbSteps& qs = cu[i].kblocks[j];
+          if (ps.issue < 0 || qs.wait < 0 || qs.issue < 0 || qs.retire < 0 || qs.release < 0 || ps.wait < 0)
+            continue;  // reported
+          const uint32_t stage = uint32_t((p_first[u] + j) % stages);  // the producer's ring position
+          for (int idx : {qs.wait, qs.issue, qs.retire, qs.release})
+            if (q.events[idx].stage != stage)
+              c.fail(at(q, "k-block " + std::to_string(qs.kb) + " of tile (" + std::to_string(qt.tile_m) + ", " +
+                               std::to_string(qt.tile_n) + "): on stage " + std::to_string(q.events[idx].stage) +
+                               ", the ring says " + std::to_string(stage)));
           const Event& tma = p.events[ps.issue];
           const Event& full = q.events[qs.wait];
-          const std::string kb = "k-block " + std::to_string(qs.kb) + " of tile " + std::to_string(u);
+          const std::string kb = "k-block " + std::to_string(qs.kb) + " of tile " + std::to_string(i);
           if (tma.start_ns > end_of(full)) c.fail(at(q, kb + ": WAIT FULL ended before the TMA issue began"));
           if (q.events[qs.issue].start_ns < end_of(full)) c.fail(at(q, kb + ": WGMMA issued before WAIT FULL ended"));
-          p_wait.push_back(&p.events[ps.wait]);
-          q_release.push_back(&q.events[qs.release]);
+          released.emplace_back(p_first[u] + j, &q.events[qs.release]);
         }
       }
-      for (size_t g = 0; g + stages < p_wait.size(); ++g)
-        if (end_of(*p_wait[g + stages]) < q_release[g]->start_ns)
+      for (const auto& [g, release] : released)
+        if (g + stages < p_wait.size() && p_wait[g + stages] != nullptr &&
+            end_of(*p_wait[g + stages]) < release->start_ns)
           c.fail(at(q, "ring slot " + std::to_string(g) + ": the producer's WAIT EMPTY " + std::to_string(stages) +
                            " k-blocks later ended before this consumer released the stage"));
     }

@@ -7,11 +7,12 @@
 //   producer:   per tile, WAIT EMPTY then TMA issue for every k-block in order, on stage g % S
 //               where g counts the lane's k-blocks from its first tile on (the ring)
 //   consumers:  per tile and k-block, WAIT FULL -> WGMMA issue -> ... -> WGMMA wait -> release on
-//               the same stage, k-blocks in order; then exactly one epilogue; the same tiles in the
-//               same order as the producer
+//               the stage the producer loaded it into, k-blocks in order; then exactly one
+//               epilogue; the same tiles in the same order as the producer (ping-pong consumers,
+//               BufferHeader::flags: consumer c every other of them from the CTA's tile c)
 //   across:     a k-block's TMA issue starts before any consumer's WAIT FULL on it ends, its WGMMA
 //               issue starts after that WAIT FULL ends, and the producer's WAIT EMPTY that reuses
-//               the stage S k-blocks later ends after every consumer began releasing it
+//               the stage S k-blocks later ends after every consumer of it began releasing it
 #pragma once
 
 #include <string>

@@ -64,6 +64,7 @@ TEST(TraceGpu, PipelineStructureForEveryKindOfConfig) {
       {64, 2048, 4096, "64x128,splitk=4"},         // split-K partials
       {512, 512, 512, "", "tn"},                   // MN-major A and B
       {1024, 768, 1024, "128x192,static"},         // one CTA per tile
+      {2048, 2048, 512, "128x128,pingpong"},       // consumers taking turns (BufferHeader::flags)
   };
   for (const TraceCase& c : cases) {
     SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " '" + c.config +
@@ -98,8 +99,10 @@ TEST(TraceGpu, PipelineStructureForEveryKindOfConfig) {
     EXPECT_TRUE(r.ok()) << r.count << " violations, first: " << r.violations.front();
     EXPECT_GT(r.tiles_checked, 0u);
     const trace::TraceSummary s = trace::summarize(t);
-    EXPECT_EQ(s.producer.of(trace::EventKind::tma_issue).count, s.consumer.of(trace::EventKind::wgmma_issue).count /
-                                                                    std::max<uint32_t>(t.consumers(), 1));
+    // (Every consumer issues every k-block's wgmma; ping-pong consumers only their own tiles'.)
+    const uint32_t issuers = capture.config.pingpong ? 1u : std::max<uint32_t>(t.consumers(), 1);
+    EXPECT_EQ(s.producer.of(trace::EventKind::tma_issue).count, s.consumer.of(trace::EventKind::wgmma_issue).count / issuers);
+    EXPECT_EQ((t.header.flags & trace::kBufferPingpong) != 0, capture.config.pingpong);
     EXPECT_EQ(t.time_base, trace::TimeBase::sm_clock);
     std::printf("  %-58s %6llu events, %3u CTAs, timer step %.0f ns, busy producer %.0f%% consumers %.0f%%\n",
                 plan::describe(capture.config).c_str(), static_cast<unsigned long long>(t.events), t.header.ctas,

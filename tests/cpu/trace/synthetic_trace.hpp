@@ -23,13 +23,23 @@ struct SyntheticSpec {
   uint32_t slow_kblock = UINT32_MAX;        // this ring slot's load takes 10x longer (a bubble)
   uint64_t tick_ns = 1;                     // the global timer's step (the SM clock is exact: 2 GHz)
   bool clock_only_steps = false;            // as the kernel records: %globaltimer on TILE events only
+  bool pingpong = false;                    // two consumers taking turns: tile t is consumer t % 2's
 };
+
+// Whether consumer lane c (1-based) computes tile t of its CTA.
+inline bool synthetic_owns(const SyntheticSpec& s, uint32_t c, uint32_t tile) {
+  return !s.pingpong || tile % 2 == c - 1;
+}
+// Tiles consumer lane c (1-based) computes.
+inline uint32_t synthetic_tiles_of(const SyntheticSpec& s, uint32_t c) {
+  return s.pingpong ? (s.tiles_per_cta + (c == 1 ? 1 : 0)) / 2 : s.tiles_per_cta;
+}
 
 // The SM clock of the synthetic trace at time `ns`: 2 GHz, 5000 at the lanes' begin.
 inline uint64_t synthetic_clock(const SyntheticSpec& s, uint64_t ns) { return 5000 + 2 * (ns - (s.t0 + 900)); }
 
 inline uint32_t events_per_lane(const SyntheticSpec& s, uint32_t lane) {
-  return lane == 0 ? s.tiles_per_cta * (1 + 2 * s.kblocks) : s.tiles_per_cta * (1 + 4 * s.kblocks + 4) + 1;
+  return lane == 0 ? s.tiles_per_cta * (1 + 2 * s.kblocks) : synthetic_tiles_of(s, lane) * (1 + 4 * s.kblocks + 4) + 1;
 }
 
 inline std::vector<uint8_t> make_synthetic_trace(const SyntheticSpec& s) {
@@ -37,7 +47,7 @@ inline std::vector<uint8_t> make_synthetic_trace(const SyntheticSpec& s) {
   uint32_t capacity = s.capacity;
   if (capacity == 0) capacity = std::max(events_per_lane(s, 0), events_per_lane(s, 1));
   std::vector<uint8_t> buf(buffer_bytes(s.ctas, lanes, capacity), kUnwrittenByte);
-  const BufferHeader h = make_buffer_header(s.ctas, lanes, capacity, s.stages);
+  const BufferHeader h = make_buffer_header(s.ctas, lanes, capacity, s.stages, s.pingpong);
   std::memcpy(buf.data(), &h, sizeof(h));
   for (uint32_t cta = 0; cta < s.ctas; ++cta) {
     std::vector<std::vector<Event>> ev(lanes);
@@ -70,6 +80,7 @@ inline std::vector<uint8_t> make_synthetic_trace(const SyntheticSpec& s) {
     auto consume = [&](uint32_t g) {
       const int tile = int(g / s.kblocks), kb = int(g % s.kblocks), stage = int(g % s.stages);
       for (uint32_t c = 1; c < lanes; ++c) {
+        if (!synthetic_owns(s, c, uint32_t(tile))) continue;  // ping-pong: the other's k-blocks pass by
         uint64_t& t = clock[c];
         if (kb == 0) tile_start[c] = t;
         add(c, EventKind::wait_full, t, std::max(t, landed[g]) + 4, stage, kb, tile);
@@ -101,7 +112,8 @@ inline std::vector<uint8_t> make_synthetic_trace(const SyntheticSpec& s) {
       if (kb == 0) tile_start[0] = t;
       uint64_t free_at = t;
       if (g >= s.stages)
-        for (uint32_t c = 1; c < lanes; ++c) free_at = std::max(free_at, released[c][g - s.stages] + 6);
+        for (uint32_t c = 1; c < lanes; ++c)
+          if (synthetic_owns(s, c, (g - s.stages) / s.kblocks)) free_at = std::max(free_at, released[c][g - s.stages] + 6);
       add(0, EventKind::wait_empty, t, free_at + 5, stage, kb, tile);
       add(0, EventKind::tma_issue, t, t + 25, stage, kb, tile);
       landed[g] = t + (g == s.slow_kblock ? 10 * s.load_ns : s.load_ns);
@@ -117,7 +129,7 @@ inline std::vector<uint8_t> make_synthetic_trace(const SyntheticSpec& s) {
       lh.smid = 2 * cta + 1;
       lh.lane = l;
       lh.attempted = uint32_t(ev[l].size());
-      lh.units = s.tiles_per_cta;
+      lh.units = l == 0 ? s.tiles_per_cta : synthetic_tiles_of(s, l);
       lh.begin_clk = synthetic_clock(s, s.t0 + 900);
       lh.end_clk = synthetic_clock(s, clock[l] + 10);
       lh.begin_ns = (s.t0 + 900) / s.tick_ns * s.tick_ns;

@@ -3,6 +3,7 @@
 // a load that landed before it was issued, a stage reused before it was released).
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <utility>
 
 #include "synthetic_trace.hpp"
@@ -45,6 +46,46 @@ TEST(TraceInvariants, KernelShapedTracePasses) {
     EXPECT_EQ(r.tiles_checked, s.ctas * s.tiles_per_cta);
     EXPECT_EQ(r.kblocks_checked, s.ctas * s.tiles_per_cta * s.kblocks);
   }
+}
+
+// Ping-pong consumers (BufferHeader::flags): each records every other tile and passes over the
+// other's k-blocks, so its k-blocks sit on the stages the producer's ring puts them on, not on its
+// own count of them. (Before the flag, every ping-pong trace of the H200 reported thousands of
+// violations: docs/PERF.md, twenty-second session.)
+TEST(TraceInvariants, PingpongTracePassesAndNeedsItsFlag) {
+  for (uint32_t tiles : {3u, 4u}) {
+    SyntheticSpec s;
+    s.pingpong = true;
+    s.tiles_per_cta = tiles;
+    s.stages = 4;
+    s.kblocks = 3;  // not a multiple of the stages: the consumers' own counts drift off the ring
+    std::vector<uint8_t> buf = make_synthetic_trace(s);
+    const InvariantReport r = check(buf);
+    EXPECT_TRUE(r.ok()) << r.violations.front();
+    EXPECT_EQ(r.tiles_checked, s.ctas * tiles);
+    BufferHeader h;
+    std::memcpy(&h, buf.data(), sizeof(h));
+    h.flags = 0;  // read as cooperative consumers: each should then have every tile
+    std::memcpy(buf.data(), &h, sizeof(h));
+    const InvariantReport wrong = check(buf);
+    EXPECT_FALSE(wrong.ok());
+    EXPECT_TRUE(mentions(wrong, "tiles, the producer " + std::to_string(tiles))) << wrong.violations.front();
+  }
+}
+
+TEST(TraceInvariants, PingpongConsumerOnTheWrongStageIsCaught) {
+  SyntheticSpec s;
+  s.pingpong = true;
+  s.kblocks = 3;
+  std::vector<uint8_t> buf = make_synthetic_trace(s);
+  Event* e = test::lane_events(buf, 0, 2);  // consumer 1: tile 1 only, ring positions 3, 4, 5
+  const int w = find(e, 200, EventKind::wait_full, 1);
+  ASSERT_GE(w, 0);
+  EXPECT_EQ(e[w].stage, 4 % s.stages);
+  e[w].stage = 1;  // where its own count of k-blocks (1) would put it
+  const InvariantReport r = check(buf);
+  EXPECT_TRUE(mentions(r, "CTA 0 consumer 1: k-block 1 of tile")) << (r.ok() ? "ok" : r.violations.front());
+  EXPECT_TRUE(mentions(r, "the ring says 0"));
 }
 
 TEST(TraceInvariants, WgmmaBeforeWaitFullIsCaught) {
