@@ -341,7 +341,17 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   double c_reload_us = 0;  // per stored tile
   if (p.accumulate && stores >= 1) {
     double per_tile = d.c_tile_us;
-    if (sm90::staged_epilogue(c.epilogue)) {
+    if (c.epilogue == Epilogue::smem_stores) {
+      // C by the threads (cp.async, or in k-split kernels their loads as they store): per 64 x 64
+      // elements of the boxes a consumer loads and combines (an fp32 box is 32 columns wide), its
+      // reloads included. A ping-pong consumer's tile is row_blocks() 64-row blocks, and the two
+      // consumers' epilogues run side by side. At least the staged tiles' c_tile_us: a tile of a
+      // few columns still pays a tile's worth (measured: 4001x3999x256 fp32 with C, 64x32
+      // ping-pong 157.9 us against 69.6 for 128x128 ping-pong, docs/PERF.md twenty-second session).
+      const int box_cols = sm90::store_box_cols(p.out);
+      per_tile = std::max(d.c_tile_us, static_cast<double>(sm90::store_boxes(c.bn, p.out) * box_cols) / 64.0 *
+                                           c.row_blocks() * d.c_thread_box_us / (c.pingpong ? 2.0 : 1.0));
+    } else if (sm90::staged_epilogue(c.epilogue)) {
       const int box_cols = sm90::store_box_cols(p.out);
       const int boxes = sm90::store_boxes(c.bn, p.out);
       const int slots = std::max(1, c.stage_cols / box_cols);

@@ -85,7 +85,8 @@ double mainloop_efficiency(const Config& c);
 //   c_direct_line_us per row of C a consumer reads inside D (row-major D); for a
 //   cooperative staged tile whose boxes outnumber its staging slots, the boxes reloaded after a
 //   store at c_reload_bytes_per_s_per_sm, plus c_slot_round_us per reload when a consumer has one
-//   slot. Fitted on the H200 (device_profile.cpp).
+//   slot; the smem_stores epilogue (C loaded by the threads) c_thread_box_us per 64 x 64 elements
+//   of C a consumer combines instead (ping-pong: its two consumers side by side). Fitted on the H200 (device_profile.cpp).
 // fixup: per unit of the busiest CTA whose tile is shared, the fix-up's latency (the counter and
 //   fence round trips, measured), plus the fp32 partials it writes and reads back (through L2) at
 //   fixup_bytes_per_s_per_sm.

@@ -63,6 +63,19 @@
 //     A per-tile cost that does not shrink with a longer mainloop fitted better than one gated by
 //     it; a term in the C bytes alone fitted about 0.5 x C's time at the HBM rate but moves no pick
 //     (every config of a problem reads the same C), so it is left out.
+//   - c_thread_box_us = 2.3: C that TMA cannot describe (the smem_stores epilogue), per 64 x 64
+//     elements of C a consumer loads (cp.async; k-split kernels: their loads) and combines, the
+//     two consumers of a ping-pong CTA side by side. Measured on the H200 (docs/PERF.md,
+//     twenty-second session), the time with C minus without over the busiest CTA's stored tiles x
+//     64 x 64 blocks of C per consumer (/ 2 with ping-pong), the planner's picks on build 8bfc3dc:
+//     bf16 4001x3999x256 (128x128 ping-pong, 8 x 4 / 2) 35.0 us = 2.19 per block, 3001x5003x1027
+//     and 5003x2999x777 (128x144 ping-pong, 7 x 6 / 2) 3.03, 2.96, 4001x3999x2001 2.30,
+//     2049x6001x4097 (128x160, 5 x 3) 2.07; fp32 (32-column boxes: half a block each) 2.16, 2.30
+//     (3001x5003x1027), 2.38 (2049x6001x4097); median 2.3. Forced configs at 4001x3999x256 bf16 on
+//     the build before the straight path for inner boxes (epilogue.cuh) were all within 2.8-3.6
+//     (128x128, its ping-pong, 128x256 stage128, 64x128, 128x144 ping-pong): a cost per block of C
+//     whatever the tile. c_tile_us predicted C at a quarter of that. The k-split kernels' loads a
+//     row at a time cost about as much (2.7 per block at 4001x3999x256 fp32, build aca7067).
 // Measured on one H200 (2026-12-01, docs/PERF.md "planner calibration"), used for every profile
 // (the same GH100 SM and TMA unit; the HBM-side rate scaled by each SKU's HBM bandwidth):
 //   - tma_fill_bytes_per_s = 5.7e12 on the H200: M = 1 GEMMs whose tiles load 63 zero-filled A
@@ -187,6 +200,7 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.c_direct_line_us = 0.054;                               // fitted on the H200 (above)
   p.c_reload_bytes_per_s_per_sm = 53.6e9 * hbm_eff_tbps / 4.3;  // fitted on the H200 (above), scaled by HBM
   p.c_slot_round_us = 0.38;                                 // fitted on the H200 (above)
+  p.c_thread_box_us = 2.3;                                  // measured on the H200 (above)
   return p;
 }
 

@@ -68,6 +68,10 @@ struct DeviceProfile {
   double c_direct_line_us = 0;
   double c_reload_bytes_per_s_per_sm = 0;
   double c_slot_round_us = 0;
+  // The smem_stores epilogue (C that TMA cannot describe, loaded by the threads' cp.async, or in
+  // k-split kernels by their loads): per 64 x 64 elements of C a consumer combines, instead of
+  // c_tile_us and the reloads.
+  double c_thread_box_us = 0;
 
   double tc_flops_per_cycle_per_sm() const { return tc_peak_flops / (sm_count * clock_ghz * 1e9); }
 };

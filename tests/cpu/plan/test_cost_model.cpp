@@ -417,6 +417,44 @@ TEST(TimeModel, ReadingCCostsWhatItMeasured) {
   EXPECT_NEAR(rows.c_us, h200.c_tile_direct_us + 64 * h200.c_direct_line_us, 1e-9);
 }
 
+TEST(TimeModel, CReadByTheThreadsCostsPerBlockOfC) {
+  // C that TMA cannot describe (odd ldc: the smem_stores epilogue). Measured on the H200
+  // (docs/PERF.md, 2026-12-04 twenty-second session, build 8bfc3dc), with C minus without: bf16
+  // 4001x3999x256 128x128 ping-pong 35.0 us, 3001x5003x1027 128x144 ping-pong 63.6, fp32
+  // 4001x3999x256 128x128 ping-pong 34.6; 2049x6001x4097 bf16 128x160 31.1. And a tile of a few
+  // columns still pays a tile's worth: fp32 64x32 ping-pong ran 157.9 us with C.
+  const DeviceProfile h200 = profile("h200");
+  auto eval = [&](int64_t m, int64_t n, int64_t k, DType out, const char* spec) {
+    Problem p = nt_problem(m, n, k);
+    p.out = out;
+    p.accumulate = true;
+    p.d_tma = false;  // ldd = ldc = N, odd
+    p.c_tma = false;
+    p.cd_pairs = false;
+    const ParsedConfigSpec s = parse_config_spec(spec);
+    EXPECT_TRUE(s.ok()) << spec;
+    const Candidate c = evaluate_config(p, h200, s.spec.config, s.spec.stages_given);
+    EXPECT_TRUE(c.feasible()) << spec << ": " << c.reason;
+    EXPECT_EQ(c.config.epilogue, Epilogue::smem_stores) << spec;
+    return c.time;
+  };
+  const DType bf16 = DType::bf16, fp32 = DType::fp32;
+  EXPECT_NEAR(eval(4001, 3999, 256, bf16, "128x128,pingpong").c_us, 35.0, 35.0 * 0.25);
+  EXPECT_NEAR(eval(3001, 5003, 1027, bf16, "128x144,pingpong").c_us, 63.6, 63.6 * 0.25);
+  EXPECT_NEAR(eval(2049, 6001, 4097, bf16, "128x160").c_us, 31.1, 31.1 * 0.25);
+  // Per element of C: an fp32 box holds half the columns of a bf16 one.
+  const double c_fp32 = eval(4001, 3999, 256, fp32, "128x128,pingpong").c_us;
+  EXPECT_NEAR(c_fp32, 34.6, 34.6 * 0.25);
+  EXPECT_NEAR(c_fp32, eval(4001, 3999, 256, bf16, "128x128,pingpong").c_us, 1e-9);
+  // Ping-pong's two consumers combine side by side: the same C per CTA as the cooperative tile.
+  EXPECT_NEAR(eval(4001, 3999, 256, bf16, "128x128").c_us, eval(4001, 3999, 256, bf16, "128x128,pingpong").c_us,
+              1e-9);
+  // The floor: 64x32 fp32 tiles (60 per CTA) pay c_tile_us each, more than the 128x128 tiles' C.
+  const TimeTerms tiny = eval(4001, 3999, 256, fp32, "64x32,pingpong");
+  EXPECT_GE(tiny.c_us, 60 * h200.c_tile_us - 1e-9);
+  EXPECT_GT(tiny.c_us, c_fp32);
+}
+
 TEST(TimeModel, StreamedOperandRereadWhenItDoesNotFitInL2) {
   const DeviceProfile h200 = profile("h200");  // 60 MiB L2 -> 30 MiB for reuse
   // 8192^3, 128x256, grouped_m G=8: B (128 MiB) is streamed once per strip of 8 m-blocks:
