@@ -367,6 +367,15 @@ TEST(TimeModel, OddDStoresCostWhatTheyMeasured) {
   EXPECT_GT(t(scalar).predicted_us, t(staged).predicted_us);
 }
 
+// The candidate evaluate_config makes of the config spec `spec` for p, checked feasible.
+Candidate spec_time_terms(const Problem& p, const DeviceProfile& d, const char* spec) {
+  const ParsedConfigSpec s = parse_config_spec(spec);
+  EXPECT_TRUE(s.ok()) << spec;
+  Candidate c = evaluate_config(p, d, s.spec.config, s.spec.stages_given);
+  EXPECT_TRUE(c.feasible()) << spec << ": " << c.reason;
+  return c;
+}
+
 TEST(TimeModel, ReadingCCostsWhatItMeasured) {
   // Measured on the H200 (docs/PERF.md, 2026-12-04 nineteenth session), the same configs with and
   // without C (bf16, beta = 1): at 128x32768x512 the 64x64 ping-pong tile (8 per CTA) took 28.0 us
@@ -378,11 +387,7 @@ TEST(TimeModel, ReadingCCostsWhatItMeasured) {
     Problem p = nt_problem(m, n, k);
     p.out = out;
     p.accumulate = with_c;
-    const ParsedConfigSpec s = parse_config_spec(spec);
-    EXPECT_TRUE(s.ok()) << spec;
-    const Candidate c = evaluate_config(p, h200, s.spec.config, s.spec.stages_given);
-    EXPECT_TRUE(c.feasible()) << spec << ": " << c.reason;
-    return c.time;
+    return spec_time_terms(p, h200, spec).time;
   };
   const DType bf16 = DType::bf16, fp32 = DType::fp32;
   // Nothing without C.
@@ -431,10 +436,7 @@ TEST(TimeModel, CReadByTheThreadsCostsPerBlockOfC) {
     p.d_tma = false;  // ldd = ldc = N, odd
     p.c_tma = false;
     p.cd_pairs = false;
-    const ParsedConfigSpec s = parse_config_spec(spec);
-    EXPECT_TRUE(s.ok()) << spec;
-    const Candidate c = evaluate_config(p, h200, s.spec.config, s.spec.stages_given);
-    EXPECT_TRUE(c.feasible()) << spec << ": " << c.reason;
+    const Candidate c = spec_time_terms(p, h200, spec);
     EXPECT_EQ(c.config.epilogue, Epilogue::smem_stores) << spec;
     return c.time;
   };
