@@ -74,8 +74,10 @@
 //     (3001x5003x1027), 2.38 (2049x6001x4097); median 2.3. Forced configs at 4001x3999x256 bf16 on
 //     the build before the straight path for inner boxes (epilogue.cuh) were all within 2.8-3.6
 //     (128x128, its ping-pong, 128x256 stage128, 64x128, 128x144 ping-pong): a cost per block of C
-//     whatever the tile. c_tile_us predicted C at a quarter of that. The k-split kernels' loads a
-//     row at a time cost about as much (2.7 per block at 4001x3999x256 fp32, build aca7067).
+//     whatever the tile. c_tile_us predicted C at a quarter of that. The loads a row at a time that
+//     k-split kernels still make cost more: 5.3 per block at 4001x3999x256 fp32 128x128 ping-pong
+//     on build aca7067, whose ping-pong fp32 kernels read C that way (119.8 us with C, ~35
+//     without); no k-split kernel with such a C was measured, and they are charged the same 2.3.
 // Measured on one H200 (2026-12-01, docs/PERF.md "planner calibration"), used for every profile
 // (the same GH100 SM and TMA unit; the HBM-side rate scaled by each SKU's HBM bandwidth):
 //   - tma_fill_bytes_per_s = 5.7e12 on the H200: M = 1 GEMMs whose tiles load 63 zero-filled A
