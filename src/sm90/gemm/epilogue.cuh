@@ -353,11 +353,7 @@ __device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int threa
       uint32_t* s = reinterpret_cast<uint32_t*>(s_warp + rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)));
       const bool in_m = rr < rows_in_m;
       if constexpr (kElem == 4) {
-        if constexpr (kToGlobal) {
-          if (in_m && lo) *reinterpret_cast<uint32_t*>(g) = *s;
-        } else {
-          *s = in_m && lo ? *reinterpret_cast<const uint32_t*>(g) : 0u;
-        }
+        *s = in_m && lo ? *reinterpret_cast<const uint32_t*>(g) : 0u;  // (fp32 D: the batched helper)
       } else {
         const bool l = in_m && lo, h = in_m && hi;
         const bool word = h && (reinterpret_cast<uintptr_t>(g) & 3u) == 0;
@@ -478,18 +474,17 @@ __device__ __forceinline__ void realign_c_box(uint8_t* slot, const uint32_t* sid
 }
 
 // The first kSlots boxes of C for a tile's 64-row block `o` (smem_stores with kAsyncC), issued
-// when the slots are free (before the tile's mainloop), one group per box (empty past kBoxes): the
-// epilogue's waits count on exactly kSlots groups ahead of each box.
+// when the slots are free (before the tile's mainloop), one group per box: the epilogue's waits
+// count on exactly kSlots groups ahead of each box.
 template <int BN, int kSlots, DType kOut>
 __device__ __forceinline__ void issue_c_boxes_ahead(uint8_t* slots, uint32_t* c_side, int thread_in_wg,
                                                     const TileOut& o) {
   constexpr int kBoxCols = store_box_cols(kOut);
-  constexpr int kBoxes = store_boxes(BN, kOut);
+  static_assert(kSlots <= store_boxes(BN, kOut), "a slot per box at most (store_tile_staged)");
 #pragma unroll
   for (int b = 0; b < kSlots; ++b) {
-    if (b < kBoxes)
-      issue_c_box_async<out_elem_bytes(kOut)>(slots + b * kStoreBoxBytes, c_side + b * kStoreBoxRows,
-                                              o.n0 + store_box_col0(b, BN, kBoxCols), thread_in_wg, o);
+    issue_c_box_async<out_elem_bytes(kOut)>(slots + b * kStoreBoxBytes, c_side + b * kStoreBoxRows,
+                                            o.n0 + store_box_col0(b, BN, kBoxCols), thread_in_wg, o);
     cp_async_commit();
   }
 }
