@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "api/operand_copy.hpp"
 #include "api/route.hpp"
 #include "api/tuning.hpp"
 
@@ -182,41 +181,18 @@ Status explain_call(const ExplainRequest& rq, std::string* out) {
     eo.tuning = std::move(t);
   }
   // The plan of the problem the kernel computes (route(): transposed, repacked), as gemm() plans it.
-  plan::Plan pl = plan::make_plan(r.problem, planning.profile, planning.options);
-  // The copies gemm() makes (route()'s packs) are not in the kernel's predicted time. Those of A and
-  // B the chosen kernel can make itself go inside it when the time model says so (resolve_config in
-  // gemm.cpp decides the same way): the chosen config then copies (copyops). The others run before
-  // the kernel: say what they add, at the profile's copy rate (each byte read and written once; the
-  // line copies of a call are one launch).
+  const plan::Plan pl = plan::make_plan(r.problem, planning.profile, planning.options);
+  // The copies gemm() makes before the kernel (route()'s packs) are not in the kernel's predicted
+  // time: say what they add, at the profile's copy rate (each byte read and written once; the line
+  // copies of a call are one launch).
   if (!r.packs.empty() && !pl.ranked.empty()) {
-    const CopyDecision inside = decide_copies(r, planning.profile, pl.chosen().config);
-    const KernelCopies kc = kernel_copies(r, pl.chosen().config);
-    const bool in_kernel = inside.possible && inside.placement.in_kernel;
     double bytes = 0;
-    int before = 0;
-    for (const Pack& pk : r.packs) {
-      if (in_kernel && (&pk == kc.a || &pk == kc.b)) continue;
-      bytes += 2.0 * static_cast<double>(pk.bytes());
-      ++before;
-    }
-    if (inside.possible)
-      eo.notes.push_back(fmt::format(
-          "the copies of {}{}{}: the first wave's rows ({:.1f} MB read and written) before the kernel and the rest "
-          "({:.1f} MB) by the kernel itself, its idle producer warps copying while the tiles are computed, predicted "
-          "{:.1f} us with the kernel; all before it, {:.1f} us: {}",
-          kc.a ? "a" : "", kc.a && kc.b ? " and " : "", kc.b ? "b" : "", inside.bytes.before / 1e6,
-          inside.bytes.inside / 1e6, inside.placement.inside_us, inside.placement.before_us,
-          in_kernel ? "the kernel copies (copyops)" : "all before"));
-    if (in_kernel) pl.ranked.front().config = with_copies(r, planning.profile, pl.chosen().config);
-    // (With copyops the prediction above already holds the first wave's copy.)
-    const double kernel_us = in_kernel ? inside.placement.inside_us : pl.chosen().time.predicted_us;
-    if (before > 0) {
-      const double copy_us = plan::copy_us(rq.device, bytes);
-      eo.notes.push_back(fmt::format(
-          "the copies before the kernel ({} of them, {:.1f} MB read and written) add about {:.1f} us at the profile's "
-          "copy rate: the call about {:.1f} us",
-          before, bytes / 1e6, copy_us, kernel_us + copy_us));
-    }
+    for (const Pack& pk : r.packs) bytes += 2.0 * static_cast<double>(pk.bytes());
+    const double copy_us = plan::copy_us(rq.device, bytes);
+    eo.notes.push_back(fmt::format(
+        "the copies before the kernel ({} of them, {:.1f} MB read and written) add about {:.1f} us at the profile's "
+        "copy rate: the call about {:.1f} us",
+        r.packs.size(), bytes / 1e6, copy_us, pl.chosen().time.predicted_us + copy_us));
   }
   *out = rq.json ? plan::explain_json(pl, user, eo) + "\n" : plan::explain_text(pl, user, eo);
   return Status::success();

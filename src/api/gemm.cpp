@@ -12,7 +12,6 @@
 #include <cuda_runtime_api.h>
 
 #include "api/fallback_gemm.hpp"
-#include "api/operand_copy.hpp"
 #include "api/route.hpp"
 #include "api/sm90_launch.hpp"
 #include "api/stream_workspace.hpp"
@@ -82,16 +81,11 @@ struct PlanKey {
   DType out;
   bool accumulate, d_tma, cd_pairs, c_tma, c_in_place, a_sectored, b_sectored, tuning;
   int max_ctas;  // GemmOptions::max_ctas: planned for that many SMs
-  int copies;    // route()'s copies of A (1) and B (2) a kernel could make itself (resolve_config)
   bool operator==(const PlanKey&) const = default;
 };
-PlanKey plan_key(int device, const Route& r, const GemmOptions& options) {
-  const plan::Problem& p = r.problem;
-  plan::Config plain;  // a config that can copy: which packs are copyable at all
-  const KernelCopies kc = kernel_copies(r, plain);
+PlanKey plan_key(int device, const plan::Problem& p, const GemmOptions& options) {
   return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate, p.d_tma, p.cd_pairs, p.c_tma,
-                 p.c_in_place, p.a_rows_sectored, p.b_rows_sectored, options.use_tuning_cache, std::max(0, options.max_ctas),
-                 (kc.a ? 1 : 0) | (kc.b ? 2 : 0)};
+                 p.c_in_place, p.a_rows_sectored, p.b_rows_sectored, options.use_tuning_cache, std::max(0, options.max_ctas)};
 }
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
@@ -101,7 +95,6 @@ struct PlanKeyHash {
     h = h * 1000003u ^ std::hash<int>{}(k.device);
     h = h * 1000003u ^ std::hash<int>{}(static_cast<int>(k.out));
     h = h * 1000003u ^ std::hash<int>{}(k.max_ctas);
-    h = h * 1000003u ^ std::hash<int>{}(k.copies);
     size_t bits = static_cast<size_t>(k.a_major) | static_cast<size_t>(k.b_major) << 1 |
                   static_cast<size_t>(k.accumulate) << 2 | static_cast<size_t>(k.d_tma) << 3 |
                   static_cast<size_t>(k.cd_pairs) << 4 | static_cast<size_t>(k.c_tma) << 5 |
@@ -158,9 +151,6 @@ Status resolve_config(const Route& r, int device, const plan::DeviceProfile& pro
       return Status{ErrorCode::unsupported, "device",
                     "no kernel configuration fits device profile " + profile.name + " (" + profile.source + ")"};
     *out = choice.config;
-    // The copies of A and B the kernel can make itself, inside it when the time model says so.
-    const CopyDecision copies = decide_copies(r, planning.profile, *out);
-    if (copies.possible && copies.placement.in_kernel) *out = with_copies(r, planning.profile, *out);
   }
   if (options.mapping) out->mapping = *options.mapping;
   return Status::success();
@@ -212,7 +202,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
                 const GemmArgs& original) {
   PreparedKernel prepared;
   const bool planned = !options.config && !options.mapping && !options.trace;
-  const PlanKey key = plan_key(device, r, options);
+  const PlanKey key = plan_key(device, r.problem, options);
   bool found = false;
   if (planned) {
     std::shared_lock lock(g_plan_mutex);
@@ -267,29 +257,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
     }
   }
   uint8_t* const ws = static_cast<uint8_t*>(workspace);
-  // The copies the kernel makes itself (Config::copy_operands), its flags in the counters' words
-  // (a copying kernel never splits K); the first wave's rows of those operands, and every other
-  // copy, before it.
-  KernelCopies in_kernel;
-  sm90::CopyPlan copy_plan;
-  Route before = r;
-  if (prepared.config.copy_operands && ws != nullptr) {
-    in_kernel = kernel_copies(r, prepared.config);
-    const KernelExtents e = kernel_extents(r.args, prepared.config);
-    std::string why;
-    if (in_kernel.any() && make_copy_plan(in_kernel, prepared.config, e.m, e.n, e.k, prepared.resident_ctas,
-                                          ws + pack_offset, reinterpret_cast<uint32_t*>(ws), sm90::kKSplitCounters,
-                                          &copy_plan, &why)) {
-      for (size_t i = 0; i < r.packs.size(); ++i) {
-        const Pack* pk = &r.packs[i];
-        if (pk == in_kernel.a) before.packs[i].rows = std::min<int64_t>(pk->rows, int64_t(copy_plan.a_ready) * prepared.config.bm);
-        if (pk == in_kernel.b) before.packs[i].rows = std::min<int64_t>(pk->rows, int64_t(copy_plan.b_ready) * prepared.config.bn);
-      }
-    } else {
-      in_kernel = KernelCopies{};  // (decide_copies checked the same limits: not expected) all before
-    }
-  }
-  Status launched = launch_packs(before, ws ? ws + pack_offset : nullptr, stream);
+  Status launched = launch_packs(r, ws ? ws + pack_offset : nullptr, stream);
   MatrixRef c_copy;
   const GemmArgs args = launch_args(r, ws ? ws + pack_offset : nullptr, &c_copy);
   if (launched.ok() && options.trace) {
@@ -301,8 +269,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
     const KSplitWorkspace ksplit =
         split_bytes > 0 ? KSplitWorkspace{reinterpret_cast<float*>(ws + split_offset), reinterpret_cast<uint32_t*>(ws)}
                         : KSplitWorkspace{};
-    launched = launch_sm90(args, prepared, ksplit, options.trace ? options.trace->target() : TraceTarget{},
-                           in_kernel.any() ? &copy_plan : nullptr);
+    launched = launch_sm90(args, prepared, ksplit, options.trace ? options.trace->target() : TraceTarget{});
   }
   if (options.trace) options.trace->launched = launched.ok();
   if (graph_workspace && cudaFreeAsync(workspace, stream) != cudaSuccess && launched.ok())
@@ -372,7 +339,7 @@ Status choose_launch(const GemmArgs& args, const GemmOptions& options, LaunchCho
   // The planner's own choice is the same for every call with the same plan key: answer from
   // gemm()'s prepared plans or from earlier answers, as cheaply as gemm() itself does.
   const bool planned = !options.config && !options.mapping && !options.trace;
-  const PlanKey key = plan_key(device, out->route, options);
+  const PlanKey key = plan_key(device, out->route.problem, options);
   if (planned) {
     std::shared_lock lock(g_plan_mutex);
     if (auto it = plans().find(key); it != plans().end()) {

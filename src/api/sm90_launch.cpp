@@ -144,7 +144,7 @@ int64_t launch_grid(const GemmArgs& args, const PreparedKernel& prepared) {
 }
 
 Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitWorkspace workspace,
-                   TraceTarget trace, const sm90::CopyPlan* copy) {
+                   TraceTarget trace) {
   const plan::Config& c = prepared.config;
   sm90::GemmParams params;
   // The kernel's problem: D = A·Bᵀ, or with swap-AB Dᵀ = B·Aᵀ into the same D, column-major for it.
@@ -235,10 +235,6 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
   }
   params.trace = trace.buffer;
   params.trace_capacity = trace.lane_capacity;
-  if (copy != nullptr) {
-    if (!c.copy_operands) return setup_error("operand copies for config " + plan::describe(c) + ", which does not make them");
-    params.copy = *copy;
-  }
   const int64_t grid = launch_grid(args, prepared);
   return jit::launch(*prepared.kernel, gemm_dims(c, static_cast<int>(grid), args.stream), params);
 }
@@ -259,7 +255,7 @@ Status launch_packs(const Route& r, void* workspace, cudaStream_t stream) {
   for (int elem : {2, 4}) {
     sm90::PackRowsParams pr;
     for (const Pack& pk : r.packs)
-      if (pk.rows > 0 && !pk.transposes() && pk.elem_bytes == elem && !sm90::append_pack_job(pr, job(pk), elem))
+      if (!pk.transposes() && pk.elem_bytes == elem && !sm90::append_pack_job(pr, job(pk), elem))
         return setup_error("more than " + std::to_string(sm90::kPackJobs) + " line copies");
     if (pr.jobs == 0) continue;
     const int64_t items = pr.item_begin[sm90::kPackJobs];

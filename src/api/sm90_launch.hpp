@@ -8,7 +8,6 @@
 #include <cuda_runtime_api.h>
 
 #include "plan/config.hpp"
-#include "sm90/gemm/params.hpp"
 #include "schedule/tile_mapping.hpp"
 #include "tilegemm/tilegemm.hpp"
 
@@ -55,9 +54,7 @@ size_t ksplit_partial_bytes(const sched::KSplit& ks, const plan::Config& config)
 size_t ksplit_workspace_bytes(const GemmArgs& args, const PreparedKernel& prepared);
 
 // Enqueues the copies of r.packs (route.hpp) into `workspace` (r.pack_bytes, 256-B aligned) on
-// `stream`: the operands the kernel then reads (launch_args). (A kernel that copies operands itself,
-// Config::copy_operands, gets a route whose packs of them hold only the rows copied before it.)
-// Packs of no rows are left out.
+// `stream`: the operands the kernel then reads (launch_args).
 Status launch_packs(const struct Route& r, void* workspace, cudaStream_t stream);
 
 // CTAs launch_sm90 launches: one per tile (static), or at most the resident CTAs (persistent; with
@@ -67,13 +64,12 @@ int64_t launch_grid(const GemmArgs& args, const PreparedKernel& prepared);
 // Enqueues D = alpha · A·Bᵀ (+ beta · C) for an sm90-routed call (route.hpp) with a prepared kernel,
 // one kernel launch. With stream_k, `workspace` holds the fix-up's partials
 // (ksplit_workspace_bytes) and counters. A traced config (Config::trace) gets its event buffer as
-// `trace` (trace_capture.hpp). `copy`: the copies a copy_operands kernel makes (api/operand_copy.hpp);
-// nullptr: none (the kernel's copy warps then idle).
+// `trace` (trace_capture.hpp).
 struct TraceTarget {
   void* buffer = nullptr;      // trace/event.hpp layout, sized for launch_grid() CTAs
   uint32_t lane_capacity = 0;  // events per lane
 };
 Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitWorkspace workspace = {},
-                   TraceTarget trace = {}, const sm90::CopyPlan* copy = nullptr);
+                   TraceTarget trace = {});
 
 }  // namespace tilegemm::detail

@@ -125,15 +125,12 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
       if (!value.empty()) return fail("streamk is a flag and takes no value");
       c.stream_k = true;
       c.split_k = 1;
-    } else if (key == "copyops") {
-      if (!value.empty()) return fail("copyops is a flag and takes no value");
-      c.copy_operands = true;
     } else if (key == "dsm") {
       if (!value.empty()) return fail("dsm is a flag and takes no value");
       dsm = true;
     } else {
       return fail("unknown item \"" + std::string(item) +
-                  "\" (known: stages=, stage=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, dsm, swapab, pingpong, accsets=, copyops, bake)");
+                  "\" (known: stages=, stage=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, dsm, swapab, pingpong, accsets=, bake)");
     }
     if (rest.empty()) break;
   }
@@ -168,7 +165,6 @@ std::string config_spec_text(const Config& c) {
     }
   }
   if (sm90::partly_staged(c)) s.append(",stage=").append(std::to_string(c.stage_cols));
-  if (c.copy_operands) s.append(",copyops");
   if (c.fixed_n != 0 || c.fixed_k != 0) s.append(",bake");  // N and K of the problem, completed again
   return s;
 }
@@ -212,7 +208,6 @@ std::string describe(const Config& c) {
       s.append(" streamK");
     }
   }
-  if (c.copy_operands) s.append(" copyops");
   if (c.out_dtype == DType::fp32) s.append(" fp32");
   if (c.with_c) s.append(" +C");
   if (c.epilogue == Epilogue::direct && !c.cd_pairs) s.append(" scalar");

@@ -145,11 +145,6 @@
 //   - repack_bytes_per_s = 3.3e12: the operand repack (sm90/gemm/pack.cuh) read + written bytes;
 //     2049x6001x4097's repacks measured ~40 us for ~130 MB (build b7ff74a). repack_launch_us = 2.0
 //     (assumption): what one more small kernel adds.
-//   - kernel_copy_bytes_per_s = 0.8e12: the same copies made by the GEMM kernel's three idle
-//     producer warps per SM while it computes (Config::copy_operands, sm90/gemm/operand_copy.cuh).
-//     Measured on the H200 (twenty-third session, a build whose producer did not wait for the
-//     copies): 3001x5003x1027's 68 MB read + written were done within the 78.7 us the kernel ran,
-//     >= 0.87e12; with the waits the kernel ran 113-122 us.
 #include "plan/device_profile.hpp"
 
 #include <algorithm>
@@ -198,7 +193,6 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.oob_row_factor = 2.4;                                   // measured on the H200 (above)
   p.repack_bytes_per_s = 3.3e12 * hbm_eff_tbps / 4.3;       // measured on the H200 (above), scaled by HBM
   p.repack_launch_us = 2.0;                                 // assumption
-  p.kernel_copy_bytes_per_s = 0.8e12 * hbm_eff_tbps / 4.3;  // measured on the H200 (above), scaled by HBM
   p.limit_norm_p = 16.0;                                    // fitted on the H200 (above)
   p.ring_bytes = 144.0 * 1024;                              // measured on the H200 (above)
   p.ring_hbm_share = 0.105;                                 // measured on the H200 (above)

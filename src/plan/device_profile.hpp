@@ -52,7 +52,6 @@ struct DeviceProfile {
   double oob_row_factor = 1;            // TMA feed cost of a tile row past the matrix edge (zero-filled)
   double repack_bytes_per_s = 0;        // operand repack (route.cpp): bytes read + written, whole GPU
   double repack_launch_us = 0;          // operand repack: one more kernel
-  double kernel_copy_bytes_per_s = 0;   // the same copies made inside the GEMM kernel (Config::copy_operands)
   double limit_norm_p = 1;              // the throughput limits combine as their p-norm (cost_model.cpp)
   // A shallow ring under an HBM-heavy feed (cost_model.cpp): a 128-row tile whose ring holds less
   // than ring_bytes in flight, when at least ring_hbm_share of its TMA bytes come from HBM, runs its

@@ -23,7 +23,6 @@ nlohmann::ordered_json device_profile_json(const DeviceProfile& d) {
       {"cluster_fixup_bytes_per_s_per_sm", d.cluster_fixup_bytes_per_s_per_sm},
       {"unsectored_row_factor", d.unsectored_row_factor}, {"oob_row_factor", d.oob_row_factor},
       {"repack_bytes_per_s", d.repack_bytes_per_s}, {"repack_launch_us", d.repack_launch_us},
-      {"kernel_copy_bytes_per_s", d.kernel_copy_bytes_per_s},
       {"limit_norm_p", d.limit_norm_p}, {"ring_bytes", d.ring_bytes}, {"ring_hbm_share", d.ring_hbm_share},
       {"ring_shallow_factor", d.ring_shallow_factor}, {"c_tile_us", d.c_tile_us},
       {"c_tile_direct_us", d.c_tile_direct_us}, {"c_direct_line_us", d.c_direct_line_us},

@@ -110,8 +110,8 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
                : tma_ok                       ? Epilogue::tma_store
                                               : Epilogue::smem_stores;  // staged, then written (and C read) by the threads
   if (c.split_k > 1) c.stream_k = true;  // split-K is a k-split (the in-kernel fix-up)
-  c.producer_regs = c.consumers() < 2 ? 0 : c.copy_operands ? kCopyProducerRegs : kProducerRegs;
-  c.consumer_regs = c.consumers() < 2 ? 0 : c.copy_operands ? kCopyConsumerRegs : kConsumerRegs;
+  c.producer_regs = c.consumers() >= 2 ? kProducerRegs : 0;
+  c.consumer_regs = c.consumers() >= 2 ? kConsumerRegs : 0;
   // A staging width already set (a `stage=` spec, a completed config given again) is kept, and
   // check_kernel_config judges it; otherwise the widest that leaves room for enough stages.
   c.stage_cols = !sm90::staged_epilogue(c.epilogue) ? 0
@@ -601,20 +601,6 @@ Selection select_config(const Problem& p, const DeviceProfile& d, const PlanOpti
 
 double copy_us(const DeviceProfile& d, double bytes, int launches) {
   return launches * d.repack_launch_us + bytes / d.repack_bytes_per_s * 1e6;
-}
-
-CopyPlacement place_copies(const DeviceProfile& d, double kernel_us, double inside_kernel_us, double before_bytes,
-                           double inside_bytes) {
-  CopyPlacement r;
-  r.before_us = kernel_us + copy_us(d, before_bytes + inside_bytes);
-  if (d.kernel_copy_bytes_per_s <= 0) {
-    r.inside_us = r.before_us;
-    return r;
-  }
-  const double rate_us = 1e6 / d.kernel_copy_bytes_per_s;
-  r.inside_us = (before_bytes > 0 ? copy_us(d, before_bytes) : 0.0) + std::max(inside_kernel_us, inside_bytes * rate_us);
-  r.in_kernel = r.inside_us < r.before_us;
-  return r;
 }
 
 RowRepack choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes) {

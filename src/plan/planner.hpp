@@ -44,11 +44,6 @@ inline constexpr int kMinKBlocksPerSplit = 4;  // a split-K slice keeps the pipe
 // and the cluster pairing per tile, and ptxas spilled at 40. One-consumer kernels do not rebalance.
 inline constexpr int kProducerRegs = 56;
 inline constexpr int kConsumerRegs = 224;
-// A kernel that copies its operands (Config::copy_operands) runs the copy warps in the producer's
-// warpgroup: 128·72 + 256·216 = 64512. (Checked with ptxas: the copy loop spills under 56 registers,
-// not under 72.)
-inline constexpr int kCopyProducerRegs = 72;
-inline constexpr int kCopyConsumerRegs = 216;
 // The epilogue staging is narrowed (in whole 64-column boxes) only when the full tile would leave
 // fewer stages than this: 128x256 stages 128 columns and gets 4 stages instead of 3.
 inline constexpr int kComfortStages = 4;
@@ -117,21 +112,6 @@ struct RowRepack {
   double repack_us = 0;        // predicted time of the chosen repacks
 };
 RowRepack choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes);
-
-// Where the line copies of A and B are made: all before the kernel (copy_us, one launch), or the
-// first wave's rows before it and the rest inside it (Config::copy_operands: the producer
-// warpgroup's idle warps copy while the tiles are computed, sm90/gemm/operand_copy.cuh). All before:
-// the copy of `before_bytes + inside_bytes` (read + written) plus the kernel's `kernel_us`. Inside:
-// the copy of `before_bytes`, then the longer of the copying kernel's time `inside_kernel_us` (its
-// copy buffers may cost it stages) and `inside_bytes` at DeviceProfile::kernel_copy_bytes_per_s.
-// Inside wins only when predicted faster.
-struct CopyPlacement {
-  bool in_kernel = false;
-  double before_us = 0;  // copies before the kernel, then the kernel
-  double inside_us = 0;  // the kernel making them
-};
-CopyPlacement place_copies(const DeviceProfile& d, double kernel_us, double inside_kernel_us, double before_bytes,
-                           double inside_bytes);
 
 // CTAs of k-split clusters of `size` (Config::cluster_k: 2, 4 or 8) that are resident at once, one
 // CTA per SM: the H200's measured counts for 132 SMs (pairs fill every SM, clusters of 4 and 8 fit

@@ -138,15 +138,6 @@ __device__ __forceinline__ void tma_store_wait_all() {
 }
 // A hint to bring [addr, addr + bytes) into L2 without waiting for it (PTX ISA 8.0,
 // cp.async.bulk.prefetch): addr 16-B aligned, bytes a multiple of 16.
-// A bulk copy of `bytes` (a multiple of 16; both addresses 16-B aligned) from global memory into
-// this CTA's shared memory, completing its bytes on `bar` (PTX ISA §9.7.9.25.4.1 cp.async.bulk).
-__device__ __forceinline__ void bulk_load(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                   smem_u32(dst)),
-               "l"(src), "r"(bytes), "r"(smem_u32(bar))
-               : "memory");
-}
-
 __device__ __forceinline__ void prefetch_l2_bulk(const void* addr, uint32_t bytes) {
   asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(addr), "r"(bytes) : "memory");
 }
@@ -247,15 +238,6 @@ __device__ __forceinline__ bool elect_one_sync() {
 __device__ __forceinline__ void named_barrier_sync(uint32_t id, uint32_t threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
-// A named barrier that also ORs a predicate over its threads (bar.red.or.pred, PTX ISA §9.7.13.1).
-__device__ __forceinline__ bool named_barrier_or(uint32_t id, uint32_t threads, uint32_t value) {
-  uint32_t out;
-  asm volatile("{\n.reg .pred q, r;\nsetp.ne.u32 q, %1, 0;\nbar.red.or.pred r, %2, %3, q;\nselp.u32 %0, 1, 0, r;\n}\n"
-               : "=r"(out)
-               : "r"(value), "r"(id), "r"(threads)
-               : "memory");
-  return out != 0;
-}
 
 // ---- cp.async (PTX ISA §9.7.9.25.3: cp.async, cp.async.commit_group, cp.async.wait_group) ----
 // 4 bytes global -> shared without a register: src 4-B aligned; only the first src_bytes (0, 2 or
@@ -279,10 +261,6 @@ __device__ __forceinline__ void cp_async_wait_group() {
 // Orders this thread's earlier global writes before its later ones at GPU scope (and its later
 // reads after what it has observed).
 __device__ __forceinline__ void fence_acq_rel_gpu() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
-// Orders this thread's generic-proxy global accesses with async-proxy ones (TMA) on either side
-// (PTX ISA §9.7.13.4 fence.proxy.async): generic stores another CTA's TMA will load, or a TMA
-// load after an acquire of their flag.
-__device__ __forceinline__ void fence_proxy_async_global() { asm volatile("fence.proxy.async.global;" ::: "memory"); }
 // A counter another CTA releases: load with acquire semantics at GPU scope.
 __device__ __forceinline__ uint32_t load_acquire_gpu(const uint32_t* p) {
   uint32_t v;

@@ -6,7 +6,6 @@
 // split-K with C and fp32 output. Each case: inputs random normal, D poisoned, every byte outside
 // D's elements (guards before and after, the ld gaps) checked unchanged, every element of D checked
 // against the FP32 CPU reference, and route() must have sent it to the sm90 kernel.
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -17,10 +16,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
-#include "api/operand_copy.hpp"
 #include "api/route.hpp"
-#include "api/sm90_launch.hpp"
-#include "api/stream_workspace.hpp"
 #include "core/layout_names.hpp"
 #include "forced_config.hpp"
 #include "plan/config_spec.hpp"
@@ -47,7 +43,6 @@ struct Case {
   int64_t lda_pad = 0, ldb_pad = 0, ldc_pad = 0, ldd_pad = 0;  // elements beyond the line length
   int64_t a_off = 0, b_off = 0, c_off = 0, d_off = 0;          // elements past a 512-B boundary
   std::string config;                                          // --config spec; "" = the planner's
-  int max_ctas = 0;                                            // GemmOptions::max_ctas (0: all)
 
   std::string name() const {
     std::string s = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " +
@@ -169,7 +164,6 @@ void run_case(const Case& cs, uint64_t seed, std::vector<unsigned char>* d_bits 
   ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
   detail::GemmOptions options;
   ASSERT_TRUE(test::forced_config(cs.config, &options));
-  options.max_ctas = cs.max_ctas;
   const Status st = detail::gemm_with_options(args, options);
   ASSERT_TRUE(st.ok()) << st.argument << ": " << st.message;
   ASSERT_TRUE(detail::last_sm90_config().has_value());
@@ -646,89 +640,6 @@ TEST(CoverageGpu, TwoAccumulatorSets) {
       cs.beta = 0.5f;
       run_case(cs, 142);
     }
-}
-
-// Operand copies made by the kernel (copyops): A, B or both copied, odd K (rows 2 B off 4-B
-// alignment in turn), offsets (a first row that starts inside a 16-B block: read by the threads),
-// ragged row blocks, one and two consumers, ping-pong, C and fp32 out, an odd D; few CTAs (max_ctas)
-// so that most rows are copied by the kernel rather than with the first wave's before it; the
-// result bit for bit the one of the same tile with every copy made before the kernel; the planner's
-// pick for an odd-K shape of several waves copies inside; and the flags are zero again after every
-// call (the last CTA resets them: a stale flag would let the next call read a copy before it is
-// made).
-TEST(CoverageGpu, OperandCopiesInTheKernel) {
-  struct Copy {
-    int64_t m, n, k;
-    int64_t lda_pad, ldb_pad, a_off, b_off;
-    const char* config;
-    int max_ctas;
-    bool fp32_with_c = false;
-    int64_t ldd_pad = 0;
-  };
-  const Copy cases[] = {{517, 391, 1027, 0, 0, 0, 0, "128x128,copyops", 4},
-                        {517, 391, 1027, 0, 0, 0, 0, "128x128,pingpong,copyops", 4, true},
-                        {1000, 2001, 4097, 0, 0, 1, 0, "128x160,copyops", 16, false, 1},
-                        {300, 1001, 1000, 1, 0, 0, 0, "64x128,copyops", 8, true},
-                        {300, 1001, 1000, 0, 3, 0, 5, "128x256,copyops", 2},
-                        {129, 257, 73, 0, 0, 3, 0, "64x64,copyops", 2, false, 3},
-                        {64, 1001, 4105, 5, 1, 3, 0, "128x192,copyops", 1, true}};
-  int device = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  for (const Copy& cc : cases) {
-    Case cs{cc.m, cc.n, cc.k};
-    cs.lda_pad = cc.lda_pad;
-    cs.ldb_pad = cc.ldb_pad;
-    cs.a_off = cc.a_off;
-    cs.b_off = cc.b_off;
-    cs.ldd_pad = cc.ldd_pad;
-    cs.max_ctas = cc.max_ctas;
-    if (cc.fp32_with_c) {
-      cs.out = DType::fp32;
-      cs.with_c = true;
-      cs.beta = 0.75f;
-    }
-    cs.config = cc.config;
-    std::vector<unsigned char> inside, before;
-    plan::Config ran;
-    run_case(cs, 111, &inside, &ran);
-    EXPECT_TRUE(ran.copy_operands) << plan::describe(ran);
-    // The kernel made copies itself: the plan gemm() makes for this launch has rows left to copy
-    // after the first wave's (the same route and plan on the CPU).
-    {
-      GemmArgs g;
-      g.a = MatrixRef{reinterpret_cast<void*>(0x10000 + 2 * cc.a_off), cc.m, cc.k, cc.k + cc.lda_pad, DType::bf16,
-                      Major::k_major};
-      g.b = MatrixRef{reinterpret_cast<void*>(0x90000000 + 2 * cc.b_off), cc.n, cc.k, cc.k + cc.ldb_pad, DType::bf16,
-                      Major::k_major};
-      g.d = MutMatrixRef{reinterpret_cast<void*>(0x190000000), cc.m, cc.n, cc.n, DType::bf16, row_major};
-      const detail::Route r = detail::route(g);
-      const detail::KernelCopies kc = detail::kernel_copies(r, ran);
-      ASSERT_TRUE(kc.any());
-      sm90::CopyPlan plan;
-      std::string why;
-      EXPECT_TRUE(detail::make_copy_plan(kc, ran, cc.m, cc.n, cc.k, cc.max_ctas, nullptr, nullptr,
-                                         sm90::kKSplitCounters, &plan, &why))
-          << why;
-      EXPECT_GT(plan.entries, 0);
-    }
-    // The flags and counters (the workspace's first words) are zero again.
-    void* ws = detail::stream_workspace(device, nullptr, 0, 0, detail::kKSplitCounterBytes);
-    ASSERT_NE(ws, nullptr);
-    std::vector<uint32_t> words(sm90::kKSplitCounters, 1u);
-    ASSERT_EQ(cudaMemcpy(words.data(), ws, detail::kKSplitCounterBytes, cudaMemcpyDeviceToHost), cudaSuccess);
-    EXPECT_EQ(std::count(words.begin(), words.end(), 0u), sm90::kKSplitCounters) << "flags left set";
-    std::string without = cc.config;
-    without.resize(without.size() - std::string(",copyops").size());
-    cs.config = without;
-    run_case(cs, 111, &before, &ran);
-    EXPECT_FALSE(ran.copy_operands);
-    EXPECT_TRUE(inside == before) << "copies in the kernel changed the result's bits";
-  }
-  Case planned{2000, 3001, 1001};
-  plan::Config ran;
-  run_case(planned, 113, nullptr, &ran);
-  EXPECT_TRUE(ran.copy_operands) << "the planner's pick for this odd-K shape copies in the kernel: "
-                                 << plan::describe(ran);
 }
 
 TEST(CoverageGpu, BitwiseIdenticalAcrossRuns) {

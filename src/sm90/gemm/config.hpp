@@ -133,12 +133,6 @@ struct Config {
   // send their partial tiles straight into slice 0's shared memory (st.async, fixup.cuh) instead of
   // through the workspace in global memory. 1 = off; 2..8 (the portable cluster size). ----------
   int cluster_k = 1;
-  // ---- operand copies made in the kernel: an operand TMA cannot read (odd leading dimension,
-  // unaligned base; K-major) is copied into its aligned workspace by the producer warpgroup's three
-  // idle warps while the tiles are computed, chunk by chunk in the order the tiles first read them,
-  // the producer waiting for each chunk's flag (operand_copy.cuh), instead of by a launch before the
-  // kernel (pack.cuh). Which operands: the launch parameters (GemmParams::copy). ---------------
-  bool copy_operands = false;
   // ---- launch only: these do not change the code (the JIT zeroes them, jit/codegen.cpp) -------
   bool persistent = true;  // grid = resident CTAs walking the tiles; false: one CTA per tile
   // With stream_k: 1 = stream-K (the last waves' k-blocks shared evenly by the persistent CTAs),
@@ -199,7 +193,6 @@ enum class ConfigRule : int {
   pingpong,         // ping-pong consumers: no k-splitting, at most kMaxPingpongAccumulators per thread
   acc_sets,         // 0, 1 or 2 accumulator sets, 2 only for at most kMaxSplitAccumulators per thread
   cluster_k,        // cluster_k in [1, kMaxClusterK]; above 1 only for split-K with split_k = cluster_k
-  copy_operands,    // in-kernel operand copies: no clusters, no k-splitting
 };
 
 // Two accumulator sets double a consumer thread's accumulator registers: only for narrow tiles.
@@ -267,7 +260,6 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
     return ConfigRule::acc_sets;
   if (c.cluster_k < 1 || c.cluster_k > kMaxClusterK || (c.cluster_k > 1 && (!c.stream_k || c.split_k != c.cluster_k)))
     return ConfigRule::cluster_k;
-  if (c.copy_operands && (!c11 || c.stream_k || c.cluster_k != 1)) return ConfigRule::copy_operands;
   return ConfigRule::ok;
 }
 
@@ -302,9 +294,6 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::cluster_k:
       return "cluster_k must be in [1, 8], and above 1 only for split-K with split_k = cluster_k (the slices of "
              "a tile are one cluster)";
-    case ConfigRule::copy_operands:
-      return "copy_operands (the kernel copies the operands TMA cannot read) runs without clusters and without "
-             "k-splitting";
     case ConfigRule::acc_sets:
       return "acc_sets must be 0 (the planner's choice), 1 or 2, and 2 only for tiles of at most 32 "
              "accumulators per thread (bm x bn / 128 <= 32)";

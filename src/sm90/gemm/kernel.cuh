@@ -5,9 +5,7 @@
 // on nothing host-side.
 //
 // Roles (ladder step 9, src/ladder/step09_two_consumers.cu, generalised by the Config):
-//   warpgroup 0          producer: one elected thread issues the TMA loads (mainloop.cuh); with
-//                        Config::copy_operands warps 1-3 copy the operands TMA cannot read
-//                        (operand_copy.cuh)
+//   warpgroup 0          producer: one elected thread issues the TMA loads (mainloop.cuh)
 //   warpgroups 1..bm/64  consumers: wgmma into 64 x BN fp32 accumulators each, then the epilogue
 //                        (epilogue.cuh); setmaxnreg moves registers from the producer to them.
 //                        Ping-pong (Config::pingpong): two consumers, each computing whole BM x BN
@@ -26,7 +24,6 @@
 #include "sm90/gemm/epilogue.cuh"
 #include "sm90/gemm/fixup.cuh"
 #include "sm90/gemm/mainloop.cuh"
-#include "sm90/gemm/operand_copy.cuh"
 #include "sm90/gemm/params.hpp"
 #include "sm90/gemm/scheduler.cuh"
 #include "sm90/gemm/trace_lane.cuh"
@@ -81,8 +78,6 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       mbar_init(reinterpret_cast<uint64_t*>(smem + L.extra_barrier(epilogue_barriers(C) + i)), 4);  // one per warp
     for (int i = 0; i < recv_barriers(C); ++i)  // slice 0's arrive.expect_tx (fixup.cuh)
       mbar_init(reinterpret_cast<uint64_t*>(smem + L.extra_barrier(epilogue_barriers(C) + turn_barriers(C) + i)), 1);
-    for (int i = 0; i < copy_barriers(C); ++i)  // a copy warp's arrive.expect_tx (operand_copy.cuh)
-      mbar_init(reinterpret_cast<uint64_t*>(smem + L.extra_barrier(copy_barrier_index(C, 0) + i)), 1);
     fence_barrier_init();
   }
   if constexpr (T::kLaunchCluster > 1) {
@@ -94,13 +89,7 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
   if (warpgroup == 0) {
     // ---- producer ----
     if constexpr (T::kRebalance) setmaxnreg_dec<C.producer_regs>();  // consumers get the registers
-    // (Config::copy_operands: warps 1-3 copy the operands TMA cannot read while warp 0's thread
-    // loads the tiles, operand_copy.cuh; all four then count the CTA done.)
-    if (C.copy_operands && warp != 0) {
-      if (copies_operands(p))
-        copy_operands_warp<C>(p, lane, smem + copy_area_offset(C, L) + (warp - 1) * kCopyBuffersPerWarp * kCopyBufferBytes,
-                              reinterpret_cast<uint64_t*>(smem + L.extra_barrier(copy_barrier_index(C, warp - 1))));
-    } else if (warp == 0 && elect_one_sync()) {
+    if (warp == 0 && elect_one_sync()) {
       TraceLane<C.trace> rec(p, /*lane=*/0, 1 + T::kConsumers, /*writer=*/true);
       RingState<C.stages> ring;
       scheduler.begin(blockIdx.x);
@@ -112,8 +101,6 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       }
       rec.finish();
     }
-    if constexpr (C.copy_operands)
-      if (copies_operands(p)) finish_operand_copies(p, thread_in_wg);
   } else {
     // ---- consumers: cooperative, consumer c computes tile rows [64c, 64c + 64) x all BN columns of
     // every tile; ping-pong, consumer c computes the whole of every other tile (the CTA's tiles

@@ -9,7 +9,6 @@
 // Both walk the same RingState sequence, so stage and phase agree (sm90/pipeline.cuh).
 #pragma once
 
-#include "sm90/gemm/operand_copy.cuh"
 #include "sm90/gemm/params.hpp"
 #include "sm90/gemm/scheduler.cuh"
 #include "sm90/gemm/trace_lane.cuh"
@@ -109,14 +108,9 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
   constexpr int kCLines = C.d_col_major ? C.bn : C.bm;
   const bool prefetch_c = kPrefetchC && !kSlotsHoldC && (unit.pieces == 1 || unit.piece == 0);
   const int c_lines_per_kb = prefetch_c ? (kCLines + (unit.kb1 - unit.kb0) - 1) / (unit.kb1 - unit.kb0) : 0;
-  // Config::copy_operands: the slab's chunks of the copied operands are whole before its loads.
-  [[maybe_unused]] const bool copied = C.copy_operands && copies_operands(p);
   for (int kb = unit.kb0; kb < unit.kb1; ++kb) {
     const int s = ring.stage;
     TraceMark t = rec.now();
-    if constexpr (C.copy_operands)
-      if (copied && (kb == unit.kb0 || kb % kCopySlabKBlocks == 0))
-        wait_copied_slab<C>(p, unit.work.tile.m_block, unit.work.tile.n_block, kb / kCopySlabKBlocks);
     mbar_wait(&empty[s], ring.empty_parity());  // every consumer warp of the cluster released it
     rec.record(t, trace::EventKind::wait_empty, s, kb);
     t = rec.now();

@@ -37,49 +37,14 @@ __device__ __forceinline__ uint32_t word_at(const uint32_t (&w)[8], uint32_t q, 
   return q == 0 ? w[i] : q == 1 ? w[i + 1] : q == 2 ? w[i + 2] : w[i + 3];
 }
 
-// The 16 bytes of dst line elements [c0, c0 + 16 / kElem) of a source line `line` of `cols`
-// elements (zero past cols): `line_end` is the first byte past the line, `shift` = line's address
-// mod 16 (a multiple of kElem). NOTES: the source line may start at any element, so a chunk's 16
-// bytes straddle two aligned 16-B blocks: it loads both (when both lie inside the line, so nothing
-// outside the operand is read) and funnel-shifts them into place; the first and last chunks of a
-// line go element by element.
-template <int kElem>
-__device__ __forceinline__ uint4 load_line_chunk(const typename PackWord<kElem>::type* line, int64_t cols, int64_t c0,
-                                                 uintptr_t line_end, uint32_t shift) {
-  using W = typename PackWord<kElem>::type;
-  constexpr int kPer = 16 / kElem;
-  const uint32_t q = shift / 4, bits = 8 * (shift % 4);
-  const uintptr_t first = reinterpret_cast<uintptr_t>(line + c0);
-  const uintptr_t base = first - shift;
-  if (c0 + kPer <= cols && shift == 0) return *reinterpret_cast<const uint4*>(first);
-  if (c0 + kPer <= cols && base >= reinterpret_cast<uintptr_t>(line) && base + 32 <= line_end) {
-    const uint4 lo = *reinterpret_cast<const uint4*>(base), hi = *reinterpret_cast<const uint4*>(base + 16);
-    const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    return make_uint4(__funnelshift_r(word_at(w, q, 0), word_at(w, q, 1), bits),
-                      __funnelshift_r(word_at(w, q, 1), word_at(w, q, 2), bits),
-                      __funnelshift_r(word_at(w, q, 2), word_at(w, q, 3), bits),
-                      __funnelshift_r(word_at(w, q, 3), word_at(w, q, 4), bits));
-  }
-  W e[kPer];  // a line's first chunk (source before the line) or its last (past cols)
-#pragma unroll
-  for (int i = 0; i < kPer; ++i) e[i] = c0 + i < cols ? line[c0 + i] : W(0);
-  uint32_t o[4];
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    if constexpr (kElem == 2) {
-      o[i] = uint32_t(e[2 * i]) | (uint32_t(e[2 * i + 1]) << 16);
-    } else {
-      o[i] = e[i];
-    }
-  }
-  return make_uint4(o[0], o[1], o[2], o[3]);
-}
-
 // All the line copies of one call in one launch (PackRowsParams: the jobs' items numbered one after
 // the other). A warp copies an item at a time, kPackItemChunks consecutive 16-B chunks of one dst
 // line, each lane loading its kPackChunksPerLane chunks before it stores them. Grid:
 // ceil(items / warps per block) blocks of kPackThreads (a grid-stride loop covers any smaller grid).
-// (Each 16-B chunk: load_line_chunk.) Measured on the H200 (docs/PERF.md, twentieth session, ncu): a launch per operand and a
+// NOTES: the source line may start at any element, so a chunk's 16 bytes straddle two aligned
+// 16-B blocks: it loads both (when both lie inside the line, so nothing outside the operand is
+// read) and funnel-shifts them into place; the first and last chunks of a line go element by
+// element. Measured on the H200 (docs/PERF.md, twentieth session, ncu): a launch per operand and a
 // thread per chunk, finding its line by a 64-bit division, took 7.4 + 6.0 us for A and B of
 // 5003x2999x777 and 10.8 + 27.0 for 2049x6001x4097; this kernel 12.5 and 40.8 (bench: 1.6 us
 // less, 1.7 more); a warp per whole line balanced badly on long lines (6.6 us more at
@@ -100,12 +65,38 @@ __device__ __forceinline__ void pack_rows_body(const PackRowsParams& pr) {
     W* out = static_cast<W*>(p.dst) + r * p.ld_dst;
     const uintptr_t line_end = reinterpret_cast<uintptr_t>(line + p.cols);  // first byte past the line
     const uint32_t shift = uint32_t(reinterpret_cast<uintptr_t>(line) & 15u);  // a multiple of kElem
+    const uint32_t q = shift / 4, bits = 8 * (shift % 4);
     uint4 v[kU];
 #pragma unroll
     for (int u = 0; u < kU; ++u) {
       const int64_t c0 = (c_first + lane + 32 * u) * kPer;
       if (c0 >= p.ld_dst) break;
-      v[u] = load_line_chunk<kElem>(line, p.cols, c0, line_end, shift);
+      const uintptr_t first = reinterpret_cast<uintptr_t>(line + c0);
+      const uintptr_t base = first - shift;
+      if (c0 + kPer <= p.cols && shift == 0) {
+        v[u] = *reinterpret_cast<const uint4*>(first);
+      } else if (c0 + kPer <= p.cols && base >= reinterpret_cast<uintptr_t>(line) && base + 32 <= line_end) {
+        const uint4 lo = *reinterpret_cast<const uint4*>(base), hi = *reinterpret_cast<const uint4*>(base + 16);
+        const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+        v[u].x = __funnelshift_r(word_at(w, q, 0), word_at(w, q, 1), bits);
+        v[u].y = __funnelshift_r(word_at(w, q, 1), word_at(w, q, 2), bits);
+        v[u].z = __funnelshift_r(word_at(w, q, 2), word_at(w, q, 3), bits);
+        v[u].w = __funnelshift_r(word_at(w, q, 3), word_at(w, q, 4), bits);
+      } else {  // a line's first chunk (source before the line) or its last (past cols)
+        W e[kPer];
+#pragma unroll
+        for (int i = 0; i < kPer; ++i) e[i] = c0 + i < p.cols ? line[c0 + i] : W(0);
+        uint32_t o[4];
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          if constexpr (kElem == 2) {
+            o[i] = uint32_t(e[2 * i]) | (uint32_t(e[2 * i + 1]) << 16);
+          } else {
+            o[i] = e[i];
+          }
+        }
+        v[u] = make_uint4(o[0], o[1], o[2], o[3]);
+      }
     }
 #pragma unroll
     for (int u = 0; u < kU; ++u) {

@@ -18,71 +18,6 @@ struct alignas(128) TmaDescriptor {
   uint64_t opaque[16];
 };
 
-// The operand copies a Config::copy_operands kernel makes itself (operand_copy.cuh): each copied
-// operand (A [M, K] and/or B [N, K], K-major lines, PackParams as pack_rows_body takes them) is cut
-// into chunks of one tile's rows (bm of A, bn of B: a "row block") x kCopySlabKBlocks k-blocks of K.
-// The rows the first wave of tiles reads are copied before the kernel (a_ready, b_ready); the
-// producer warpgroup's other three warps copy the other chunks in `order` while the kernel runs:
-// row blocks grouped by the wave of tiles that first reads them (group g: entries
-// [group_end[g - 1], group_end[g])), each group slab by slab; the producer waits for a chunk's flag
-// before it loads from it. sync: [0] the next unit to copy, [1] CTAs finished, then one flag per chunk (A's row
-// blocks first, then B's, slabs consecutive): rows copied so far; all 0 between launches (the last
-// CTA zeroes them).
-inline constexpr int kCopySlabKBlocks = 8;      // k-blocks per chunk (512 bf16 of K)
-inline constexpr int kCopyRowsPerUnit = 4;      // rows of a chunk one warp copies at a time (a unit)
-inline constexpr int kCopyMaxEntries = 1024;    // row blocks of A and B
-inline constexpr int kCopyMaxGroups = 32;       // first-use groups (the last takes every later wave)
-inline constexpr int kCopySyncWords = 2;        // sync words before the flags
-struct CopyPlan {
-  const void* a_src = nullptr;  // nullptr: A is read in place
-  void* a_dst = nullptr;
-  int64_t a_src_row = 0, a_ld = 0;
-  const void* b_src = nullptr;  // nullptr: B is read in place
-  void* b_dst = nullptr;
-  int64_t b_src_row = 0, b_ld = 0;
-  uint32_t* sync = nullptr;
-  int32_t slabs = 0;     // chunks per row block: ceil(k-blocks / kCopySlabKBlocks)
-  int32_t entries = 0;   // row blocks in `order`
-  int32_t groups = 0;
-  int32_t a_blocks = 0;  // row blocks of A when A is copied, else 0 (B's row block r has flags a_blocks + r)
-  int32_t a_ready = 0;   // A's row blocks [0, a_ready) (the first wave's) are copied before the kernel
-  int32_t b_ready = 0;   // the same for B
-  int32_t flags = 0;     // flag words after kCopySyncWords (every row block's, ready ones unused)
-  uint16_t group_end[kCopyMaxGroups] = {};
-  uint16_t order[kCopyMaxEntries] = {};  // bit 15: B; bits 0-14: the row block
-};
-// Chunk `c` of a plan (0 <= c < entries x slabs): group by group, each group slab by slab, entry
-// by entry within a slab. Plain integer code: the kernel's copy warps and the CPU tests share it.
-struct CopyChunk {
-  bool b = false;  // B's row block (else A's)
-  int block = 0;   // the row block: rows [block x bn (or bm), ...) of the operand
-  int slab = 0;    // k-blocks [slab x kCopySlabKBlocks, ...)
-};
-TG_HD inline CopyChunk copy_chunk(const CopyPlan& cp, int64_t c) {
-  CopyChunk ch;
-  int begin = 0;
-  for (int g = 0; g < cp.groups; ++g) {
-    const int end = cp.group_end[g], n = end - begin;
-    const int64_t size = int64_t(n) * cp.slabs;
-    if (c < size) {
-      const uint16_t e = cp.order[begin + int(c % n)];
-      ch.b = (e >> 15) != 0;
-      ch.block = e & 0x7fff;
-      ch.slab = int(c / n);
-      return ch;
-    }
-    c -= size;
-    begin = end;
-  }
-  return ch;
-}
-// The flag of a chunk in CopyPlan::sync (after the kCopySyncWords).
-TG_HD inline int64_t copy_flag_index(const CopyPlan& cp, bool b, int block, int slab) {
-  return kCopySyncWords + int64_t(b ? cp.a_blocks + block : block) * cp.slabs + slab;
-}
-
-static_assert(sizeof(CopyPlan) == 104 + 2 * kCopyMaxGroups + 2 * kCopyMaxEntries, "CopyPlan layout");
-
 struct GemmParams {
   TmaDescriptor tmap_a;  // A [M, K] K-major: boxes of 64 k x bm rows (bm / 2 with A multicast)
   TmaDescriptor tmap_b;  // B [N, K] K-major: boxes of 64 k x bn rows (bn / 2 with B multicast)
@@ -103,10 +38,9 @@ struct GemmParams {
   uint32_t* counters = nullptr;  // one per (stream-K slot, consumer), 0 between launches
   void* trace = nullptr;       // traced kernels (Config::trace): the event buffer (trace/event.hpp),
   uint32_t trace_capacity = 0;  // sized by the host for the grid: this many events per lane
-  CopyPlan copy;               // Config::copy_operands: the copies the kernel makes (above)
 };
 static_assert(sizeof(TmaDescriptor) == 128 && alignof(TmaDescriptor) == 128, "CUtensorMap layout");
-static_assert(sizeof(GemmParams) == 2944, "GemmParams layout is shared by g++ and NVRTC");
+static_assert(sizeof(GemmParams) == 640, "GemmParams layout is shared by g++ and NVRTC");
 
 // The operand repack (pack.cuh): rows x cols elements, (r, c) at src[r * src_row + c * src_col],
 // into dst (256-B aligned) with lines of ld_dst elements (a multiple of 8), the rest zero.

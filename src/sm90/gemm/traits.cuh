@@ -4,7 +4,6 @@
 
 #include "schedule/mapping.hpp"
 #include "sm90/gemm/config.hpp"
-#include "sm90/gemm/params.hpp"
 #include "sm90/smem_layout.hpp"
 
 namespace tilegemm::sm90 {
@@ -53,33 +52,13 @@ TG_HD constexpr int async_c_side_bytes(const Config& c) {
              : 0;
 }
 
-// Config::copy_operands (operand_copy.cuh): each of the producer warpgroup's three copy warps
-// brings units' source rows into its own two buffers by bulk copies (one mbarrier per buffer, after
-// the receive barriers): kCopyRowsPerUnit rows of one slab's bytes, widened to whole 16-B blocks.
-inline constexpr int kCopyWarps = 3;
-inline constexpr int kCopyBuffersPerWarp = 2;
-inline constexpr int kCopyRowBytes = kCopySlabKBlocks * kBlockK * 2 + 16;
-inline constexpr int kCopyBufferBytes = kCopyRowsPerUnit * kCopyRowBytes;
-TG_HD constexpr int copy_barriers(const Config& c) { return c.copy_operands ? kCopyWarps * kCopyBuffersPerWarp : 0; }
-TG_HD constexpr int copy_area_bytes(const Config& c) {
-  return c.copy_operands ? kCopyWarps * kCopyBuffersPerWarp * kCopyBufferBytes : 0;
-}
-
 // The shared-memory layout of a config: the planner (stages, launch size) and the kernel (offsets)
-// both call this, so they cannot disagree. After the staging: the receive area, the side words of
-// C's cp.async rows, the copy buffers (each 16-B aligned).
+// both call this, so they cannot disagree.
 TG_HD constexpr SmemLayout config_smem_layout(const Config& c) {
   return compute_smem_layout(c.bm, c.bn, c.bk, c.stages, staging_elem_bytes(c), /*ab_elem_bytes=*/2,
                              staged_epilogue(c.epilogue) ? c.stage_cols : 0,
-                             epilogue_barriers(c) + turn_barriers(c) + recv_barriers(c) + copy_barriers(c),
-                             /*d_rows=*/64 * c.consumers(),
-                             recv_area_bytes(c) + async_c_side_bytes(c) + copy_area_bytes(c));
-}
-TG_HD constexpr int copy_area_offset(const Config& c, const SmemLayout& L) {
-  return L.recv_offset + recv_area_bytes(c) + async_c_side_bytes(c);
-}
-TG_HD constexpr int copy_barrier_index(const Config& c, int warp) {  // warp 0..kCopyWarps-1: its first
-  return epilogue_barriers(c) + turn_barriers(c) + recv_barriers(c) + kCopyBuffersPerWarp * warp;
+                             epilogue_barriers(c) + turn_barriers(c) + recv_barriers(c),
+                             /*d_rows=*/64 * c.consumers(), recv_area_bytes(c) + async_c_side_bytes(c));
 }
 
 // The most stages of `c` (its other fields as they are) within `limit` bytes, 0 if not even one.

@@ -21,7 +21,6 @@
 #include <string>
 #include <vector>
 
-#include "api/operand_copy.hpp"
 #include "api/route.hpp"
 #include "jit/codegen.hpp"
 #include "jit/cubin_elf.hpp"
@@ -588,56 +587,6 @@ TEST(CubinAudit, HelperKernels) {
     }
     std::printf("  %-62s %.3f s\n", g.label.c_str(), info.compile_seconds);
   }
-}
-
-// Kernels that copy their operands (Config::copy_operands, operand_copy.cuh): the planner's picks
-// for odd-K shapes whose copies the time model puts inside the kernel (one and two consumers,
-// ping-pong, the threads' copy-out, fp32 out and C), and forced one-consumer and traced ones. The
-// copy warps run under the producer's setmaxnreg count: HGMMA, no local memory.
-TEST(CubinAudit, OperandCopyKernels) {
-  const auto d = *plan::find_builtin_profile("h200");
-  Audit audit;
-  int inside = 0;
-  for (const auto& s : {std::array<int64_t, 3>{2049, 6001, 4097}, {3001, 5003, 1027}, {4001, 3999, 2001},
-                        {5003, 2999, 777}}) {
-    for (int variant = 0; variant < 3; ++variant) {
-      plan::Problem p;
-      p.m = s[0];
-      p.n = s[1];
-      p.k = s[2];
-      p.out = variant == 2 ? DType::fp32 : DType::bf16;
-      p.accumulate = variant >= 1;
-      const detail::Route r = route_problem(p);
-      ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
-      const plan::Selection sel = plan::select_config(r.problem, d);
-      ASSERT_TRUE(sel.found);
-      const detail::CopyDecision cd = detail::decide_copies(r, d, sel.config);
-      ASSERT_TRUE(cd.possible) << plan::describe(sel.config);
-      const sm90::Config c = detail::with_copies(r, d, sel.config);
-      ASSERT_TRUE(c.copy_operands);
-      if (c.producer_regs != 0) EXPECT_EQ(c.producer_regs, plan::kCopyProducerRegs);
-      inside += cd.placement.in_kernel;
-      audit.check(c);
-    }
-  }
-  EXPECT_GT(inside, 0);
-  for (const char* spec : {"64x128,copyops", "64x256,copyops", "128x128,pingpong,copyops"}) {
-    plan::Problem p;
-    p.m = 3001;
-    p.n = 5003;
-    p.k = 1027;
-    const detail::Route r = route_problem(p);
-    const plan::ParsedConfigSpec parsed = plan::parse_config_spec(spec);
-    ASSERT_TRUE(parsed.ok()) << parsed.error;
-    const plan::Candidate cand = plan::evaluate_config(r.problem, d, parsed.spec.config, false);
-    ASSERT_TRUE(cand.feasible()) << spec << ": " << cand.reason;
-    ASSERT_TRUE(cand.config.copy_operands);
-    audit.check(cand.config);
-    sm90::Config traced = cand.config;
-    traced.trace = true;
-    audit.check(traced);
-  }
-  audit.summary("operand copies");
 }
 
 }  // namespace

@@ -44,7 +44,7 @@ const char* const kDeviceKeys[] = {"name", "description", "source", "note", "sm_
                                    "cluster_fixup_latency_us", "cluster_fixup_bytes_per_s_per_sm",
                                    "smem_store_bytes_per_cycle", "direct_scalar_store_bytes_per_cycle",
                                    "unsectored_row_factor", "oob_row_factor", "repack_bytes_per_s",
-                                   "repack_launch_us", "kernel_copy_bytes_per_s", "limit_norm_p",
+                                   "repack_launch_us", "limit_norm_p",
                                    "ring_bytes", "ring_hbm_share", "ring_shallow_factor", "c_tile_us",
                                    "c_tile_direct_us", "c_direct_line_us", "c_reload_bytes_per_s_per_sm", "c_slot_round_us",
                                    "c_thread_box_us"};
