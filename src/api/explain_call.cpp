@@ -183,16 +183,19 @@ Status explain_call(const ExplainRequest& rq, std::string* out) {
   // The plan of the problem the kernel computes (route(): transposed, repacked), as gemm() plans it.
   const plan::Plan pl = plan::make_plan(r.problem, planning.profile, planning.options);
   // The copies gemm() makes before the kernel (route()'s packs) are not in the kernel's predicted
-  // time: say what they add, at the profile's copy rate (each byte read and written once; the line
-  // copies of a call are one launch).
+  // time: say what they add, at the profile's copy rate (each byte read and written once) and per
+  // launch (pack_launches: the line copies of one element size are one launch, a transposed C
+  // another).
   if (!r.packs.empty() && !pl.ranked.empty()) {
     double bytes = 0;
     for (const Pack& pk : r.packs) bytes += 2.0 * static_cast<double>(pk.bytes());
-    const double copy_us = plan::copy_us(rq.device, bytes);
+    const int launches = pack_launches(r.packs);
+    const double copy_us = plan::copy_us(rq.device, bytes, launches);
     eo.notes.push_back(fmt::format(
-        "the copies before the kernel ({} of them, {:.1f} MB read and written) add about {:.1f} us at the profile's "
-        "copy rate: the call about {:.1f} us",
-        r.packs.size(), bytes / 1e6, copy_us, pl.chosen().time.predicted_us + copy_us));
+        "the copies before the kernel ({} of them in {} launch{}, {:.1f} MB read and written) add about {:.1f} us at "
+        "the profile's copy rate: the call about {:.1f} us",
+        r.packs.size(), launches, launches == 1 ? "" : "es", bytes / 1e6, copy_us,
+        pl.chosen().time.predicted_us + copy_us));
   }
   *out = rq.json ? plan::explain_json(pl, user, eo) + "\n" : plan::explain_text(pl, user, eo);
   return Status::success();

@@ -80,6 +80,17 @@ const char* operand_name(Pack::Operand o) {
   return "?";
 }
 
+int pack_launches(const std::vector<Pack>& packs) {
+  int launches = 0;
+  for (int elem : {2, 4}) {
+    bool any = false;
+    for (const Pack& pk : packs) any = any || (!pk.transposes() && pk.elem_bytes == elem);
+    launches += any ? 1 : 0;
+  }
+  for (const Pack& pk : packs) launches += pk.transposes() ? 1 : 0;
+  return launches;
+}
+
 plan::Problem problem_of(const GemmArgs& args) {
   plan::Problem p;
   p.m = args.d.rows;

@@ -43,6 +43,11 @@ struct Pack {
 };
 const char* operand_name(Pack::Operand o);  // "a", "b", "c"
 
+// Kernel launches the copies of `packs` take (launch_packs in sm90_launch.cpp): one for the line
+// copies of each element size (bf16 operands and a bf16 C together, an fp32 C apart), one per
+// transposed C.
+int pack_launches(const std::vector<Pack>& packs);
+
 struct RouteData {
   Path path = Path::fallback;
   std::string reason;     // fallback: the first sm90 rule the call breaks (argument, value, rule)

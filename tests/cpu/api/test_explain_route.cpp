@@ -358,17 +358,30 @@ TEST(ExplainRoute, ProblemOnlyRequestsKeepTheirMeaning) {
 }
 
 // The copies gemm() makes before the kernel are priced in explain's notes (their bytes at the
-// profile's copy rate, added to the kernel's predicted time), only when route() makes copies, and
+// profile's copy rate plus a launch each: the line copies of one element size are one launch, a
+// transposed C another), added to the kernel's predicted time, only when route() makes copies, and
 // the same in the text and the JSON.
 TEST(ExplainRoute, CopiesBeforeTheKernelArePriced) {
   const Combo odd_k{2049, 6001, 4097, Major::k_major, Major::k_major, row_major, DType::bf16, CMode::none, false, false};
   Combo aligned = odd_k;
   aligned.k = 4096;
-  for (const Combo& x : {odd_k, aligned}) {
+  Combo odd_k_c = odd_k;  // + a C in the other major: transposed by a second launch
+  odd_k_c.c = CMode::separate;
+  Combo odd_k_c32 = odd_k_c;  // the same with fp32 out and C
+  odd_k_c32.out = DType::fp32;
+  const struct {
+    Combo x;
+    size_t packs;
+    int launches;
+  } cases[] = {{odd_k, 2, 1}, {aligned, 0, 0}, {odd_k_c, 3, 2}, {odd_k_c32, 3, 2}};
+  for (const auto& cs : cases) {
+    const Combo& x = cs.x;
     SCOPED_TRACE(x.name());
     MatrixRef c_storage;
     const detail::Route r = detail::route(caller_args(x, &c_storage));
     ASSERT_EQ(r.path, detail::Path::sm90);
+    ASSERT_EQ(r.packs.size(), cs.packs);  // A and B: K = 4097 is not a multiple of 8 elements; C transposed
+    EXPECT_EQ(detail::pack_launches(r.packs), cs.launches);
     std::string json_text;
     ASSERT_TRUE(detail::explain_call(request_of(x, true), &json_text).ok());
     const nlohmann::json j = nlohmann::json::parse(json_text);
@@ -379,14 +392,15 @@ TEST(ExplainRoute, CopiesBeforeTheKernelArePriced) {
       EXPECT_TRUE(copy_notes.empty());
       continue;
     }
-    ASSERT_EQ(r.packs.size(), 2u);  // A and B: K = 4097 is not a multiple of 8 elements
     ASSERT_EQ(copy_notes.size(), 1u);
     double bytes = 0;
     for (const auto& pk : r.packs) bytes += 2.0 * static_cast<double>(pk.bytes());
     const plan::DeviceProfile d = *plan::find_builtin_profile("h200");
-    const double copy_us = d.repack_launch_us + bytes / d.repack_bytes_per_s * 1e6;
+    const double copy_us = cs.launches * d.repack_launch_us + bytes / d.repack_bytes_per_s * 1e6;
     EXPECT_GT(copy_us, 10.0);
-    char expect[64];
+    char expect[96];
+    std::snprintf(expect, sizeof expect, "in %d launch%s", cs.launches, cs.launches == 1 ? "" : "es");
+    EXPECT_NE(copy_notes[0].find(expect), std::string::npos) << copy_notes[0];
     std::snprintf(expect, sizeof expect, "add about %.1f us", copy_us);
     EXPECT_NE(copy_notes[0].find(expect), std::string::npos) << copy_notes[0];
     std::string text;
