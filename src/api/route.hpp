@@ -44,8 +44,8 @@ struct Pack {
 const char* operand_name(Pack::Operand o);  // "a", "b", "c"
 
 // Kernel launches the copies of `packs` take (launch_packs in sm90_launch.cpp): one for the line
-// copies of each element size (bf16 operands and a bf16 C together, an fp32 C apart), one per
-// transposed C.
+// copies of each element size among them (route() makes line copies of A and B, both bf16), one
+// per transposed C.
 int pack_launches(const std::vector<Pack>& packs);
 
 struct RouteData {
