@@ -118,6 +118,12 @@ std::string check_tensor_map_args(const TensorMapArgs& a) {
   return {};
 }
 
+CUtensorMapL2promotion l2_promotion_for(const Matrix2d& m) {
+  const uint64_t row_bytes = m.ld * tensor_map_element_bytes(m.dtype);
+  const bool sectored = reinterpret_cast<uintptr_t>(m.base) % 32 == 0 && (m.rows <= 1 || row_bytes % 32 == 0);
+  return sectored ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+}
+
 std::string make_2d_tile_args(const Matrix2d& m, Box2d box, CUtensorMapSwizzle swizzle, TensorMapArgs* out) {
   const uint32_t elem = tensor_map_element_bytes(m.dtype);
   if (m.ld < m.cols)
@@ -134,7 +140,7 @@ std::string make_2d_tile_args(const Matrix2d& m, Box2d box, CUtensorMapSwizzle s
   a.element_strides[0] = a.element_strides[1] = 1;
   a.interleave = CU_TENSOR_MAP_INTERLEAVE_NONE;
   a.swizzle = swizzle;
-  a.l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  a.l2_promotion = l2_promotion_for(m);
   a.oob_fill = CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
   *out = a;
   return check_tensor_map_args(a);

@@ -52,8 +52,15 @@ uint32_t tensor_map_element_bytes(CUtensorMapDataType dtype);
 // Span in bytes of a swizzle mode (32, 64, 128), 0 for SWIZZLE_NONE.
 uint32_t tensor_map_swizzle_span(CUtensorMapSwizzle swizzle);
 
-// Pure: fills `out` with the encode arguments for tiles of `box` out of matrix `m`, then checks
-// them (check_tensor_map_args). Returns "" or the first broken rule.
+// The L2 promotion of a map of `m`: 256 B where its rows start on 32-B (L2 sector) boundaries, 128 B
+// where they do not. NOTES: measured on the H200 (docs/PERF.md, twenty-third session): 3000^3,
+// whose rows of 6000 B start inside sectors, ran 126.1 us with 256-B promotion and 108.0 with
+// 128 B, 64 B or none (89.1 against 96.1 with B repacked); the sectored 4096^3 179.9 with 256 B,
+// 180.9 / 181.4 / 181.1 with 128 B / 64 B / none.
+CUtensorMapL2promotion l2_promotion_for(const Matrix2d& m);
+
+// Pure: fills `out` with the encode arguments for tiles of `box` out of matrix `m` (L2 promotion:
+// l2_promotion_for), then checks them (check_tensor_map_args). Returns "" or the first broken rule.
 std::string make_2d_tile_args(const Matrix2d& m, Box2d box, CUtensorMapSwizzle swizzle,
                               TensorMapArgs* out);
 

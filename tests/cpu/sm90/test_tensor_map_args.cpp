@@ -51,6 +51,29 @@ TEST(TensorMapArgs, LeadingDimensionLargerThanColsIsAllowed) {
   EXPECT_EQ(a.global_strides[0], 144u);
 }
 
+// L2 promotion: 256 B for rows on 32-B sectors, 128 B for rows that start inside one (an ld or a
+// base that is an odd multiple of 16 B); a single row has only its base.
+TEST(TensorMapArgs, L2PromotionFollowsTheRowsSectors) {
+  const unsigned char* base = static_cast<const unsigned char*>(aligned_ptr());
+  const struct {
+    const void* ptr;
+    uint64_t rows, ld;
+    CUtensorMapL2promotion want;
+  } cases[] = {{base, 4096, 8192, CU_TENSOR_MAP_L2_PROMOTION_L2_256B},  // 16384-B rows on sectors
+               {base, 3000, 3000, CU_TENSOR_MAP_L2_PROMOTION_L2_128B},  // 6000-B rows: every other one inside a sector
+               {base, 100, 72, CU_TENSOR_MAP_L2_PROMOTION_L2_128B},     // 144-B rows
+               {base + 16, 100, 64, CU_TENSOR_MAP_L2_PROMOTION_L2_128B},  // base 16 B past a sector
+               {base, 1, 72, CU_TENSOR_MAP_L2_PROMOTION_L2_256B},       // one row: only its base counts
+               {base + 32, 64, 64, CU_TENSOR_MAP_L2_PROMOTION_L2_256B}};
+  for (const auto& c : cases) {
+    TensorMapArgs a;
+    const Matrix2d m{c.ptr, c.rows, 64, c.ld, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16};
+    ASSERT_EQ(make_2d_tile_args(m, Box2d{64, 64}, CU_TENSOR_MAP_SWIZZLE_128B, &a), "");
+    EXPECT_EQ(a.l2_promotion, c.want) << "rows " << c.rows << " ld " << c.ld;
+    EXPECT_EQ(l2_promotion_for(m), c.want);
+  }
+}
+
 // Every rule a caller can break names the argument, the value and the rule.
 void expect_error(const std::string& e, const std::string& argument, const std::string& rule) {
   EXPECT_NE(e.find(argument), std::string::npos) << "message: " << e;
