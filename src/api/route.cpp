@@ -31,7 +31,7 @@ int64_t line_length(const MatrixRef& x) { return x.major == Major::k_major ? x.c
 // Rows (lines) on 32-B (L2 sector) boundaries: base and leading dimension (plan::Problem); a
 // single line has only its base.
 bool rows_sectored(const MatrixRef& x) {
-  return (line_count(x) == 1 || (x.ld * dtype_bytes(x.dtype)) % 32 == 0) && address(x.ptr) % 32 == 0;
+  return lines_on_sectors(address(x.ptr), static_cast<unsigned long long>(x.ld * dtype_bytes(x.dtype)), line_count(x));
 }
 
 // plan::choose_row_repack for a problem, remembered per (device profile, problem): route() runs on

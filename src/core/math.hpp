@@ -16,4 +16,11 @@ TG_HD constexpr auto round_up(A a, B b) -> decltype(a + b) {
   return ceil_div(a, b) * b;
 }
 
+// Whether `lines` lines `line_bytes` apart from `base` all start on 32-B L2 sector boundaries (a
+// single line has only its base). The planner's view of an operand (route.cpp, rows_sectored) and
+// its tensor map's L2 promotion (sm90/tensor_map.cpp) both ask this.
+TG_HD constexpr bool lines_on_sectors(unsigned long long base, unsigned long long line_bytes, long long lines) {
+  return base % 32 == 0 && (lines == 1 || line_bytes % 32 == 0);
+}
+
 }  // namespace tilegemm

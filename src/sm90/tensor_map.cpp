@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "core/math.hpp"
+
 namespace tilegemm::sm90 {
 namespace {
 
@@ -119,8 +121,8 @@ std::string check_tensor_map_args(const TensorMapArgs& a) {
 }
 
 CUtensorMapL2promotion l2_promotion_for(const Matrix2d& m) {
-  const uint64_t row_bytes = m.ld * tensor_map_element_bytes(m.dtype);
-  const bool sectored = reinterpret_cast<uintptr_t>(m.base) % 32 == 0 && (m.rows <= 1 || row_bytes % 32 == 0);
+  const bool sectored = lines_on_sectors(reinterpret_cast<uintptr_t>(m.base), m.ld * tensor_map_element_bytes(m.dtype),
+                                         static_cast<long long>(m.rows));
   return sectored ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
 }
 
