@@ -80,15 +80,18 @@ const char* operand_name(Pack::Operand o) {
   return "?";
 }
 
-int pack_launches(const std::vector<Pack>& packs) {
-  int launches = 0;
+std::vector<PackLaunch> pack_launch_groups(const std::vector<Pack>& packs) {
+  std::vector<PackLaunch> groups;
   for (int elem : {2, 4}) {
-    bool any = false;
-    for (const Pack& pk : packs) any = any || (!pk.transposes() && pk.elem_bytes == elem);
-    launches += any ? 1 : 0;
+    PackLaunch g;
+    g.elem_bytes = elem;
+    for (const Pack& pk : packs)
+      if (!pk.transposes() && pk.elem_bytes == elem) g.packs.push_back(&pk);
+    if (!g.packs.empty()) groups.push_back(std::move(g));
   }
-  for (const Pack& pk : packs) launches += pk.transposes() ? 1 : 0;
-  return launches;
+  for (const Pack& pk : packs)
+    if (pk.transposes()) groups.push_back(PackLaunch{true, pk.elem_bytes, {&pk}});
+  return groups;
 }
 
 plan::Problem problem_of(const GemmArgs& args) {

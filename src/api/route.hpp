@@ -43,10 +43,19 @@ struct Pack {
 };
 const char* operand_name(Pack::Operand o);  // "a", "b", "c"
 
-// Kernel launches the copies of `packs` take (launch_packs in sm90_launch.cpp): one for the line
-// copies of each element size among them (route() makes line copies of A and B, both bf16), one
-// per transposed C.
-int pack_launches(const std::vector<Pack>& packs);
+// The kernel launches the copies of `packs` take, in launch order: one for the line copies of
+// each element size among them (route() makes line copies of A and B, both bf16), then one per
+// transposed C. launch_packs (sm90_launch.cpp) launches these groups and explain counts them, so
+// the two cannot disagree.
+struct PackLaunch {
+  bool transposes = false;  // a transposing copy (one C); else line copies of elem_bytes
+  int elem_bytes = 2;
+  std::vector<const Pack*> packs;
+};
+std::vector<PackLaunch> pack_launch_groups(const std::vector<Pack>& packs);
+inline int pack_launches(const std::vector<Pack>& packs) {
+  return static_cast<int>(pack_launch_groups(packs).size());
+}
 
 struct RouteData {
   Path path = Path::fallback;

@@ -239,7 +239,7 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
   return jit::launch(*prepared.kernel, gemm_dims(c, static_cast<int>(grid), args.stream), params);
 }
 
-// (pack_launches, route.cpp, counts the launches this makes: keep the two in step.)
+// One launch per group of pack_launch_groups (route.cpp), in its order.
 Status launch_packs(const Route& r, void* workspace, cudaStream_t stream) {
   auto job = [&](const Pack& pk) {
     sm90::PackParams pp;
@@ -252,33 +252,28 @@ Status launch_packs(const Route& r, void* workspace, cudaStream_t stream) {
     pp.ld_dst = pk.ld;
     return pp;
   };
-  // Line copies: one launch per element size, every such operand in it (pack.cuh).
-  for (int elem : {2, 4}) {
-    sm90::PackRowsParams pr;
-    for (const Pack& pk : r.packs)
-      if (!pk.transposes() && pk.elem_bytes == elem && !sm90::append_pack_job(pr, job(pk), elem))
-        return setup_error("more than " + std::to_string(sm90::kPackJobs) + " line copies");
-    if (pr.jobs == 0) continue;
-    const int64_t items = pr.item_begin[sm90::kPackJobs];
+  for (const PackLaunch& g : pack_launch_groups(r.packs)) {
     const jit::Kernel* kernel = nullptr;
-    if (Status s = helper_kernel(jit::pack_source(elem, false), &kernel); !s.ok()) return s;
+    if (Status s = helper_kernel(jit::pack_source(g.elem_bytes, g.transposes), &kernel); !s.ok()) return s;
     jit::LaunchDims dims;
     dims.stream = stream;
-    const int64_t warps = sm90::kPackThreads / 32;  // an item per warp
-    dims.grid = dim3(static_cast<unsigned>(std::min<int64_t>(ceil_div(items, warps), int64_t{1} << 30)), 1, 1);
-    dims.block = dim3(sm90::kPackThreads, 1, 1);
-    if (Status s = jit::launch(*kernel, dims, pr); !s.ok()) return s;
-  }
-  for (const Pack& pk : r.packs) {  // C in the other major: one transposing launch
-    if (!pk.transposes()) continue;
-    const jit::Kernel* kernel = nullptr;
-    if (Status s = helper_kernel(jit::pack_source(pk.elem_bytes, true), &kernel); !s.ok()) return s;
-    jit::LaunchDims dims;
-    dims.stream = stream;
-    dims.grid = dim3(static_cast<unsigned>(ceil_div(pk.rows, int64_t{sm90::kPackTile})),
-                     static_cast<unsigned>(std::min<int64_t>(ceil_div(pk.ld, int64_t{sm90::kPackTile}), 65535)), 1);
-    dims.block = dim3(sm90::kPackTile, sm90::kPackThreads / sm90::kPackTile, 1);
-    if (Status s = jit::launch(*kernel, dims, job(pk)); !s.ok()) return s;
+    if (!g.transposes) {  // line copies of one element size, every such operand in one launch (pack.cuh)
+      sm90::PackRowsParams pr;
+      for (const Pack* pk : g.packs)
+        if (!sm90::append_pack_job(pr, job(*pk), g.elem_bytes))
+          return setup_error("more than " + std::to_string(sm90::kPackJobs) + " line copies");
+      const int64_t items = pr.item_begin[sm90::kPackJobs];
+      const int64_t warps = sm90::kPackThreads / 32;  // an item per warp
+      dims.grid = dim3(static_cast<unsigned>(std::min<int64_t>(ceil_div(items, warps), int64_t{1} << 30)), 1, 1);
+      dims.block = dim3(sm90::kPackThreads, 1, 1);
+      if (Status s = jit::launch(*kernel, dims, pr); !s.ok()) return s;
+    } else {  // C in the other major: one transposing launch
+      const Pack& pk = *g.packs.front();
+      dims.grid = dim3(static_cast<unsigned>(ceil_div(pk.rows, int64_t{sm90::kPackTile})),
+                       static_cast<unsigned>(std::min<int64_t>(ceil_div(pk.ld, int64_t{sm90::kPackTile}), 65535)), 1);
+      dims.block = dim3(sm90::kPackTile, sm90::kPackThreads / sm90::kPackTile, 1);
+      if (Status s = jit::launch(*kernel, dims, job(pk)); !s.ok()) return s;
+    }
   }
   return Status::success();
 }

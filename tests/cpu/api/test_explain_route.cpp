@@ -382,6 +382,25 @@ TEST(ExplainRoute, CopiesBeforeTheKernelArePriced) {
     ASSERT_EQ(r.path, detail::Path::sm90);
     ASSERT_EQ(r.packs.size(), cs.packs);  // A and B: K = 4097 is not a multiple of 8 elements; C transposed
     EXPECT_EQ(detail::pack_launches(r.packs), cs.launches);
+    // The groups launch_packs launches: each pack in exactly one; line copies of one element size
+    // together, before any transposing copy, which goes alone.
+    size_t grouped = 0;
+    bool transposing_seen = false;
+    for (const detail::PackLaunch& g : detail::pack_launch_groups(r.packs)) {
+      ASSERT_FALSE(g.packs.empty());
+      if (g.transposes) {
+        EXPECT_EQ(g.packs.size(), 1u);
+        transposing_seen = true;
+      } else {
+        EXPECT_FALSE(transposing_seen);
+      }
+      for (const detail::Pack* pk : g.packs) {
+        EXPECT_EQ(pk->transposes(), g.transposes);
+        EXPECT_EQ(pk->elem_bytes, g.elem_bytes);
+      }
+      grouped += g.packs.size();
+    }
+    EXPECT_EQ(grouped, r.packs.size());
     std::string json_text;
     ASSERT_TRUE(detail::explain_call(request_of(x, true), &json_text).ok());
     const nlohmann::json j = nlohmann::json::parse(json_text);
