@@ -12,6 +12,8 @@
 #include <string>
 #include <tuple>
 
+#include <fmt/format.h>
+
 namespace tilegemm::plan {
 
 using ::tilegemm::ceil_div;  // core/math.hpp
@@ -547,9 +549,13 @@ Status validate_problem(const Problem& p) {
   return Status::success();
 }
 
+double ranking_us(const Candidate& c) {
+  return c.time.predicted_us * (c.config.stream_k ? 1.0 + kKSplitMargin : 1.0);
+}
+
 bool ranks_before(const Candidate& a, const Candidate& b, Ranking ranking) {
-  const double a1 = ranking == Ranking::time ? a.time.predicted_us : a.seed.score;
-  const double b1 = ranking == Ranking::time ? b.time.predicted_us : b.seed.score;
+  const double a1 = ranking == Ranking::time ? ranking_us(a) : a.seed.score;
+  const double b1 = ranking == Ranking::time ? ranking_us(b) : b.seed.score;
   if (a1 != b1) return a1 < b1;
   const double a2 = ranking == Ranking::time ? a.seed.score : a.time.predicted_us;
   const double b2 = ranking == Ranking::time ? b.seed.score : b.time.predicted_us;
@@ -569,6 +575,19 @@ Plan make_plan(const Problem& p, const DeviceProfile& d, const PlanOptions& opti
   std::stable_sort(result.ranked.begin(), result.ranked.end(),
                    [&](const Candidate& a, const Candidate& b) { return ranks_before(a, b, options.ranking); });
   if (result.ranked.empty()) return result;  // not reached with the built-in profiles (see header)
+  if (options.ranking == Ranking::time && !result.ranked.front().config.stream_k) {
+    // The margin decided: a k-split predicted faster than the pick, by less than kKSplitMargin.
+    const Candidate& pick = result.ranked.front();
+    for (const Candidate& c : result.ranked) {
+      if (!c.config.stream_k || c.time.predicted_us >= pick.time.predicted_us) continue;
+      result.notes.push_back(fmt::format(
+          "k-split margin: {} is predicted {:.1f} us, {:.1f} % under the pick's {:.1f} us, less than the {:.0f} % a "
+          "k-split must win by (its fix-up is the model's least certain term; docs/PLANNER.md section 2)",
+          describe(c.config), c.time.predicted_us, 100.0 * (1.0 - c.time.predicted_us / pick.time.predicted_us),
+          pick.time.predicted_us, 100.0 * kKSplitMargin));
+      break;
+    }
+  }
   size_t best_seed = 0;
   for (size_t i = 1; i < result.ranked.size(); ++i)
     if (ranks_before(result.ranked[i], result.ranked[best_seed], Ranking::seed)) best_seed = i;

@@ -61,7 +61,8 @@ struct Candidate {
 };
 
 enum class Ranking : int {
-  time = 0,  // lowest predicted time (default); ties: seed score, HBM bytes, config order
+  time = 0,  // lowest ranking_us (the predicted time; a k-split's raised by kKSplitMargin); ties: seed
+             // score, HBM bytes, config order
   seed = 1,  // lowest seed score; ties: predicted time, HBM bytes, config order
 };
 
@@ -137,6 +138,20 @@ Candidate evaluate_config(const Problem& p, const DeviceProfile& d, Config c, bo
 
 // 1-based rank `c` would have in plan.ranked (by plan.options.ranking), or 0 if rejected.
 size_t rank_of(const Plan& plan, const Candidate& c);
+
+// A k-split (Config::stream_k: split-K, stream-K, k-split clusters) ranks by time as if its
+// predicted time were this share higher: it is chosen over an unsplit candidate only when
+// predicted faster by more than the margin. Its fix-up is the term the model knows least (over
+// the 1362 (problem, config) pairs of bench/measurements, re-evaluated by the model of build
+// 6238201: k-splits' errors from -10 % to +29 % at the 10th/90th percentiles, unsplit configs'
+// -8 % to +9 %), and where the two came within 3 % the split lost every time it was measured:
+// 200x8192x8192 swap-AB 128x208 split 2 predicted 48.0 us, measured 51.1, against 128x112 unsplit
+// predicted 48.2, measured 46.7; 72x4096x4096 64x80 split 2 16.8 / 16.6 against unsplit 16.9 /
+// 15.0 (docs/PERF.md, twenty-fourth session; docs/PLANNER.md §2).
+inline constexpr double kKSplitMargin = 0.03;
+
+// What Ranking::time orders by: predicted_us, times 1 + kKSplitMargin for a k-split.
+double ranking_us(const Candidate& c);
 
 // Strict total order used for ranking (true when a goes first).
 bool ranks_before(const Candidate& a, const Candidate& b, Ranking ranking);
