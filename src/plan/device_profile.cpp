@@ -136,6 +136,11 @@
 //     4016, 4032, 4048, 4064 and 4096 (rows on 32-B, 64-B or 128-B boundaries) took 175-181 us:
 //     only sector alignment matters, not 128-B lines. Against the aligned TMA term per k-block:
 //     4096^2 1.07 vs 0.52 us, 2048x2048x5000 1.20 vs 0.52, 3000^3 0.89 vs 0.43 (2.0-2.3x).
+//     Those maps used 256-B L2 promotion; since such rows' maps use 128 B (tensor_map.cpp) they
+//     read faster (3000^3 in place 126.1 -> 107.8 us, docs/PERF.md twenty-third session), and the
+//     model with 2.0 predicts the in-place picks measured since at 107.4 (3000^3, measured 107.8),
+//     73.8 (2000x2000x5000, 81.7) and 30.1 us (1000x1000x5000, 31.4): not overpriced, so kept
+//     until the 4096^2 x K points are re-measured with 128 B.
 //   - oob_row_factor = 2.4: a tile row past the matrix edge, which TMA zero-fills, costs the per-SM
 //     feed 2.4 in-bounds rows. Measured on the H200 (builds a4b9fc9, 92e9b6e): 1x7168x16384 with
 //     64x128 unsplit (56 CTAs of 256 k-blocks, 63 of the 64 A rows past M = 1) took 80.0 us of
