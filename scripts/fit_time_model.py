@@ -16,8 +16,8 @@ sensitive to (src/plan/cost_model.hpp):
                largest (P = 0: their maximum); a second grid varies HBM, P and FLOOR alone
 
 and prints, for a grid of values, the median |predicted - measured| / measured and the regret of
-the pick (the fastest predicted among the measured configs of a problem against the fastest
-measured). Usage:
+the pick (the first by the planner's ranking among the measured configs of a problem -- the fastest
+predicted, a k-split's time counted kKSplitMargin higher -- against the fastest measured). Usage:
 
   scripts/fit_time_model.py --tilegemm build/cli/tilegemm tune_llm.json [tune_llama.json ...]
 """
@@ -89,13 +89,17 @@ def predict_built(row, hbm, p, floor):
     return (worst + t["epilogue_us"] + t.get("c_us", 0.0) + t["fixed_us"] + t["fixup_us"]) * built_cluster_scale(t, cfg)
 
 
+KSPLIT_MARGIN = 0.03  # planner.hpp kKSplitMargin: the planner ranks a k-split's time this much higher
+
+
 def score(rows, model):
     errors, regrets = [], []
     by_problem = {}
     for r in rows:
         p = model(r)
         errors.append(abs(p - r["measured"]) / r["measured"])
-        by_problem.setdefault(r["problem"], []).append((p, r["measured"]))
+        rank = p * (1 + KSPLIT_MARGIN if r["cfg"]["stream_k"] else 1)
+        by_problem.setdefault(r["problem"], []).append((rank, r["measured"]))
     for pairs in by_problem.values():
         pick = min(pairs)[1]
         best = min(m for _, m in pairs)
