@@ -23,7 +23,7 @@ TG.panel("plan", (section) => {
       ["cycles_local", `(bytes_local_AB + bytes_TC + bytes_CD)·blocks / BW_local, BW_local = ${num(dev.local_bytes_per_cycle)} B/clk`, num(s.cycles_local, 0)],
       ["wave_eff", `blocks / (waves·SMs) = ${s.num_blocks} / (${s.num_waves}·${dev.sm_count})`, fixed(s.wave_eff, 4)],
       ["score", "max(cycles_local, cycles_L2) / wave_eff (lowest wins in the seed)", num(s.score, 0)],
-      ["predicted time", `max(l2 ${fixed(t.l2_us, 2)}, local ${fixed(t.local_us, 2)}, hbm ${fixed(t.hbm_us, 2)}, tensor ${fixed(t.tc_us, 2)}) + epilogue ${fixed(t.epilogue_us, 2)} + fixed ${fixed(t.fixed_us, 2)} + fix-up ${fixed(t.fixup_us, 2)} µs`,
+      ["predicted time", `${num(dev.limit_norm_p)}-norm of (l2 ${fixed(t.l2_us, 2)}, local ${fixed(t.local_us, 2)}, hbm ${fixed(t.hbm_us, 2)}, tensor ${fixed(t.tc_us, 2)}) + epilogue ${fixed(t.epilogue_us, 2)} + C ${fixed(t.c_us, 2)} + fixed ${fixed(t.fixed_us, 2)} + fix-up ${fixed(t.fixup_us, 2)} µs${f.cluster_m * f.cluster_n > 1 ? ", over the cluster factor" : ""}`,
         `${fixed(t.predicted_us, 2)} µs, ${num(t.tflops, 0)} TFLOPS, ${t.bound}-bound`],
     ];
     const note = f.split_k > 1 ? el("p", { class: "small" }, `split-K ${f.split_k}: K is the slice, ceil(${problemK} / ${f.split_k}) = ${k}; partials are FP32, so sizeof(C) = 4 (the kernel sums them itself).`) : null;
@@ -90,7 +90,7 @@ TG.panel("plan", (section) => {
     const p = plan.problem, d = plan.device;
     const head = el("p", { class: "device" },
       `M=${num(p.m)} N=${num(p.n)} K=${num(p.k)}, layout ${p.layout}, out ${p.out}${p.accumulate ? ", accumulate C" : ""}; `,
-      `device ${d.name}: ${d.description} (${d.note}); ranked by ${plan.ranking === "time" ? "predicted time" : "the seed's score"}.`);
+      `device ${d.name}: ${d.description} (${d.note}); ranked by ${plan.ranking === "time" ? `predicted time${plan.ksplit_margin ? `, a k-split's counted ${fixed(100 * plan.ksplit_margin, 0)} % higher` : ""}` : "the seed's score"}.`);
     if (!plan.chosen) return el("div", {}, head, el("p", { class: "error" }, "No configuration passes the resource filter on this device."));
     const out = el("div", { "data-chosen": plan.chosen.label }, head, candidateBlock("Chosen configuration", plan.chosen, plan));
     const sc = plan.seed_choice;

@@ -217,6 +217,7 @@ std::string explain_json(const Plan& plan, const std::optional<Candidate>& user,
   j["route_steps"] = o.route_steps;
   j["device"] = device_json(plan.device, o.device_note);
   j["ranking"] = plan.options.ranking == Ranking::time ? "time" : "seed";
+  j["ksplit_margin"] = plan.options.ranking == Ranking::time ? kKSplitMargin : 0.0;
   ordered_json rules = ordered_json::object();
   const auto groups = by_rule(plan);
   for (const auto& [rule, list] : groups) rules[rule] = list.size();
