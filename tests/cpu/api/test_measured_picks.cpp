@@ -1,0 +1,146 @@
+// The planner against what the H200 measured: the `tilegemm tune --json` records kept in
+// bench/measurements/ (each problem with the 6-12 configurations the tuner timed, checked first,
+// docs/PERF.md names the builds). For every record the problem is routed as explain routes it
+// (route(), the h200 profile), each measured configuration is scored as `explain --config` scores
+// it (evaluate_config), and the one the planner's ranking puts first (ranks_before) is compared
+// with the fastest measured. A change to the time model or the ranking that makes the picks worse
+// on these measurements fails here; one that makes them better moves the bounds down with it
+// (docs/PLANNER.md §4.3, §11). No GPU.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "api/explain_call.hpp"
+#include "api/route.hpp"
+#include "plan/config_spec.hpp"
+#include "plan/device_profile.hpp"
+#include "plan/planner.hpp"
+
+namespace tilegemm {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Measured {
+  plan::Candidate candidate;
+  double measured_us = 0;
+};
+
+struct Record {
+  std::string name;  // file: MxNxK out [+C]
+  std::vector<Measured> configs;
+};
+
+void layout_majors(const std::string& layout, plan::Problem* p) {
+  // DeepGEMM letters, A then B: n = K-major A / MN-major B, t = MN-major A / K-major B.
+  p->a_major = layout[0] == 'n' ? Major::k_major : Major::mn_major;
+  p->b_major = layout[1] == 't' ? Major::k_major : Major::mn_major;
+}
+
+std::vector<Record> load_records() {
+  const plan::DeviceProfile d = *plan::find_builtin_profile("h200");
+  std::vector<Record> records;
+  const fs::path dir = fs::path(TILEGEMM_SOURCE_DIR) / "bench" / "measurements";
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    const nlohmann::json doc = nlohmann::json::parse(std::ifstream(entry.path()));
+    if (doc.value("schema", "") != "tilegemm.tune/1") continue;
+    for (const auto& r : doc.at("results")) {
+      plan::Problem p;
+      p.m = r.at("m").get<int64_t>();
+      p.n = r.at("n").get<int64_t>();
+      p.k = r.at("k").get<int64_t>();
+      layout_majors(r.at("layout").get<std::string>(), &p);
+      p.out = r.at("out").get<std::string>() == "fp32" ? DType::fp32 : DType::bf16;
+      const bool with_c = r.contains("beta") && r.at("beta").is_number() && r.at("beta").get<double>() != 0.0;
+      p.accumulate = with_c;  // explain_args: a separate C in D's dtype, beta 1
+      MatrixRef c_storage;
+      const detail::Route route = detail::route(detail::explain_args(p, detail::CallStorage{}, &c_storage), &d);
+      EXPECT_EQ(route.path, detail::Path::sm90) << entry.path().filename() << " " << p.m << "x" << p.n << "x" << p.k;
+      Record rec;
+      rec.name = entry.path().filename().string() + ": " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                 std::to_string(p.k) + " " + r.at("out").get<std::string>() + (with_c ? " +C" : "");
+      for (const auto& c : r.at("candidates")) {
+        if (!c.contains("measured_us") || !c.at("measured_us").is_number()) continue;
+        const plan::ParsedConfigSpec spec = plan::parse_config_spec(c.at("config").get<std::string>());
+        EXPECT_TRUE(spec.ok()) << rec.name << " " << c.at("config") << ": " << spec.error;
+        if (!spec.ok()) continue;
+        Measured m;
+        m.candidate = plan::evaluate_config(route.problem, d, spec.spec.config, spec.spec.stages_given);
+        m.measured_us = c.at("measured_us").get<double>();
+        // A configuration the planner's rules now reject is not one it could pick: left out.
+        if (m.candidate.feasible()) rec.configs.push_back(std::move(m));
+      }
+      if (rec.configs.size() >= 2) records.push_back(std::move(rec));
+    }
+  }
+  return records;
+}
+
+TEST(MeasuredPicks, TheRankingPicksNearTheFastestMeasured) {
+  const std::vector<Record> records = load_records();
+  ASSERT_GE(records.size(), 150u);  // six files, 192 problems when this test was written
+  double log_sum = 0, worst = 0;
+  std::string worst_name;
+  std::vector<double> errors;
+  for (const Record& rec : records) {
+    const Measured* pick = &rec.configs.front();
+    const Measured* fastest = &rec.configs.front();
+    for (const Measured& m : rec.configs) {
+      if (plan::ranks_before(m.candidate, pick->candidate, plan::Ranking::time)) pick = &m;
+      if (m.measured_us < fastest->measured_us) fastest = &m;
+      errors.push_back(std::abs(m.candidate.time.predicted_us - m.measured_us) / m.measured_us);
+    }
+    const double regret = pick->measured_us / fastest->measured_us - 1.0;
+    log_sum += std::log1p(regret);
+    if (regret > worst) {
+      worst = regret;
+      worst_name = rec.name;
+    }
+  }
+  const double geomean = std::expm1(log_sum / static_cast<double>(records.size()));
+  std::nth_element(errors.begin(), errors.begin() + errors.size() / 2, errors.end());
+  const double median_error = errors[errors.size() / 2];
+  std::printf("%zu measured problems: regret geomean %.2f %%, worst %.1f %% (%s); median model error %.1f %%\n",
+              records.size(), 100 * geomean, 100 * worst, worst_name.c_str(), 100 * median_error);
+  // Bounds a little above what the model of this commit scores (regret geomean 0.95 %, median
+  // error 3.6 %; the worst, 31 %, is a record from before its kernel was changed: docs/PERF.md,
+  // twenty-fourth session): issue 10 asks regret <= 3 % and median error <= 15 %.
+  EXPECT_LE(geomean, 0.0125);
+  EXPECT_LE(median_error, 0.05);
+  EXPECT_LE(worst, 0.35) << worst_name;
+}
+
+// Where a k-split and an unsplit tile of one problem were predicted within the margin and both
+// measured, the unsplit one was faster each time: the ranking must take it (kKSplitMargin).
+TEST(MeasuredPicks, AKSplitWithinTheMarginOfAnUnsplitTileIsNotPicked) {
+  int cases = 0;
+  for (const Record& rec : load_records()) {
+    const Measured* best_split = nullptr;
+    const Measured* best_unsplit = nullptr;
+    for (const Measured& m : rec.configs) {
+      const Measured*& slot = m.candidate.config.stream_k ? best_split : best_unsplit;
+      if (slot == nullptr || m.candidate.time.predicted_us < slot->candidate.time.predicted_us) slot = &m;
+    }
+    if (best_split == nullptr || best_unsplit == nullptr) continue;
+    const double ps = best_split->candidate.time.predicted_us, pu = best_unsplit->candidate.time.predicted_us;
+    if (ps >= pu || ps * (1 + plan::kKSplitMargin) < pu) continue;  // not a near tie the split wins
+    ++cases;
+    EXPECT_LT(best_unsplit->measured_us, best_split->measured_us) << rec.name;
+    EXPECT_TRUE(plan::ranks_before(best_unsplit->candidate, best_split->candidate, plan::Ranking::time)) << rec.name;
+  }
+  EXPECT_GE(cases, 2);  // 200x8192x8192 and 72x4096x4096 (replay-noc)
+}
+
+}  // namespace
+}  // namespace tilegemm
