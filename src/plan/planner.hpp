@@ -141,13 +141,14 @@ size_t rank_of(const Plan& plan, const Candidate& c);
 
 // A k-split (Config::stream_k: split-K, stream-K, k-split clusters) ranks by time as if its
 // predicted time were this share higher: it is chosen over an unsplit candidate only when
-// predicted faster by more than the margin. Its fix-up is the term the model knows least (over
-// the 1362 (problem, config) pairs of bench/measurements, re-evaluated by the model of build
-// 6238201: k-splits' errors from -10 % to +29 % at the 10th/90th percentiles, unsplit configs'
-// -8 % to +9 %), and where the two came within 3 % the split lost every time it was measured:
-// 200x8192x8192 swap-AB 128x208 split 2 predicted 48.0 us, measured 51.1, against 128x112 unsplit
-// predicted 48.2, measured 46.7; 72x4096x4096 64x80 split 2 16.8 / 16.6 against unsplit 16.9 /
-// 15.0 (docs/PERF.md, twenty-fourth session; docs/PLANNER.md §2).
+// predicted faster by more than the margin. The model favours k-splits where it compares them
+// with unsplit tiles: in the H200 records of bench/measurements (re-evaluated by the model of
+// build 6238201), of the 24 problems whose best k-split and best unsplit config were predicted
+// within 5 % of each other, the split measured relatively slower than predicted in 20, by a
+// median of 2.1 % (measured ratio over predicted ratio); and where the split was predicted faster
+// by under 3 % it lost both times: 200x8192x8192 swap-AB 128x208 split 2 predicted 48.0 us,
+// measured 51.1, against 128x112 unsplit 48.2 / 46.7; 72x4096x4096 64x80 split 2 16.8 / 16.6
+// against unsplit 16.9 / 15.0 (docs/PERF.md, twenty-fourth session; docs/PLANNER.md §4.3).
 inline constexpr double kKSplitMargin = 0.03;
 
 // What Ranking::time orders by: predicted_us, times 1 + kKSplitMargin for a k-split.
