@@ -26,7 +26,7 @@ def explain(tg, m, n, k, out, beta, spec):
     if beta is not None:
         cmd += ["--beta", str(beta)]
     c = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)["user_config"]["candidate"]
-    return c["config"], c["time"]
+    return dict(c["config"], seed_score=c["seed"]["score"]), c["time"]
 
 
 def features(m, n, cfg, out, hbm, sms):
@@ -92,8 +92,9 @@ def main():
         by = collections.defaultdict(list)
         for r, p in zip(rows, pred):
             # (ranked as the planner does: a k-split's time kKSplitMargin = 3 % higher, planner.hpp)
-            by[r["key"][:4]].append((p * (1.03 if r["cfg"]["stream_k"] else 1.0), r["meas"]))
-        regrets = [min(v)[1] / min(m for _, m in v) - 1 for v in by.values()]
+            by[r["key"][:4]].append((p * (1.03 if r["cfg"]["stream_k"] else 1.0), r["cfg"]["seed_score"], r["meas"]))
+        # (ties broken as the planner does, by the seed score, never by the measured time)
+        regrets = [min(v, key=lambda x: x[:2])[2] / min(x[2] for x in v) - 1 for v in by.values()]
         err = sorted(abs(p - r["meas"]) / r["meas"] for r, p in zip(rows, pred))[len(rows) // 2]
         geo = math.expm1(sum(map(math.log1p, regrets)) / len(regrets))
         print(f"{label:18} regret geomean {100 * geo:.2f}% max {100 * max(regrets):.1f}%, median error {100 * err:.1f}%")

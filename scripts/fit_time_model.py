@@ -33,25 +33,31 @@ import sys
 NORM_FLOOR = 0.75  # cost_model.cpp: a term under this share of the largest is not in the norm
 
 
-def explain_terms(tilegemm, m, n, k, layout, spec):
-    out = subprocess.run([tilegemm, "explain", str(m), str(n), str(k), "--layout", layout, "--config", spec, "--json"],
-                         check=True, capture_output=True, text=True).stdout
+def explain_terms(tilegemm, m, n, k, layout, out_dtype, beta, spec):
+    args = [tilegemm, "explain", str(m), str(n), str(k), "--layout", layout, "--out", out_dtype, "--config", spec, "--json"]
+    if beta is not None:
+        args += ["--beta", str(beta)]
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     doc = json.loads(out)
     cand = doc["user_config"]["candidate"]
     return cand["config"], cand["time"], cand["seed"], doc["device"]["limit_norm_p"]
 
 
 def load(tilegemm, files):
+    """Each record as tune measured it: its output dtype and C (beta) too, which key its problem."""
     rows = []
     for f in files:
         doc = json.load(open(f))
         for r in doc["results"]:
+            out_dtype = r.get("out", doc["options"].get("out", "bf16"))
+            beta = r.get("beta", doc["options"].get("beta"))
             for c in r["candidates"]:
-                if c["measured_us"] is None:
+                if c.get("measured_us") is None:
                     continue
-                cfg, t, seed, norm_p = explain_terms(tilegemm, r["m"], r["n"], r["k"], r["layout"], c["config"])
-                rows.append({"problem": (r["m"], r["n"], r["k"], r["layout"]), "spec": c["config"], "cfg": cfg,
-                             "t": t, "seed": seed, "norm_p": norm_p, "measured": c["measured_us"]})
+                cfg, t, seed, norm_p = explain_terms(tilegemm, r["m"], r["n"], r["k"], r["layout"], out_dtype, beta,
+                                                     c["config"])
+                rows.append({"problem": (f, r["m"], r["n"], r["k"], r["layout"], out_dtype, beta), "spec": c["config"],
+                             "cfg": cfg, "t": t, "seed": seed, "norm_p": norm_p, "measured": c["measured_us"]})
     return rows
 
 
@@ -99,10 +105,11 @@ def score(rows, model):
         p = model(r)
         errors.append(abs(p - r["measured"]) / r["measured"])
         rank = p * (1 + KSPLIT_MARGIN if r["cfg"]["stream_k"] else 1)
-        by_problem.setdefault(r["problem"], []).append((rank, r["measured"]))
+        # (ties as the planner breaks them: the seed score next, never the measured time)
+        by_problem.setdefault(r["problem"], []).append((rank, r["seed"]["score"], r["measured"]))
     for pairs in by_problem.values():
-        pick = min(pairs)[1]
-        best = min(m for _, m in pairs)
+        pick = min(pairs, key=lambda x: x[:2])[2]
+        best = min(x[2] for x in pairs)
         regrets.append(pick / best - 1)
     geo = math.expm1(sum(math.log1p(x) for x in regrets) / len(regrets))
     return statistics.median(errors), geo, max(regrets), statistics.mean(errors)
