@@ -217,8 +217,9 @@ TEST(Filter, AKSplitMustWinByTheMargin) {
   std::vector<test::Shape> shapes(kSuite.begin(), kSuite.end());
   shapes.push_back({200, 8192, 8192});  // measured: 128x208 split 2 51.1 us, 128x112 unsplit 46.7
   shapes.push_back({72, 4096, 4096});   // measured: 64x80 split 2 16.6 us, unsplit 15.0
-  int decided = 0;
-  for (const test::Shape& s : shapes) {
+  const size_t measured_from = shapes.size() - 2;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const test::Shape& s = shapes[i];
     SCOPED_TRACE(std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k));
     const Problem p = nt_problem(s.m, s.n, s.k);
     const Plan pl = make_plan(p, d);
@@ -238,11 +239,10 @@ TEST(Filter, AKSplitMustWinByTheMargin) {
       bool noted = false;
       for (const std::string& n : pl.notes) noted = noted || n.find("k-split margin") != std::string::npos;
       EXPECT_EQ(noted, passed_over);
-      decided += passed_over ? 1 : 0;
     }
+    if (i >= measured_from) EXPECT_FALSE(pick.config.stream_k) << describe(pick.config);  // the measured-faster kind
     EXPECT_EQ(describe(select_config(p, d).config), describe(pick.config));
   }
-  EXPECT_GE(decided, 2);  // the two measured cases at least
   // The seed ranking has no margin: its order is the seed score's.
   PlanOptions seed;
   seed.ranking = Ranking::seed;
