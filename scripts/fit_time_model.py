@@ -40,7 +40,8 @@ def explain_terms(tilegemm, m, n, k, layout, out_dtype, beta, spec):
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     doc = json.loads(out)
     cand = doc["user_config"]["candidate"]
-    return cand["config"], cand["time"], cand["seed"], doc["device"]["limit_norm_p"]
+    # (the binary's ranking: a k-split's predicted time counted ksplit_margin higher, planner.hpp)
+    return cand["config"], cand["time"], cand["seed"], doc["device"]["limit_norm_p"], doc.get("ksplit_margin", 0.0)
 
 
 def load(tilegemm, files):
@@ -54,10 +55,11 @@ def load(tilegemm, files):
             for c in r["candidates"]:
                 if c.get("measured_us") is None:
                     continue
-                cfg, t, seed, norm_p = explain_terms(tilegemm, r["m"], r["n"], r["k"], r["layout"], out_dtype, beta,
+                cfg, t, seed, norm_p, margin = explain_terms(tilegemm, r["m"], r["n"], r["k"], r["layout"], out_dtype, beta,
                                                      c["config"])
                 rows.append({"problem": (f, r["m"], r["n"], r["k"], r["layout"], out_dtype, beta), "spec": c["config"],
-                             "cfg": cfg, "t": t, "seed": seed, "norm_p": norm_p, "measured": c["measured_us"]})
+                             "cfg": cfg, "t": t, "seed": seed, "norm_p": norm_p, "margin": margin,
+                             "measured": c["measured_us"]})
     return rows
 
 
@@ -95,16 +97,13 @@ def predict_built(row, hbm, p, floor):
     return (worst + t["epilogue_us"] + t.get("c_us", 0.0) + t["fixed_us"] + t["fixup_us"]) * built_cluster_scale(t, cfg)
 
 
-KSPLIT_MARGIN = 0.03  # planner.hpp kKSplitMargin: the planner ranks a k-split's time this much higher
-
-
 def score(rows, model):
     errors, regrets = [], []
     by_problem = {}
     for r in rows:
         p = model(r)
         errors.append(abs(p - r["measured"]) / r["measured"])
-        rank = p * (1 + KSPLIT_MARGIN if r["cfg"]["stream_k"] else 1)
+        rank = p * (1 + r["margin"] if r["cfg"]["stream_k"] else 1)
         # (ties as the planner breaks them: the seed score next, never the measured time)
         by_problem.setdefault(r["problem"], []).append((rank, r["seed"]["score"], r["measured"]))
     for pairs in by_problem.values():
