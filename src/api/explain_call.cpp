@@ -1,6 +1,7 @@
 // explain_call (explain_call.hpp).
 #include "api/explain_call.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include <fmt/format.h>
@@ -138,10 +139,12 @@ GemmArgs explain_args(const plan::Problem& p, const CallStorage& call, MatrixRef
 }
 
 Status explain_call(const ExplainRequest& rq, std::string* out) {
-  // The shape rules of a plan (M, N, K >= 1 and < 2^31, the output dtype); the leading dimensions
-  // are validate()'s, which knows each matrix's major.
+  // The shape rules of a plan (M, N, K >= 1, the output dtype); the leading dimensions and the
+  // extents' upper bound (2^31 - 1) are validate()'s, which knows each matrix's major. Extents the
+  // kernel cannot take (above plan::kMaxKernelExtent) are route()'s: it names the fallback.
   plan::Problem shape = rq.problem;
   shape.lda = shape.ldb = shape.ldd = 0;
+  for (int64_t* e : {&shape.m, &shape.n, &shape.k}) *e = std::min(*e, plan::kMaxKernelExtent);
   if (Status s = plan::validate_problem(shape); !s.ok()) return s;
   MatrixRef c_storage;
   const GemmArgs args = explain_args(rq.problem, rq.call, &c_storage);

@@ -181,11 +181,14 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile) {
   if (args.d.dtype != DType::bf16 && args.d.dtype != DType::fp32)
     return fallback("d.dtype", to_string(args.d.dtype), "bf16 or fp32 output");
   const int64_t m = args.d.rows, n = args.d.cols, k = args.a.cols;
-  constexpr int64_t kIntMax = 2147483647;
   if (k < 1) return fallback("K", std::to_string(k), "K >= 1 (K = 0 is a pure epilogue, D = beta·C)");
-  if (m > kIntMax) return fallback("M", std::to_string(m), "M <= 2^31 - 1");
-  if (n > kIntMax) return fallback("N", std::to_string(n), "N <= 2^31 - 1");
-  if (k > kIntMax) return fallback("K", std::to_string(k), "K <= 2^31 - 1");
+  // (plan::kMaxKernelExtent: int32 tile coordinates, a tile past the edge included.)
+  if (m > plan::kMaxKernelExtent)
+    return fallback("M", std::to_string(m), "M <= 2^31 - 1024 (int32 tile coordinates, a tile past the edge included)");
+  if (n > plan::kMaxKernelExtent)
+    return fallback("N", std::to_string(n), "N <= 2^31 - 1024 (int32 tile coordinates, a tile past the edge included)");
+  if (k > plan::kMaxKernelExtent)
+    return fallback("K", std::to_string(k), "K <= 2^31 - 1024 (int32 tile coordinates, a tile past the edge included)");
   if (args.c != nullptr && args.beta == 0.0f) args.c = nullptr;  // C is never read
 
   // A column-major D [M, N] is a row-major Dᵀ [N, M] with the same ld: Dᵀ = B·Aᵀ, the kernel's

@@ -5,7 +5,8 @@
 //             with K >= 1 (the rule below), operands TMA cannot describe repacked first.
 //   fallback  the SIMT kernel (fallback_gemm.cu): any shape, leading dimension, offset, layout,
 //             C/beta, bf16 or fp32 output. Correct everywhere, about 50x slower; what remains for it
-//             is K = 0 (D = beta·C), extents past INT32_MAX, and a workspace that cannot be had.
+//             is K = 0 (D = beta·C), extents past plan::kMaxKernelExtent (2^31 - 1024), and a
+//             workspace that cannot be had.
 #pragma once
 
 #include <cstdint>
@@ -115,8 +116,8 @@ plan::Problem problem_of(const GemmArgs& args);
 GemmArgs placeholder_args(const plan::Problem& p, MatrixRef* c_storage);
 
 // `args` must have passed validate() and be non-empty (M, N >= 1). The sm90 path takes every such
-// call with A, B bf16, 1 <= K and M, N, K <= INT32_MAX (int tile coordinates); everything else
-// (K = 0: a pure epilogue) goes to the fallback. On the sm90 path:
+// call with A, B bf16, 1 <= K and M, N, K <= plan::kMaxKernelExtent (int32 tile coordinates, a
+// tile past the edge included); everything else (K = 0: a pure epilogue) goes to the fallback. On the sm90 path:
 //   - a column-major D (and C) is the transposed problem Dᵀ = B·Aᵀ (operands swapped);
 //   - A or B whose leading dimension is not a multiple of 8 elements or whose base is not 16-B
 //     aligned (TMA's rules) is repacked into an aligned workspace; so is a C stored in the other

@@ -30,7 +30,6 @@ constexpr int kGroups[] = {8, 16};  // seed: G from 8 / 16
 // and pieces waiting on later waves are the suspects), so such splits are not offered. The k-splits
 // the model picks for the llm suite's shapes are all one wave; stream-K covers several waves.
 constexpr int kSplitKFactors[] = {2, 3, 4, 6, 8, 12, 16, 24, 32};
-constexpr int64_t kMaxExtent = (int64_t{1} << 31) - 1;
 // Swap-AB is enumerated for M up to this with every BN (the transposed tile's BN covers M in at
 // most 64), and up to kSwapAbMidMaxM with the BN that pads M least for each count of column tiles
 // up to kSwapAbMidMaxTiles (enumerate, below).
@@ -531,9 +530,11 @@ Status validate_problem(const Problem& p) {
     if (v < 1)
       return bad(name, std::string(name) + "=" + std::to_string(v) +
                            ": must be >= 1 (an empty GEMM launches no kernel, so there is nothing to plan)");
-    if (v > kMaxExtent)
-      return bad(name, std::string(name) + "=" + std::to_string(v) +
-                           ": must be < 2^31 (TMA coordinates are signed 32-bit)");
+    if (v > kMaxKernelExtent)
+      return bad(name, std::string(name) + "=" + std::to_string(v) + ": must be <= " +
+                           std::to_string(kMaxKernelExtent) +
+                           " (2^31 - 1024: the kernel's tile coordinates are signed 32-bit, a tile past the "
+                           "matrix edge included)");
   }
   if (p.out != DType::bf16 && p.out != DType::fp32)
     return bad("out", "output dtype must be bf16 or fp32 (fp8 is not supported yet)");

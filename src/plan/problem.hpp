@@ -9,6 +9,14 @@
 
 namespace tilegemm::plan {
 
+// The largest M, N and K the sm90 kernel takes (and so the planner plans): 2^31 - 1024. Its tile
+// coordinates are int32, and so are the sums that run one tile past the matrix edge (the tile
+// count's ceil_div(M, BM) in sched::make_tile_grid, a tile's first column + BN): with M = 2^31 - 1
+// they wrapped negative, and the planner divided by a zero grid (SIGFPE in `tilegemm explain 1
+// 2147483647 8`). Keeping 1024 below 2^31 covers a tile (BM, BN <= 256) and a cluster's peer.
+// validate() takes extents up to 2^31 - 1; route() sends the ones above this to the fallback.
+inline constexpr int64_t kMaxKernelExtent = (int64_t{1} << 31) - 1024;
+
 // D[M, N] = alpha * A[M, K] · B[N, K]ᵀ + beta * C.
 struct Problem {
   int64_t m = 0, n = 0, k = 0;

@@ -35,6 +35,10 @@ TEST(Route, EligibleNtProblems) {
   EXPECT_TRUE(sm90(nt(1, 8, 8)));
   EXPECT_TRUE(sm90(nt(4096, 4096, 4104)));
   EXPECT_TRUE(sm90(nt(777, 256, 64)));
+  // The largest extents the kernel takes (plan::kMaxKernelExtent = 2^31 - 1024).
+  EXPECT_TRUE(sm90(nt(plan::kMaxKernelExtent, 8, 8)));
+  EXPECT_TRUE(sm90(nt(1, plan::kMaxKernelExtent, 8)));
+  EXPECT_TRUE(sm90(nt(8, 8, plan::kMaxKernelExtent)));
   GemmArgs g = nt(129, 264, 72);
   g.a.ld = 80;
   g.b.ld = 80;
@@ -74,6 +78,10 @@ TEST(Route, EachFallbackRuleNamesItsArgument) {
       {"d.dtype", [](GemmArgs& g) { g.d.dtype = DType::fp8_e4m3; }},
       {"K", [](GemmArgs& g) { g.a.cols = g.b.cols = 0; }},
       {"M", [](GemmArgs& g) { g.a.rows = g.d.rows = int64_t(1) << 31; }},
+      // Extents validate() takes (<= 2^31 - 1) but the kernel's int32 tile arithmetic does not.
+      {"M", [](GemmArgs& g) { g.a.rows = g.d.rows = plan::kMaxKernelExtent + 1; }},
+      {"N", [](GemmArgs& g) { g.b.rows = g.d.cols = g.d.ld = (int64_t(1) << 31) - 1; }},
+      {"K", [](GemmArgs& g) { g.a.cols = g.b.cols = g.a.ld = g.b.ld = (int64_t(1) << 31) - 1; }},
   };
   for (const Breaker& b : breakers) {
     GemmArgs g = nt(128, 128, 64);

@@ -473,12 +473,12 @@ TEST(TimeModel, StreamedOperandRereadWhenItDoesNotFitInL2) {
   EXPECT_LT(t16.hbm_bytes, t8.hbm_bytes);
 }
 
-// The largest extents validate_problem accepts (2^31 - 1 each): byte counts pass int64 (the
-// streamed operand alone is 2^63 bytes re-read 2^24 times), so they are doubles. In int64 they
-// wrapped negative, and `tilegemm explain` printed negative HBM bytes and times.
+// The largest extents validate_problem accepts (kMaxKernelExtent = 2^31 - 1024 each): byte counts
+// pass int64 (the streamed operand alone is ~2^63 bytes re-read 2^24 times), so they are doubles.
+// In int64 they wrapped negative, and `tilegemm explain` printed negative HBM bytes and times.
 TEST(TimeModel, ExtremeExtentsStayPositiveAndFinite) {
   const DeviceProfile h200 = profile("h200");
-  const int64_t max = (int64_t{1} << 31) - 1;
+  const int64_t max = kMaxKernelExtent;
   const Problem p = nt_problem(max, max, max, DType::fp32, /*accumulate=*/true);
   ASSERT_TRUE(validate_problem(p).ok());
   Config c = tile_config(128, 256);
