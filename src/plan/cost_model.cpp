@@ -194,7 +194,17 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   const bool sk_from_hbm =
       c.stream_k && c.split_k == 1 && work.split.workers > 0 &&
       static_cast<double>(p.m + p.n) * static_cast<double>(p.k) * kAbBytes > static_cast<double>(d.l2_bytes) / 2.0;
-  const double sk_hbm_us = sk_from_hbm ? static_cast<double>(work.split.iterations()) * (c.bm + c.bn) * c.bk *
+  // Only a tile's rows inside the matrix come from HBM (TMA zero-fills the others without reading
+  // them, as hbm_ab_bytes counts; with BM + BN, 8x8xK's one 64x16 tile was charged 80 rows for 16),
+  // and only those of an operand too large to stay in L2 beside the other's stream (a quarter of
+  // it: 64x57344x8192's A, 1 MB, was charged 64 rows of every shared k-block; measured on the H200,
+  // bench/measurements tune-m1-64, its 64x48 stream-K took 257.5 us, predicted 317.1).
+  const auto sk_operand_rows = [&](int tile_rows, int64_t rows, int64_t blocks) {
+    const bool in_l2 = static_cast<double>(rows) * static_cast<double>(p.k) * kAbBytes <= static_cast<double>(d.l2_bytes) / 4.0;
+    return in_l2 ? 0.0 : std::min<double>(tile_rows, static_cast<double>(rows) / static_cast<double>(blocks));
+  };
+  const double sk_rows = sk_operand_rows(c.bm, ks.m, ks.m_blocks) + sk_operand_rows(c.bn, ks.n, ks.n_blocks);
+  const double sk_hbm_us = sk_from_hbm ? static_cast<double>(work.split.iterations()) * sk_rows * c.bk *
                                              kAbBytes / d.hbm_bytes_per_s * 1e6
                                        : 0.0;
   t.hbm_bytes = hbm;
@@ -300,11 +310,19 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   if (ksplit && c.cluster_k > 1)
     t.fixup_us = d.cluster_fixup_latency_us + static_cast<double>(c.cluster_k - 1) * c.bm * c.bn * 4.0 /
                                                   d.cluster_fixup_bytes_per_s_per_sm * 1e6;
-  // Stream-K's shared phase read from HBM (sk_hbm_us above): the part of it its tensor work cannot hide.
+  // Stream-K's shared phase read from HBM (sk_hbm_us above): the part of it that neither its tensor
+  // work nor the HBM limit already hides. The HBM limit counts every operand byte, the shared
+  // phase's share (its iterations over all) included; charging sk_hbm_us beyond only the tensor
+  // time counted those bytes twice where the kernel is HBM-bound: measured on the H200
+  // (bench/measurements, tune-m1-64), 1x57344x8192 64x16 swap-AB stream-K took 234.0 us (unsplit
+  // 231.7), predicted 329.6 with a 73-us fix-up; 64x57344x8192 64x48 stream-K 257.5, predicted 317.1.
   if (sk_hbm_us > 0) {
     const double range_kb = static_cast<double>(ceil_div(work.split.iterations(), int64_t(work.split.workers)));
     const double sk_tc_us = cycles_to_us(range_kb * kblock_flops / (d.tc_flops_per_cycle_per_sm() * t.efficiency), d);
-    t.fixup_us += std::max(0.0, sk_hbm_us - sk_tc_us);
+    const double sk_share = static_cast<double>(work.split.iterations()) /
+                            (static_cast<double>(work.split.tiles) * static_cast<double>(work.split.k_blocks));
+    const double sk_in_hbm_limit_us = sk_share * ab.bytes / d.hbm_bytes_per_s * 1e6;
+    t.fixup_us += std::max(0.0, sk_hbm_us - std::max(sk_tc_us, sk_in_hbm_limit_us));
   }
 
   struct Term { const char* name; double us; };

@@ -473,6 +473,34 @@ TEST(TimeModel, StreamedOperandRereadWhenItDoesNotFitInL2) {
   EXPECT_LT(t16.hbm_bytes, t8.hbm_bytes);
 }
 
+// Stream-K's shared phase read from HBM is charged once: the HBM limit already counts its bytes,
+// a tile's rows past the matrix are never read, and an operand small enough to stay in L2 is not
+// re-read. Measured on the H200 (bench/measurements, tune-m1-64): 1x57344x8192 64x16 swap-AB took
+// 234.0 us with stream-K and 231.7 unsplit; 64x57344x8192 64x48 stream-K 257.5. The model
+// predicted 329.6 and 317.1 for the two stream-K runs when it counted the bytes twice.
+TEST(TimeModel, StreamKSharedPhaseFromHbmIsChargedOnce) {
+  const DeviceProfile h200 = profile("h200");
+  const auto predicted = [&](int64_t m, int64_t n, int64_t k, const char* spec) {
+    const ParsedConfigSpec c = parse_config_spec(spec);
+    EXPECT_TRUE(c.ok()) << c.error;
+    const Candidate cand = evaluate_config(nt_problem(m, n, k), h200, c.spec.config, c.spec.stages_given);
+    EXPECT_TRUE(cand.feasible()) << spec << ": " << cand.reason;
+    return cand.time;
+  };
+  const TimeTerms sk = predicted(1, 57344, 8192, "64x16,swapab,streamk");
+  const TimeTerms whole = predicted(1, 57344, 8192, "64x16,swapab");
+  EXPECT_NEAR(sk.predicted_us / whole.predicted_us, 1.0, 0.05) << sk.predicted_us << " vs " << whole.predicted_us;
+  EXPECT_NEAR(predicted(64, 57344, 8192, "64x48,streamk").predicted_us, 257.5, 0.1 * 257.5);
+  // One 64x16 tile of an 8 x 8 problem reads 16 rows per k-block, not 80: its shared phase (all
+  // of it) costs about the HBM limit, not five times it.
+  const TimeTerms tiny = predicted(8, 8, int64_t{1} << 24, "64x16,streamk");
+  EXPECT_LT(tiny.fixup_us, 0.25 * tiny.hbm_us) << tiny.fixup_us << " vs hbm " << tiny.hbm_us;
+  // Where both operands stream from HBM and the tensor cores bound the kernel (the case the term
+  // was measured on: 4096x7168x16384's shared phase ran ~2.3x its tensor time), it still charges.
+  const TimeTerms big = predicted(4096, 7168, 16384, "128x256,streamk");
+  EXPECT_GT(big.fixup_us, 0.2 * big.tc_us);
+}
+
 // The largest extents validate_problem accepts (kMaxKernelExtent = 2^31 - 1024 each): byte counts
 // pass int64 (the streamed operand alone is ~2^63 bytes re-read 2^24 times), so they are doubles.
 // In int64 they wrapped negative, and `tilegemm explain` printed negative HBM bytes and times.
