@@ -25,6 +25,7 @@
 #include "forced_config.hpp"
 #include "plan/config_spec.hpp"
 #include "reference/device_fill.hpp"
+#include "reference/guards.hpp"
 #include "reference/reference.hpp"
 #include "schedule/mapping_names.hpp"
 #include "tilegemm/tilegemm.hpp"
@@ -588,6 +589,109 @@ TEST(Sm90PathGpu, MnMajorOddKPaddedAndSplit) {
     cs.config = "128x256,cluster=2x1";
     run_fast_case(cs, 215);
   }
+}
+
+// ---- extents at the kernel's bound (plan::kMaxKernelExtent = 2^31 - 1024) ----------------------
+
+// One matrix of an edge case: `elements` bf16 values plus a guard band after them, filled with the
+// seeded normal stream (the guard too), D's elements poisoned.
+struct EdgeBuffer {
+  static constexpr int64_t kTail = 512;  // guard elements after the matrix
+  DeviceBuffer buf;
+  int64_t elements;
+  uint64_t seed;
+  EdgeBuffer(int64_t n, uint64_t s) : buf(size_t(n + kTail) * 2), elements(n), seed(s) {}
+  __nv_bfloat16* ptr() const { return static_cast<__nv_bfloat16*>(buf.p); }
+  // Value i of the allocation as filled (fill_normal_bf16: RN to bf16).
+  float value(int64_t i) const { return __bfloat162float(__float2bfloat16_rn(ref::normal_value(seed, uint64_t(i), 1.0f))); }
+};
+
+// Extents at the largest the sm90 kernel takes and one step past it (the fallback): the int32
+// tile arithmetic at the edge -- a tile past the last row or column, its first column + BN, the
+// tile count's ceil_div -- which wrapped negative at 2^31 - 1 before the bound existed (the planner
+// divided by zero). Random normal A and B, D poisoned; every element of D must be written, nothing
+// after it, and sampled elements (the first and last 300 rows or columns, 64 spread between) match
+// the FP32 sum of their K = 8 products. 4 to 69 GB per case: a case the GPU has no room for is
+// skipped (and said).
+TEST(Sm90PathGpu, ExtentsAtTheKernelsBound) {
+  const int64_t edge = plan::kMaxKernelExtent;
+  struct EdgeCase {
+    int64_t m, n;
+    const char* config;  // "" = the planner's
+    bool sm90;
+  };
+  const EdgeCase cases[] = {{1, edge, "", true},         {1, edge, "64x208", true},  // N: swap-AB's BM, then BN 208
+                            {edge, 8, "", true},         {edge, 8, "128x16", true},  // M: BM rows past the edge
+                            {1, edge + 8, "", false}};   // past the bound: the fallback
+  constexpr int64_t k = 8;
+  int ran = 0;
+  for (const EdgeCase& x : cases) {
+    const std::string name = std::to_string(x.m) + "x" + std::to_string(x.n) + "x8 config '" + x.config + "'";
+    SCOPED_TRACE(name);
+    const int64_t a_n = x.m * k, b_n = x.n * k, d_n = x.m * x.n;
+    size_t free_bytes = 0, total = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total), cudaSuccess);
+    const double need = double(a_n + b_n + d_n) * 2.0 + 4e9;  // + the planner's workspaces, headroom
+    if (double(free_bytes) < need) {
+      std::printf("[ SKIPPED  ] %s: needs %.1f GB, %.1f GB free\n", name.c_str(), need / 1e9, double(free_bytes) / 1e9);
+      continue;
+    }
+    ++ran;
+    EdgeBuffer a(a_n, 901), b(b_n, 902), d(d_n, 903);
+    ASSERT_EQ(ref::fill_normal_bf16(a.ptr(), size_t(a_n + EdgeBuffer::kTail), a.seed, 1.0f, nullptr), cudaSuccess);
+    ASSERT_EQ(ref::fill_normal_bf16(b.ptr(), size_t(b_n + EdgeBuffer::kTail), b.seed, 1.0f, nullptr), cudaSuccess);
+    ASSERT_EQ(ref::fill_normal_bf16(d.ptr(), size_t(d_n + EdgeBuffer::kTail), d.seed, 1.0f, nullptr), cudaSuccess);
+    ASSERT_EQ(ref::poison(d.ptr(), size_t(d_n), 2, nullptr), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+
+    GemmArgs args;
+    args.a = MatrixRef{a.ptr(), x.m, k, k, DType::bf16, Major::k_major};
+    args.b = MatrixRef{b.ptr(), x.n, k, k, DType::bf16, Major::k_major};
+    args.d = MutMatrixRef{d.ptr(), x.m, x.n, x.n, DType::bf16, row_major};
+    ASSERT_TRUE(validate(args).ok()) << validate(args).message;
+    const detail::Route route = detail::route(args);
+    EXPECT_EQ(route.path == detail::Path::sm90, x.sm90) << route.reason;
+    detail::GemmOptions options;
+    ASSERT_TRUE(test::forced_config(x.config, &options));
+    const Status st = detail::gemm_with_options(args, options);
+    ASSERT_TRUE(st.ok()) << st.argument << ": " << st.message;
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_EQ(detail::last_sm90_config().has_value(), x.sm90);
+
+    // Every element of D written (none left holding the poison), the guard after it untouched.
+    const ref::Expected poisoned{true, 0}, filled{false, d.seed};
+    uint64_t not_poison = 0, guard_changed = 0;
+    ASSERT_EQ(ref::count_changed(d.ptr(), size_t(d_n), DType::bf16, poisoned, nullptr, nullptr, &not_poison), cudaSuccess);
+    EXPECT_EQ(not_poison, uint64_t(d_n)) << "elements of D left unwritten";
+    const ref::Region d_region{0, d_n, d_n, 1};
+    ASSERT_EQ(ref::count_changed(d.ptr(), size_t(d_n + EdgeBuffer::kTail), DType::bf16, filled, &d_region, nullptr,
+                                 &guard_changed),
+              cudaSuccess);
+    EXPECT_EQ(guard_changed, 0u) << "elements after D were written";
+
+    // Sampled elements against the FP32 sum of their products (the fill's values, recomputed).
+    const bool tall = x.m > x.n;
+    const int64_t long_extent = tall ? x.m : x.n, short_extent = tall ? x.n : x.m;
+    std::vector<int64_t> lines;
+    for (int64_t i = 0; i < 300; ++i) lines.push_back(i);
+    for (int i = 1; i <= 64; ++i) lines.push_back(300 + int64_t(i) * (long_extent - 600) / 65);
+    for (int64_t i = long_extent - 300; i < long_extent; ++i) lines.push_back(i);
+    std::vector<float> out, expected;
+    for (int64_t line : lines)
+      for (int64_t j = 0; j < short_extent; ++j) {
+        const int64_t row = tall ? line : j, col = tall ? j : line;
+        __nv_bfloat16 got;
+        ASSERT_EQ(cudaMemcpy(&got, d.ptr() + row * x.n + col, 2, cudaMemcpyDeviceToHost), cudaSuccess);
+        float sum = 0.0f;
+        for (int64_t kk = 0; kk < k; ++kk) sum += a.value(row * k + kk) * b.value(col * k + kk);
+        out.push_back(__bfloat162float(got));
+        expected.push_back(sum);
+      }
+    const ref::CheckResult r = ref::check(out.data(), expected.data(), out.size(), DType::bf16);
+    EXPECT_TRUE(r.passed) << "calc_diff " << r.calc_diff << " max_rel " << r.max_rel << " non_finite " << r.non_finite
+                          << " mismatches " << r.mismatches;
+  }
+  if (ran == 0) GTEST_SKIP() << "no case fits in this GPU's free memory";
 }
 
 }  // namespace
