@@ -138,14 +138,16 @@ GemmArgs explain_args(const plan::Problem& p, const CallStorage& call, MatrixRef
   return g;
 }
 
-Status explain_call(const ExplainRequest& rq, std::string* out) {
-  // The shape rules of a plan (M, N, K >= 1, the output dtype); the leading dimensions and the
-  // extents' upper bound (2^31 - 1) are validate()'s, which knows each matrix's major. Extents the
-  // kernel cannot take (above plan::kMaxKernelExtent) are route()'s: it names the fallback.
-  plan::Problem shape = rq.problem;
+Status validate_explain_shape(const plan::Problem& problem) {
+  // (The extents' upper bound, 2^31 - 1, is validate()'s too.)
+  plan::Problem shape = problem;
   shape.lda = shape.ldb = shape.ldd = 0;
   for (int64_t* e : {&shape.m, &shape.n, &shape.k}) *e = std::min(*e, plan::kMaxKernelExtent);
-  if (Status s = plan::validate_problem(shape); !s.ok()) return s;
+  return plan::validate_problem(shape);
+}
+
+Status explain_call(const ExplainRequest& rq, std::string* out) {
+  if (Status s = validate_explain_shape(rq.problem); !s.ok()) return s;
   MatrixRef c_storage;
   const GemmArgs args = explain_args(rq.problem, rq.call, &c_storage);
   if (Status s = validate(args); !s.ok()) return s;

@@ -84,6 +84,12 @@ struct ExplainRequest {
   int max_ctas = 0;
 };
 
+// The shape rules explain (and the explorer's plan endpoint) applies before anything else: M, N,
+// K >= 1 and the output dtype (plan::validate_problem's), the leading dimensions ignored (they are
+// validate()'s, which knows each matrix's major). Extents above plan::kMaxKernelExtent pass: the
+// sm90 kernel cannot take them, and route() names the fallback that gemm() runs for them.
+Status validate_explain_shape(const plan::Problem& problem);
+
 // The text or JSON for `request`. invalid_argument when the problem breaks a rule (the message
 // names it); a plan whose every candidate is rejected is still rendered ("chosen": null). The path
 // and reason are route(explain_args(...))'s; the plan is made for route's problem, as gemm() does,

@@ -149,7 +149,7 @@ Reply api_plan(const QueryParams& q, const ApiContext& ctx) {
   options.allow_split_k = !r.flag("no_split_k", false);
   const std::string config = r.text("config", "");
   if (r.error()) return param_error(*r.error());
-  if (Status s = validate_problem(p); !s.ok()) return error_reply(400, lower(s.argument), s.message);
+  if (Status s = detail::validate_explain_shape(p); !s.ok()) return error_reply(400, lower(s.argument), s.message);
   detail::ExplainRequest rq;
   const auto spelled_as_key = [](std::string_view key) { return std::string(key); };
   if (Status s = detail::call_storage_of(call, spelled_as_key, &p, &rq.call); !s.ok())

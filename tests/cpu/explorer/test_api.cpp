@@ -138,6 +138,22 @@ TEST(ExplorerPlan, SameDocumentAsTheCliGivenTheDevice) {
   EXPECT_FALSE(got["chosen"].is_null());
 }
 
+// Extents gemm() takes but the sm90 kernel does not (above plan::kMaxKernelExtent = 2^31 - 1024):
+// the fallback's plan document, as `tilegemm explain` gives it -- not a 400, and not a crash (the
+// planner divided by a zero grid at 1 x 2147483647 x 8 before the bound existed).
+TEST(ExplorerPlan, ExtentsPastTheKernelNameTheFallbackAsTheCliDoes) {
+  const Reply r = api_plan({{"m", "1"}, {"n", "2147483647"}, {"k", "8"}, {"device", "h200"}}, no_gpu());
+  ASSERT_EQ(r.status, 200) << r.body.substr(0, 300);
+  const json got = json::parse(r.body);
+  EXPECT_EQ(got["path"], "fallback");
+  EXPECT_TRUE(got["chosen"].is_null());
+  EXPECT_NE(got["route_reason"].get<std::string>().find("2^31 - 1024"), std::string::npos) << got["route_reason"];
+  const Reply at = api_plan({{"m", "1"}, {"n", std::to_string(plan::kMaxKernelExtent)}, {"k", "8"}, {"device", "h200"}},
+                            no_gpu());
+  ASSERT_EQ(at.status, 200) << at.body.substr(0, 300);
+  EXPECT_EQ(json::parse(at.body)["path"], "sm90");
+}
+
 TEST(ExplorerPlan, EveryOptionOfTheCliIsForwarded) {
   const Reply r = api_plan({{"m", "128"}, {"n", "576"}, {"k", "7168"}, {"device", "H800"}, {"top", "3"},
                             {"rejected", "-1"}, {"rank", "seed"}, {"no_split_k", "true"},
