@@ -7,9 +7,12 @@ from 1 to 8192 against common (N, K) layer widths), and prints every shape whose
 configuration differs, with both predicted times, then the count per set. Extra arguments after
 `--` go to explain (e.g. `-- --beta 1` or `-- --out fp32 --layout nn`). Usage:
 
-  scripts/pick_diff.py OLD_TILEGEMM NEW_TILEGEMM [--no-grid] [-- EXPLAIN_OPTIONS...]
+  scripts/pick_diff.py OLD_TILEGEMM NEW_TILEGEMM [--no-grid] [--bench-args] [-- EXPLAIN_OPTIONS...]
 
-The picks that change are the shapes to measure on the GPU before the change is called faster.
+The picks that change are the shapes to measure on the GPU before the change is called faster:
+with --bench-args the script prints only `--shape MxNxK ...` for them (nothing when none
+changed), for `tilegemm bench $(scripts/pick_diff.py OLD NEW --bench-args) --no-tuning` with each
+binary on the GPU.
 """
 import argparse
 import itertools
@@ -56,19 +59,27 @@ def main():
     ap.add_argument("old")
     ap.add_argument("new")
     ap.add_argument("--no-grid", action="store_true", help="the suites only")
+    ap.add_argument("--bench-args", action="store_true", help="print only --shape MxNxK for the changed picks")
     a = ap.parse_args(argv)
     sets = list(suite_shapes())
     if not a.no_grid:
         sets += [("grid", (m, n, k)) for m, (n, k) in itertools.product(GRID_M, GRID_NK)]
     counts = {}
+    shapes = []
     for name, shape in sets:
         before, after = pick(a.old, shape, extra), pick(a.new, shape, extra)
         changed, total = counts.get(name, (0, 0))
         if before[0] != after[0]:
             changed += 1
+            if "x".join(map(str, shape)) not in shapes:
+                shapes.append("x".join(map(str, shape)))
             fmt = lambda p: f"{p[0]} ({p[1]:.1f} us)" if p[1] is not None else p[0]
-            print(f"{name:8} {'x'.join(map(str, shape)):16} {fmt(before)} -> {fmt(after)}")
+            if not a.bench_args:
+                print(f"{name:8} {'x'.join(map(str, shape)):16} {fmt(before)} -> {fmt(after)}")
         counts[name] = (changed, total + 1)
+    if a.bench_args:
+        print(" ".join(f"--shape {s}" for s in shapes))
+        return
     for name, (changed, total) in counts.items():
         print(f"{name}: {changed} of {total} picks changed")
 
