@@ -117,7 +117,8 @@ GemmArgs placeholder_args(const plan::Problem& p, MatrixRef* c_storage);
 
 // `args` must have passed validate() and be non-empty (M, N >= 1). The sm90 path takes every such
 // call with A, B bf16, 1 <= K and M, N, K <= plan::kMaxKernelExtent (int32 tile coordinates, a
-// tile past the edge included); everything else (K = 0: a pure epilogue) goes to the fallback. On the sm90 path:
+// tile past the edge included); everything else (K = 0: a pure epilogue) goes to the fallback.
+// On the sm90 path:
 //   - a column-major D (and C) is the transposed problem Dᵀ = B·Aᵀ (operands swapped);
 //   - A or B whose leading dimension is not a multiple of 8 elements or whose base is not 16-B
 //     aligned (TMA's rules) is repacked into an aligned workspace; so is a C stored in the other

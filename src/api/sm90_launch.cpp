@@ -151,7 +151,7 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
   const KernelExtents e = kernel_extents(args, c);
   const MatrixRef& kernel_a = c.d_col_major ? args.b : args.a;  // [M, K] for the kernel
   const MatrixRef& kernel_b = c.d_col_major ? args.a : args.b;  // [N, K]
-  params.m = static_cast<int32_t>(e.m);  // <= INT32_MAX: part of the sm90 route rule
+  params.m = static_cast<int32_t>(e.m);  // <= plan::kMaxKernelExtent (2^31 - 1024): the sm90 route rule
   params.n = static_cast<int32_t>(e.n);
   params.k = static_cast<int32_t>(e.k);
   params.alpha = args.alpha;
