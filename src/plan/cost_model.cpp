@@ -268,6 +268,10 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
       t.efficiency *= d.ring_shallow_factor;
   }
   t.tc_us = cycles_to_us(cta_kb * kblock_flops / (d.tc_flops_per_cycle_per_sm() * t.efficiency), d);
+  // A single wave of fewer tiles than SMs: the idle SMs leave power to the busy ones, which clock
+  // higher under the power cap (device_profile.cpp, partial_grid_clock_limit).
+  if (!ksplit && s.num_waves == 1 && s.wave_eff < 1.0 && d.partial_grid_clock_limit > 1.0)
+    t.tc_us /= std::min(d.partial_grid_clock_limit, std::pow(s.wave_eff, -1.0 / d.partial_grid_power_exponent));
 
   // Epilogue the math warpgroups spend not issuing wgmma, once per unit: registers -> smem at the
   // SM-local rate (TMA store: the global write drains while the next mainloop runs), or straight

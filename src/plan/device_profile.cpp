@@ -34,6 +34,17 @@
 //     128x16 (31.3 of 44.8) 49.2; at 32x57344x8192 64x64 (247.3 of 251.7) 269.7 against 64x224's
 //     230.2. With the maximum, 3.75 TB/s tied those and picked the slow ones; with the norm the
 //     pairs' regret geomean is 0.9 % (1.3 % at 4.3 TB/s and the maximum), median error 4.1 % (9.2 %).
+//   - partial_grid_clock_limit = 1980/1600, partial_grid_power_exponent = 3: a single wave of fewer
+//     tiles than SMs leaves the others idle, and under the power cap the busy ones clock higher:
+//     the tensor term is divided by min(1980/1600, f^(-1/3)), f = busy SMs / SMs (power ~ busy SMs
+//     x clock^3 held at the cap, up to the unloaded clock). The clocks: measured on the H200 during a
+//     long 8192^3 run, 1545-1620 MHz under the power cap, 1980 idle (docs/PERF.md, "Clocks during a
+//     long 8192^3 run"). The exponent is the textbook dynamic-power one, not fitted; checked on the
+//     H200's records (e3cd916's suite runs, bench/measurements): tensor-bound single waves were
+//     predicted 14 % slow at f = 0.73 (4096x576x7168 NN and TN, 128x192: 61.4 us, measured 54.6 and
+//     53.9; with the term 55.9) and 19 % at f = 0.48 (72x4096x4096 with C, 64x80 swap-AB: 17.9,
+//     measured 15.1; with the term 17.5, its TMA feed then the larger limit), fuller single waves
+//     3.5 % (median of 32), several waves 0 % (median of 68).
 //   - ring_bytes = 144 KiB, ring_hbm_share = 0.105, ring_shallow_factor = 0.98: a 128-row tile
 //     whose ring holds less than 144 KiB in flight ((stages - 1) stages), when 10.5 % or more of the
 //     bytes its TMA loads come from HBM, runs its mainloop 2 % slower than with a deeper ring.
@@ -202,6 +213,8 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.ring_bytes = 144.0 * 1024;                              // measured on the H200 (above)
   p.ring_hbm_share = 0.105;                                 // measured on the H200 (above)
   p.ring_shallow_factor = 0.98;                             // measured on the H200 (above)
+  p.partial_grid_clock_limit = 1980.0 / 1600.0;             // measured on the H200 (above)
+  p.partial_grid_power_exponent = 3.0;                      // assumption, checked on the H200 (above)
   p.c_tile_us = 1.08;                                       // fitted on the H200 (above)
   p.c_tile_direct_us = 0.38;                                // fitted on the H200 (above)
   p.c_direct_line_us = 0.054;                               // fitted on the H200 (above)

@@ -59,6 +59,11 @@ struct DeviceProfile {
   double ring_bytes = 0;
   double ring_hbm_share = 1;
   double ring_shallow_factor = 1;
+  // A grid that leaves SMs idle (one wave of fewer tiles than SMs) runs its busy SMs at a higher
+  // clock under the power cap (cost_model.cpp): its tensor term is divided by
+  // min(partial_grid_clock_limit, busy_share^(-1 / partial_grid_power_exponent)).
+  double partial_grid_clock_limit = 1;  // the unloaded clock over the loaded one (1 = off)
+  double partial_grid_power_exponent = 3;
   // Reading C (cost_model.cpp, "C's read"): per tile stored with C, what the staged and the direct
   // epilogues add (the direct one also per row of C a consumer reads); C's boxes reloaded through
   // a tile's staging slots, at this rate per SM; and per reload when a consumer has one slot (no

@@ -24,7 +24,8 @@ nlohmann::ordered_json device_profile_json(const DeviceProfile& d) {
       {"unsectored_row_factor", d.unsectored_row_factor}, {"oob_row_factor", d.oob_row_factor},
       {"repack_bytes_per_s", d.repack_bytes_per_s}, {"repack_launch_us", d.repack_launch_us},
       {"limit_norm_p", d.limit_norm_p}, {"ring_bytes", d.ring_bytes}, {"ring_hbm_share", d.ring_hbm_share},
-      {"ring_shallow_factor", d.ring_shallow_factor}, {"c_tile_us", d.c_tile_us},
+      {"ring_shallow_factor", d.ring_shallow_factor}, {"partial_grid_clock_limit", d.partial_grid_clock_limit},
+      {"partial_grid_power_exponent", d.partial_grid_power_exponent}, {"c_tile_us", d.c_tile_us},
       {"c_tile_direct_us", d.c_tile_direct_us}, {"c_direct_line_us", d.c_direct_line_us},
       {"c_reload_bytes_per_s_per_sm", d.c_reload_bytes_per_s_per_sm}, {"c_slot_round_us", d.c_slot_round_us},
       {"c_thread_box_us", d.c_thread_box_us}};

@@ -114,16 +114,20 @@ TEST(MeasuredPicks, TheRankingPicksNearTheFastestMeasured) {
   std::printf("%zu measured problems: regret geomean %.2f %%, worst %.1f %% (%s); median model error %.1f %%\n",
               records.size(), 100 * geomean, 100 * worst, worst_name.c_str(), 100 * median_error);
   // Bounds a little above what the model of this commit scores (regret geomean 0.95 %, median
-  // error 3.6 %; the worst, 31 %, is a record from before its kernel was changed: docs/PERF.md,
+  // error 3.5 %; the worst, 31 %, is a record from before its kernel was changed: docs/PERF.md,
   // twenty-fourth session): issue 10 asks regret <= 3 % and median error <= 15 %.
   EXPECT_LE(geomean, 0.0125);
   EXPECT_LE(median_error, 0.05);
   EXPECT_LE(worst, 0.35) << worst_name;
 }
 
-// Where a k-split and an unsplit tile of one problem were predicted within the margin and both
-// measured, the unsplit one was faster each time: the ranking must take it (kKSplitMargin).
-TEST(MeasuredPicks, AKSplitWithinTheMarginOfAnUnsplitTileIsNotPicked) {
+// Where the best k-split and the best unsplit tile of one problem were predicted within the margin
+// of each other (either way round) and both measured, the ranking's first of the two must be the
+// one that measured faster. In the records that was the unsplit tile every time (15 problems with
+// the twenty-fifth session's model; the split measured relatively slower than predicted, docs/PERF.md
+// twenty-fourth session): ranked so first through kKSplitMargin, now mostly through the time model
+// itself (the partial-grid clock term prices the unsplit single waves lower). Fails with neither.
+TEST(MeasuredPicks, NearTiesOfASplitAndAnUnsplitTileGoToTheMeasuredFaster) {
   int cases = 0;
   for (const Record& rec : load_records()) {
     const Measured* best_split = nullptr;
@@ -134,12 +138,15 @@ TEST(MeasuredPicks, AKSplitWithinTheMarginOfAnUnsplitTileIsNotPicked) {
     }
     if (best_split == nullptr || best_unsplit == nullptr) continue;
     const double ps = best_split->candidate.time.predicted_us, pu = best_unsplit->candidate.time.predicted_us;
-    if (ps >= pu || ps * (1 + plan::kKSplitMargin) < pu) continue;  // not a near tie the split wins
+    if (std::max(ps, pu) > std::min(ps, pu) * (1 + plan::kKSplitMargin)) continue;  // not a near tie
     ++cases;
-    EXPECT_LT(best_unsplit->measured_us, best_split->measured_us) << rec.name;
-    EXPECT_TRUE(plan::ranks_before(best_unsplit->candidate, best_split->candidate, plan::Ranking::time)) << rec.name;
+    const bool split_first = plan::ranks_before(best_split->candidate, best_unsplit->candidate, plan::Ranking::time);
+    const bool split_faster = best_split->measured_us < best_unsplit->measured_us;
+    EXPECT_EQ(split_first, split_faster) << rec.name << ": split predicted " << ps << " us, measured "
+                                         << best_split->measured_us << "; unsplit " << pu << " / "
+                                         << best_unsplit->measured_us;
   }
-  EXPECT_GE(cases, 2);  // 200x8192x8192 and 72x4096x4096 (replay-noc)
+  EXPECT_GE(cases, 10);
 }
 
 }  // namespace

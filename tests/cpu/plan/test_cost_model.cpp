@@ -501,6 +501,34 @@ TEST(TimeModel, StreamKSharedPhaseFromHbmIsChargedOnce) {
   EXPECT_GT(big.fixup_us, 0.2 * big.tc_us);
 }
 
+// A single wave of fewer tiles than SMs clocks higher under the power cap: its tensor term is the
+// full-load one divided by min(partial_grid_clock_limit, f^(-1/3)), f = busy SMs / SMs; a full
+// wave, several waves and k-splits (which fill the SMs) are priced as at full load.
+TEST(TimeModel, APartialSingleWaveClocksHigher) {
+  const DeviceProfile h200 = profile("h200");
+  DeviceProfile loaded = h200;
+  loaded.partial_grid_clock_limit = 1.0;  // the term off
+  const auto tc = [&](const DeviceProfile& d, int64_t m, int64_t n, int64_t k, const char* spec) {
+    const ParsedConfigSpec c = parse_config_spec(spec);
+    EXPECT_TRUE(c.ok()) << c.error;
+    const Candidate cand = evaluate_config(nt_problem(m, n, k), d, c.spec.config, c.spec.stages_given);
+    EXPECT_TRUE(cand.feasible()) << spec << ": " << cand.reason;
+    return std::make_pair(cand.time.tc_us, cand.seed.wave_eff);
+  };
+  // 4096x576x7168 in 128x192 tiles: 96 of 132 SMs busy.
+  const auto [boosted, f] = tc(h200, 4096, 576, 7168, "128x192");
+  EXPECT_NEAR(f, 96.0 / 132.0, 1e-9);
+  EXPECT_NEAR(tc(loaded, 4096, 576, 7168, "128x192").first / boosted, std::pow(f, -1.0 / 3.0), 1e-9);
+  // 27 of 132: the clock limit (1980 / 1600 MHz) binds.
+  const auto [capped, f27] = tc(h200, 1152, 576, 7168, "128x192");
+  EXPECT_NEAR(f27, 27.0 / 132.0, 1e-9);
+  EXPECT_NEAR(tc(loaded, 1152, 576, 7168, "128x192").first / capped, 1980.0 / 1600.0, 1e-9);
+  // Several waves, and a k-split of the same shape: unchanged.
+  EXPECT_DOUBLE_EQ(tc(loaded, 4096, 4096, 4096, "128x256").first, tc(h200, 4096, 4096, 4096, "128x256").first);
+  EXPECT_DOUBLE_EQ(tc(loaded, 4096, 576, 7168, "128x192,streamk").first,
+                   tc(h200, 4096, 576, 7168, "128x192,streamk").first);
+}
+
 // The largest extents validate_problem accepts (kMaxKernelExtent = 2^31 - 1024 each): byte counts
 // pass int64 (the streamed operand alone is ~2^63 bytes re-read 2^24 times), so they are doubles.
 // In int64 they wrapped negative, and `tilegemm explain` printed negative HBM bytes and times.

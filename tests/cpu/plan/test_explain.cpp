@@ -45,7 +45,8 @@ const char* const kDeviceKeys[] = {"name", "description", "source", "note", "sm_
                                    "smem_store_bytes_per_cycle", "direct_scalar_store_bytes_per_cycle",
                                    "unsectored_row_factor", "oob_row_factor", "repack_bytes_per_s",
                                    "repack_launch_us", "limit_norm_p",
-                                   "ring_bytes", "ring_hbm_share", "ring_shallow_factor", "c_tile_us",
+                                   "ring_bytes", "ring_hbm_share", "ring_shallow_factor", "partial_grid_clock_limit",
+                                   "partial_grid_power_exponent", "c_tile_us",
                                    "c_tile_direct_us", "c_direct_line_us", "c_reload_bytes_per_s_per_sm", "c_slot_round_us",
                                    "c_thread_box_us"};
 
