@@ -583,8 +583,8 @@ Plan make_plan(const Problem& p, const DeviceProfile& d, const PlanOptions& opti
       if (!c.config.stream_k || c.time.predicted_us >= pick.time.predicted_us) continue;
       result.notes.push_back(fmt::format(
           "k-split margin: {} is predicted {:.1f} us, {:.1f} % under the pick's {:.1f} us, less than the {:.0f} % a "
-          "k-split must win by (the model favours k-splits by about that much where it compares them with unsplit "
-          "tiles, measured: docs/PLANNER.md section 4.3)",
+          "k-split must win by (the model has favoured k-splits where it compares them with unsplit tiles, "
+          "measured: docs/PLANNER.md section 4.3)",
           describe(c.config), c.time.predicted_us, 100.0 * (1.0 - c.time.predicted_us / pick.time.predicted_us),
           pick.time.predicted_us, 100.0 * kKSplitMargin));
       break;
