@@ -171,7 +171,7 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile) {
   r.args = canonical_args(in);
   GemmArgs& args = r.args;
   r.problem = problem_of(args);
-  auto fallback = [&](const char* arg, const std::string& value, const char* rule) {
+  auto fallback = [&](const char* arg, const std::string& value, const std::string& rule) {
     r.path = Path::fallback;
     r.reason = std::string(arg) + " = " + value + ": the sm90 kernel needs " + rule;
     return r;
@@ -182,13 +182,10 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile) {
     return fallback("d.dtype", to_string(args.d.dtype), "bf16 or fp32 output");
   const int64_t m = args.d.rows, n = args.d.cols, k = args.a.cols;
   if (k < 1) return fallback("K", std::to_string(k), "K >= 1 (K = 0 is a pure epilogue, D = beta·C)");
-  // (plan::kMaxKernelExtent: int32 tile coordinates, a tile past the edge included.)
-  if (m > plan::kMaxKernelExtent)
-    return fallback("M", std::to_string(m), "M <= 2^31 - 1024 (int32 tile coordinates, a tile past the edge included)");
-  if (n > plan::kMaxKernelExtent)
-    return fallback("N", std::to_string(n), "N <= 2^31 - 1024 (int32 tile coordinates, a tile past the edge included)");
-  if (k > plan::kMaxKernelExtent)
-    return fallback("K", std::to_string(k), "K <= 2^31 - 1024 (int32 tile coordinates, a tile past the edge included)");
+  for (const auto& [name, extent] : {std::pair{"M", m}, std::pair{"N", n}, std::pair{"K", k}})
+    if (extent > plan::kMaxKernelExtent)  // (plan/problem.hpp)
+      return fallback(name, std::to_string(extent),
+                      std::string(name) + " <= 2^31 - 1024 (int32 tile coordinates, a tile past the edge included)");
   if (args.c != nullptr && args.beta == 0.0f) args.c = nullptr;  // C is never read
 
   // A column-major D [M, N] is a row-major Dᵀ [N, M] with the same ld: Dᵀ = B·Aᵀ, the kernel's
