@@ -47,8 +47,8 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
     return fail("the first item \"" + std::string(tile) + "\" must be the tile BMxBN, e.g. 128x256");
   if (c.bm != 64 && c.bm != 128)
     return fail("BM=" + std::to_string(c.bm) + " must be 64 or 128 (one consumer warpgroup per 64 rows)");
-  if (c.bn < 16 || c.bn > 256 || c.bn % 16 != 0)
-    return fail("BN=" + std::to_string(c.bn) + " must be a multiple of 16 in [16, 256] (wgmma N)");
+  if (c.bn < 16 || c.bn > 256 || c.bn % 8 != 0)
+    return fail("BN=" + std::to_string(c.bn) + " must be a multiple of 8 in [16, 256] (wgmma N)");
   bool mapping_given = false, group_given = false, dsm = false;
   const bool has_items = text.find(',') != std::string_view::npos;
   while (has_items) {

@@ -217,6 +217,34 @@ __device__ __forceinline__ void ldmatrix_x4(const void* row_addr, uint32_t& r0, 
   }
 }
 
+// The two-matrix forms (an 8-column tail of the fragment: matrices 0 and 1 only): lanes 0..15
+// give the row addresses, as in the x4 forms (PTX ISA: stmatrix, ldmatrix, ".x2").
+template <bool kTrans = false>
+__device__ __forceinline__ void stmatrix_x2(void* row_addr, uint32_t r0, uint32_t r1) {
+  if constexpr (kTrans) {
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.trans.shared.b16 [%0], {%1, %2};" ::"r"(smem_u32(row_addr)), "r"(r0),
+                 "r"(r1)
+                 : "memory");
+  } else {
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};" ::"r"(smem_u32(row_addr)), "r"(r0), "r"(r1)
+                 : "memory");
+  }
+}
+template <bool kTrans = false>
+__device__ __forceinline__ void ldmatrix_x2(const void* row_addr, uint32_t& r0, uint32_t& r1) {
+  if constexpr (kTrans) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
+                 : "=r"(r0), "=r"(r1)
+                 : "r"(smem_u32(row_addr))
+                 : "memory");
+  } else {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];"
+                 : "=r"(r0), "=r"(r1)
+                 : "r"(smem_u32(row_addr))
+                 : "memory");
+  }
+}
+
 // ---- registers and warps -----------------------------------------------------------------------
 // Move registers between warpgroups (PTX ISA §9.7.19.5): needs a fixed count at entry
 // (__launch_bounds__(threads, 1)); every warp of the warpgroup must execute it.

@@ -399,6 +399,62 @@ TEST(CoverageGpu, SwapAbTransposedStagingWithC) {
       }
 }
 
+TEST(CoverageGpu, TilesEightColumnsPastAMultipleOfSixteen) {
+  // Tile widths with BN % 16 == 8 (wgmma's N step is 8): the staged epilogues' last box overlaps
+  // its neighbour from an odd 8-column group of the fragment (TMA store, the threads' copy-out with
+  // an odd ldd, C staged, fp32), the direct epilogue's odd group count (narrow tiles, in place),
+  // ping-pong, a 1x2 cluster, split-K and stream-K, an MN-major A; N = 1000 ends inside the last
+  // tile of every width here.
+  const char* tiles[] = {"128x200",         "64x72",          "128x152,pingpong", "128x88",
+                         "128x24",          "64x40",          "128x200,cluster=1x2", "128x200,streamk",
+                         "64x72,splitk=3",  "128x136,stage=64"};
+  for (const char* tile : tiles)
+    for (bool with_c : {false, true})
+      for (int64_t ldd_pad : {0, 1})
+        for (DType out : {DType::bf16, DType::fp32}) {
+          Case cs{300, 1000, 520};
+          cs.config = tile;
+          cs.out = out;
+          cs.with_c = with_c;
+          cs.beta = with_c ? 0.75f : 0.0f;
+          cs.alpha = 1.25f;
+          cs.ldd_pad = ldd_pad;
+          cs.ldc_pad = ldd_pad ? 3 : 0;
+          cs.in_place = with_c && ldd_pad == 1 && out == DType::fp32;
+          plan::Config ran;
+          run_case(cs, 131, nullptr, &ran);
+          EXPECT_EQ(ran.bn % 16, 8) << plan::describe(ran);
+        }
+  Case tt{300, 1000, 520, Major::mn_major, Major::k_major};
+  tt.config = "128x200";
+  run_case(tt, 132);
+  // Swap-AB: the transposed staging boxes with C, whose last box ends in an 8-column tail
+  // (ldmatrix / stmatrix .x2, sub-boxes of 8 kernel columns), a last box that is only that tail
+  // (64x72), without C the overlapping transposed boxes, fp32 from the registers (an odd count of
+  // 8-column groups), decode tiles (a k-split cluster too), in place.
+  struct Sw {
+    const char* tile;
+    int64_t m;
+  };
+  const Sw swaps[] = {{"128x152,swapab", 300},          {"64x72,swapab", 300},  {"128x104,swapab,splitk=2", 300},
+                      {"64x88,swapab,pingpong", 170},   {"128x200,swapab,streamk", 390}, {"64x24,swapab", 20},
+                      {"64x40,swapab,splitk=4,dsm", 37}};
+  for (const Sw& sw : swaps)
+    for (DType out : {DType::bf16, DType::fp32})
+      for (int with_c = 0; with_c < 3; ++with_c) {  // none, separate, in place
+        Case cs{sw.m, 2056, 520};
+        cs.config = sw.tile;
+        cs.out = out;
+        cs.with_c = with_c > 0;
+        cs.in_place = with_c == 2;
+        cs.beta = cs.with_c ? -0.5f : 0.0f;
+        cs.ldc_pad = 24;
+        plan::Config ran;
+        run_case(cs, 133, nullptr, &ran);
+        EXPECT_TRUE(ran.d_col_major && ran.bn % 16 == 8) << plan::describe(ran);
+      }
+}
+
 TEST(CoverageGpu, StreamKWithCAndFp32AndOddD) {
   // The last piece of a shared tile runs the Config's epilogue on the sum: C TMA-loaded into the
   // staging (or read by the threads: odd ldd/ldc), fp32 output, in place.

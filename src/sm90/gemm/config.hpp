@@ -59,8 +59,10 @@ TG_HD constexpr bool staged_epilogue(Epilogue e) { return e == Epilogue::tma_sto
 // Swap-AB's transposed staging with C (tma_store, a column-major D for the kernel, bf16, with C):
 // box b holds the kernel's columns [64b, min(64b + 64, bn)) (D's rows) transposed, the last box
 // only partly (no overlap: C may be D), and TMA moves it in sub-boxes of trans_sub_box_cols(bn)
-// kernel columns (16, 32 or 64: the largest that divides bn), C's loads and D's stores alike.
-TG_HD constexpr int trans_sub_box_cols(int bn) { return bn % 64 == 0 ? 64 : bn % 32 == 0 ? 32 : 16; }
+// kernel columns (8, 16, 32 or 64: the largest that divides bn), C's loads and D's stores alike.
+TG_HD constexpr int trans_sub_box_cols(int bn) {
+  return bn % 64 == 0 ? 64 : bn % 32 == 0 ? 32 : bn % 16 == 0 ? 16 : 8;
+}
 TG_HD constexpr int trans_box_width(int box, int bn) { return bn - 64 * box < 64 ? bn - 64 * box : 64; }
 
 // The one name table of Epilogue (explain's JSON and the generated source use it).
@@ -82,7 +84,7 @@ inline constexpr int kMaxClusterK = 8;        // the portable thread-block clust
 struct Config {
   // ---- CTA tile (the code) ---------------------------------------------------------------------
   int bm = 128;          // output rows per CTA: 64 (one consumer warpgroup) or 128 (two)
-  int bn = 128;          // output columns per CTA: a multiple of 16 in [16, 256] (wgmma N)
+  int bn = 128;          // output columns per CTA: a multiple of 8 in [16, 256] (wgmma N)
   int bk = kBlockK;      // K per pipeline stage: 64 bf16 = one 128-B swizzle line
   int stages = 4;        // smem ring depth, >= 3; as many as fit (sm90/smem_layout.hpp)
   // ---- cluster: 1x1, 2x1 (cluster_m = 2: M-neighbours share B, multicast) or 1x2 (A) ---------
@@ -175,7 +177,7 @@ TG_HD constexpr bool partly_staged(const Config& c) {
 enum class ConfigRule : int {
   ok = 0,
   tile_m,           // bm is 64 or 128
-  tile_n,           // bn is a multiple of 16 in [16, 256]
+  tile_n,           // bn is a multiple of 8 in [16, 256]
   tile_k,           // bk is 64
   stages,           // 3 <= stages <= 16
   cluster,          // cluster is 1x1, 2x1 or 1x2
@@ -219,7 +221,7 @@ TG_HD constexpr int pingpong_max_accumulators(const Config& c) {
 
 TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
   if (c.bm != 64 && c.bm != 128) return ConfigRule::tile_m;
-  if (c.bn < 16 || c.bn > 256 || c.bn % 16 != 0) return ConfigRule::tile_n;
+  if (c.bn < 16 || c.bn > 256 || c.bn % 8 != 0) return ConfigRule::tile_n;
   if (c.bk != kBlockK) return ConfigRule::tile_k;
   if (c.stages < 3 || c.stages > 16) return ConfigRule::stages;
   const bool c11 = c.cluster_m == 1 && c.cluster_n == 1;
@@ -267,7 +269,7 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
   switch (r) {
     case ConfigRule::ok: return "ok";
     case ConfigRule::tile_m: return "bm must be 64 or 128 (one consumer warpgroup per 64 rows)";
-    case ConfigRule::tile_n: return "bn must be a multiple of 16 in [16, 256] (wgmma N)";
+    case ConfigRule::tile_n: return "bn must be a multiple of 8 in [16, 256] (wgmma N)";
     case ConfigRule::tile_k: return "bk must be 64 (one 128-B swizzle line of bf16)";
     case ConfigRule::stages: return "stages must be in [3, 16]";
     case ConfigRule::cluster: return "cluster must be 1x1, 2x1 or 1x2";

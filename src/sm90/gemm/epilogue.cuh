@@ -20,15 +20,17 @@ namespace tilegemm::sm90 {
 
 inline constexpr int kBfBoxCols = store_box_cols(DType::bf16);  // 64: store_tile's boxes
 
-// alpha · acc[8q .. 8q+7] (16-column block q of the fragment) -> bf16 -> one stmatrix x4 at this
-// lane's row address.
+// alpha · acc[4g .. 4g+7] (the 16 fragment columns from 8-column group g: groups g and g + 1)
+// -> bf16 -> one stmatrix x4 at this lane's row address. g is any group, not only an even one: a
+// tile 8 columns short of a multiple of 16 (BN % 16 == 8) has its last, overlapping box
+// (store_box_col0) start at an odd group.
 // kTrans: the same four matrices stored transposed (stmatrix .trans), for swap-AB's staging.
 template <int BN, bool kTrans = false>
-__device__ __forceinline__ void stmatrix_block(uint8_t* row_addr, const float (&acc)[BN / 2], float alpha, int q) {
-  const uint32_t r0 = pack_bf16x2(alpha * acc[8 * q + 0], alpha * acc[8 * q + 1]);
-  const uint32_t r1 = pack_bf16x2(alpha * acc[8 * q + 2], alpha * acc[8 * q + 3]);
-  const uint32_t r2 = pack_bf16x2(alpha * acc[8 * q + 4], alpha * acc[8 * q + 5]);
-  const uint32_t r3 = pack_bf16x2(alpha * acc[8 * q + 6], alpha * acc[8 * q + 7]);
+__device__ __forceinline__ void stmatrix_block(uint8_t* row_addr, const float (&acc)[BN / 2], float alpha, int g) {
+  const uint32_t r0 = pack_bf16x2(alpha * acc[4 * g + 0], alpha * acc[4 * g + 1]);
+  const uint32_t r1 = pack_bf16x2(alpha * acc[4 * g + 2], alpha * acc[4 * g + 3]);
+  const uint32_t r2 = pack_bf16x2(alpha * acc[4 * g + 4], alpha * acc[4 * g + 5]);
+  const uint32_t r3 = pack_bf16x2(alpha * acc[4 * g + 6], alpha * acc[4 * g + 7]);
   stmatrix_x4<kTrans>(row_addr, r0, r1, r2, r3);
 }
 
@@ -118,10 +120,10 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
 #pragma unroll
     for (int box = 0; box < kBoxes; ++box) {
       uint8_t* dst = slots + box * kStoreBoxBytes;
-      const int q0 = store_box_col0(box, BN, kBfBoxCols) / 16;  // a constant once unrolled
+      const int g0 = store_box_col0(box, BN, kBfBoxCols) / 8;  // a constant once unrolled
 #pragma unroll
       for (int p = 0; p < kBfBoxCols / 16; ++p)
-        stmatrix_block<BN, kTrans>(dst + stmatrix_box_offset<kTrans>(warp, lane, p), acc, alpha, q0 + p);
+        stmatrix_block<BN, kTrans>(dst + stmatrix_box_offset<kTrans>(warp, lane, p), acc, alpha, g0 + 2 * p);
     }
     fence_proxy_async_smem();             // my stmatrix writes before the async-proxy (TMA) read
     named_barrier_sync(barrier_id, 128);  // all boxes written
@@ -154,7 +156,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[BN / 2], float alp
       const int col0 = store_box_col0(box, BN, kBfBoxCols);
 #pragma unroll
       for (int p = 0; p < kBfBoxCols / 16; ++p)
-        stmatrix_block<BN, kTrans>(slot + stmatrix_box_offset<kTrans>(warp, lane, p), acc, alpha, col0 / 16 + p);
+        stmatrix_block<BN, kTrans>(slot + stmatrix_box_offset<kTrans>(warp, lane, p), acc, alpha, col0 / 8 + 2 * p);
       fence_proxy_async_smem();
       named_barrier_sync(barrier_id, 128);  // the whole box is written
       rec.record(t, EventKind::stmatrix, box, -1);
@@ -250,26 +252,38 @@ __device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN /
   static_assert(!kTrans || kOut == DType::bf16, "stmatrix .trans moves 16-bit elements");
   const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
   if constexpr (kOut == DType::bf16) {
-    const int blocks = kTrans ? trans_box_width(box, BN) / 16 : kBfBoxCols / 16;  // a constant once unrolled
+    // The box's 16-column blocks, and for a transposed last box of BN % 16 == 8 columns its
+    // 8-column tail (one group: matrices 0 and 1, stmatrix / ldmatrix .x2).
+    const int width = kTrans ? trans_box_width(box, BN) : kBfBoxCols;  // a constant once unrolled
     const int col0 = kTrans ? 64 * box : store_box_col0(box, BN, kBfBoxCols);
-#pragma unroll
-    for (int p = 0; p < kBfBoxCols / 16; ++p) {
-      if (p >= blocks) break;
-      uint8_t* addr = slot + stmatrix_box_offset<kTrans>(warp, lane, p);
-      const int q = col0 / 16 + p;  // 16-column block of the fragment
-      uint32_t cw[4] = {0u, 0u, 0u, 0u};
-      if constexpr (kWithC) ldmatrix_x4<kTrans>(addr, cw[0], cw[1], cw[2], cw[3]);
-      uint32_t dw[4];
+    // alpha · acc (+ beta · C's words cw) of the `words` words from group g, into dw.
+    auto combine = [&](int g, int words, const uint32_t* cw, uint32_t* dw) {
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
-        float v0 = alpha * acc[8 * q + 2 * r], v1 = alpha * acc[8 * q + 2 * r + 1];
+        if (r >= words) break;
+        float v0 = alpha * acc[4 * g + 2 * r], v1 = alpha * acc[4 * g + 2 * r + 1];
         if constexpr (kWithC) {
           v0 += beta * bf16_bits_to_float(uint16_t(cw[r] & 0xFFFFu));
           v1 += beta * bf16_bits_to_float(uint16_t(cw[r] >> 16));
         }
         dw[r] = pack_bf16x2(v0, v1);
       }
-      stmatrix_x4<kTrans>(addr, dw[0], dw[1], dw[2], dw[3]);
+    };
+#pragma unroll
+    for (int p = 0; p < kBfBoxCols / 16; ++p) {
+      if (16 * p >= width) break;
+      uint8_t* addr = slot + stmatrix_box_offset<kTrans>(warp, lane, p);
+      const int g = col0 / 8 + 2 * p;  // the block's first 8-column group of the fragment
+      uint32_t cw[4] = {0u, 0u, 0u, 0u}, dw[4];
+      if (16 * p + 8 == width) {  // (only in a transposed last box)
+        if constexpr (kWithC) ldmatrix_x2<kTrans>(addr, cw[0], cw[1]);
+        combine(g, 2, cw, dw);
+        stmatrix_x2<kTrans>(addr, dw[0], dw[1]);
+      } else {
+        if constexpr (kWithC) ldmatrix_x4<kTrans>(addr, cw[0], cw[1], cw[2], cw[3]);
+        combine(g, 4, cw, dw);
+        stmatrix_x4<kTrans>(addr, dw[0], dw[1], dw[2], dw[3]);
+      }
     }
   } else {
     // fp32: the box from tile column col0 holds fragment groups j = col0 / 8 .. + 3 (8 columns
@@ -586,7 +600,9 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
       if constexpr (kTrans) {
         constexpr int kSub = trans_sub_box_cols(BN);
         const int subs = trans_box_width(box, BN) / kSub;  // a constant once unrolled
-#pragma unroll
+        // (Eight 8-row sub-boxes per box (BN % 16 == 8) stay a loop: unrolled, next to the stream-K
+        // fix-up's registers, 128x152 spilled: the cubin audit.)
+#pragma unroll(kSub == 8 ? 1 : 64 / kSub)
         for (int j = 0; j < 64 / kSub; ++j)
           if (j < subs && o.row0 < o.m_total && trans_sub_box_inside<BN>(box, j, o))
             tma_store_2d(tmap_d, slot + j * kSub * 128, o.row0, o.n0 + col0 + j * kSub);

@@ -115,8 +115,8 @@ __device__ __forceinline__ void store_tile_direct_col_major(const float (&acc)[B
                                                             int thread_in_wg, const TileOut& o) {
   using Elem = typename StoredElem<kOut>::type;
   constexpr int kGroups = BN / 8;                         // 8-column groups j of the fragment
-  constexpr int kChunk = kGroups % 4 == 0 ? 4 : 2;        // groups per C chunk (BN % 16 == 0)
-  constexpr int kChunks = kGroups / kChunk;
+  constexpr int kChunk = kGroups % 4 == 0 ? 4 : 2;        // groups per C chunk
+  constexpr int kChunks = (kGroups + kChunk - 1) / kChunk;  // (BN % 16 == 8: the last chunk one group)
   const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
   const int r = o.row0 + 16 * warp + lane / 4;
   const int c = o.n0 + 2 * (lane % 4);
@@ -163,7 +163,7 @@ __device__ __forceinline__ void store_tile_direct_col_major(const float (&acc)[B
 #pragma unroll
           for (int i = 0; i < 2; ++i) {
             const int j = q * kChunk + g;
-            if (inside(j, h, i)) f(j, h, i, 4 * g + 2 * h + i);
+            if (j < kGroups && inside(j, h, i)) f(j, h, i, 4 * g + 2 * h + i);
           }
     };
 #pragma unroll

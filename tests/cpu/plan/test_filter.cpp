@@ -297,9 +297,10 @@ TEST(Filter, UserConfigsOutsideTheTemplateAreRejectedWithItsRule) {
   Candidate r = evaluate_config(p, d, c, false);
   EXPECT_EQ(r.rule, Rule::kernel_template);
   EXPECT_NE(r.reason.find("bm must be 64 or 128"), std::string::npos) << r.reason;
-  r = evaluate_config(p, d, tile_config(128, 24), false);
+  r = evaluate_config(p, d, tile_config(128, 20), false);
   EXPECT_EQ(r.rule, Rule::kernel_template);
-  EXPECT_NE(r.reason.find("multiple of 16"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("multiple of 8"), std::string::npos) << r.reason;
+  EXPECT_NE(evaluate_config(p, d, tile_config(128, 24), false).rule, Rule::kernel_template);  // wgmma N steps by 8
   c = tile_config(128, 128, 2, 1);
   c.split_k = 2;
   EXPECT_EQ(evaluate_config(p, d, c, false).rule, Rule::kernel_template);  // split-K without clusters
@@ -364,7 +365,7 @@ TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
     }
     return bns;
   };
-  EXPECT_EQ(swap_tiles(300, 14336, 4096), (std::set<int>{64, 80, 112, 160}));
+  EXPECT_EQ(swap_tiles(300, 14336, 4096), (std::set<int>{64, 80, 104, 152}));  // M in 5, 4, 3, 2 tiles
   EXPECT_TRUE(swap_tiles(300, 14337, 4096).empty());  // mid-size M only where D's rows are whole 16-B chunks
   {
     Problem with_c = nt_problem(300, 14336, 4096), fp32 = with_c, odd_d = nt_problem(300, 14337, 4096);
@@ -393,13 +394,14 @@ TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
           EXPECT_FALSE(overlap) << describe(c.config);
         }
       }
-      EXPECT_EQ(bns, (std::set<int>{64, 80, 112, 160}));
+      EXPECT_EQ(bns, (std::set<int>{64, 80, 104, 152}));
     }
     for (const Candidate& c : make_plan(odd_d, d).ranked) EXPECT_FALSE(c.config.d_col_major) << describe(c.config);
   }
-  EXPECT_EQ(swap_tiles(37, 4097, 14336), (std::set<int>{16, 32, 48}));  // decode: direct stores, any N
-  EXPECT_EQ(swap_tiles(100, 16384, 3072), (std::set<int>{112}));               // 112 < 128; 64 x 2 pads as 128 does
-  EXPECT_EQ(swap_tiles(37, 4096, 14336), (std::set<int>{16, 32, 48}));         // decode: every BN up to 48
+  EXPECT_EQ(swap_tiles(37, 4097, 14336), (std::set<int>{16, 24, 32, 40}));  // decode: direct stores, any N
+  EXPECT_EQ(swap_tiles(100, 16384, 3072), (std::set<int>{104}));               // 104 < 128; 64 x 2 pads as 128 does
+  EXPECT_EQ(swap_tiles(37, 4096, 14336), (std::set<int>{16, 24, 32, 40}));     // decode: every BN up to 40, by 8
+  EXPECT_EQ(swap_tiles(5, 4096, 14336), (std::set<int>{16}));                  // M <= 8: the narrowest, 16
   EXPECT_TRUE(swap_tiles(128, 4096, 7168).empty());                            // 128-row tiles pad nothing
   EXPECT_TRUE(swap_tiles(640, 4096, 1536).empty());
   EXPECT_TRUE(swap_tiles(600, 1000, 1536).empty());                            // N < 2M

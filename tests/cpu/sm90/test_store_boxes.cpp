@@ -13,7 +13,7 @@ namespace {
 TEST(StoreBoxes, TheBoxesCoverTheTileExactlyAndStayInsideIt) {
   for (DType out : {DType::bf16, DType::fp32}) {
     const int box = store_box_cols(out);
-    for (int bn = box; bn <= 256; bn += 16) {
+    for (int bn = box; bn <= 256; bn += 8) {
       SCOPED_TRACE(testing::Message() << (out == DType::fp32 ? "fp32" : "bf16") << " bn " << bn);
       const int boxes = store_boxes(bn, out);
       EXPECT_EQ(boxes, (bn + box - 1) / box);
@@ -22,7 +22,7 @@ TEST(StoreBoxes, TheBoxesCoverTheTileExactlyAndStayInsideIt) {
         const int c0 = store_box_col0(b, bn, box);
         ASSERT_GE(c0, 0);
         ASSERT_LE(c0 + box, bn);      // never a column of the next tile
-        ASSERT_EQ(c0 % 16, 0);        // whole 16-column fragment blocks (stmatrix, write_box)
+        ASSERT_EQ(c0 % 8, 0);         // whole 8-column fragment groups (stmatrix from any group, write_box)
         if (b + 1 < boxes) EXPECT_EQ(c0, b * box);
         for (int c = c0; c < c0 + box; ++c) ++writers[c];
       }
@@ -75,6 +75,32 @@ TEST(StoreBoxes, TheTemplateTakesOverlappingBoxesWithOrWithoutC) {
   EXPECT_TRUE(partly_staged(staged(144, DType::bf16, 64, false)));
   EXPECT_EQ(config_smem_layout(staged(144, DType::bf16, 192, false)).d_bytes, 2 * 3 * kStoreBoxBytes);
   EXPECT_EQ(config_smem_layout(staged(144, DType::bf16, 64, false)).d_bytes, 2 * 1 * kStoreBoxBytes);
+}
+
+// Swap-AB's transposed boxes with C (trans_box_width, trans_sub_box_cols): every box is whole
+// sub-boxes, a tile 8 columns past a multiple of 16 takes sub-boxes of 8 rows (the last box's
+// 8-column tail, write_box's stmatrix .x2), and the template takes those widths.
+TEST(StoreBoxes, TransposedBoxesAreWholeSubBoxesForEveryWidth) {
+  for (int bn = 64; bn <= 256; bn += 8) {
+    SCOPED_TRACE(testing::Message() << "bn " << bn);
+    const int sub = trans_sub_box_cols(bn);
+    EXPECT_EQ(bn % sub, 0);
+    EXPECT_EQ(sub, bn % 64 == 0 ? 64 : bn % 32 == 0 ? 32 : bn % 16 == 0 ? 16 : 8);
+    int covered = 0;
+    for (int b = 0; b < store_boxes(bn, DType::bf16); ++b) {
+      const int w = trans_box_width(b, bn);
+      EXPECT_GT(w, 0);
+      EXPECT_EQ(w % sub, 0);
+      covered += w;
+    }
+    EXPECT_EQ(covered, bn);  // no overlap: C may be D
+    Config c = staged(bn, DType::bf16, whole_stage_cols(bn, DType::bf16), true);
+    c.d_col_major = true;
+    EXPECT_TRUE(staged_trans_c(c));
+    EXPECT_EQ(check_kernel_config(c), ConfigRule::ok);
+  }
+  Config odd = staged(100, DType::bf16, 128, false);
+  EXPECT_EQ(check_kernel_config(odd), ConfigRule::tile_n);
 }
 
 // Ping-pong consumers (Config::pingpong): whole tiles, no k-split, accumulators within what ptxas
