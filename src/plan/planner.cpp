@@ -334,8 +334,8 @@ auto config_key(const Config& c) {
 
 // The candidate space: exactly the Configs the kernel template instantiates, minus values that
 // cannot help. BM 128 only when M > 64 (a bigger tile over the same single block only adds bytes);
-// BN multiples of 8 (wgmma's N step; 64 for an MN-major B) up to max(64, N rounded up to 8) and
-// 256 for the same reason; G = 16 only
+// BN multiples of 16 (64 for an MN-major B) up to max(64, N rounded up to 16) and 256 for the same
+// reason (swap-AB's two-consumer tiles take M in steps of 8, below); G = 16 only
 // with more than 8 blocks along the grouped axis (else it is G = 8 again); mapping grouped_n for
 // 1x2 clusters (A multicast pairs are N-neighbours), grouped_m otherwise. Split-K (cluster 1x1,
 // persistent, grouped_m G=8) only when the tiles leave SMs idle: S from kSplitKFactors and
@@ -366,7 +366,7 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   std::vector<int> bms = {64};
   if (p.m > 64) bms.push_back(128);
   const int64_t bn_max =
-      std::min<int64_t>(256, std::max<int64_t>(64, round_up(p.n, p.b_major == Major::mn_major ? 64 : 8)));
+      std::min<int64_t>(256, std::max<int64_t>(64, round_up(p.n, p.b_major == Major::mn_major ? 64 : 16)));
   const int clusters[3][2] = {{1, 1}, {2, 1}, {1, 2}};
   // The same split-K as a k-split cluster (its slices summed in shared memory), for swap-AB tiles
   // only and when all its clusters fit at once: S in kClusterKSizes, tiles x S within
@@ -387,7 +387,11 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   // An MN-major operand loads whole 64-element chunks (sm90::check_kernel_config): B MN-major
   // steps BN by 64, and a multicast half of an MN-major tile must be a chunk too.
   const bool a_mn = p.a_major == Major::mn_major, b_mn = p.b_major == Major::mn_major;
-  const int bn_step = b_mn ? 64 : 8;
+  // (Unswapped widths stay in steps of 16: measured on the H200 (docs/PERF.md, twenty-sixth session),
+  // the 8-step widths the model preferred by a few tenths of a percent ran 1-10 % slower on large
+  // shapes with C (2048x8960x1536 128x184: 88.3 us against 128x160 ping-pong's 81.2) and 1.2 % at
+  // 8192^3 (128x200 1366 us, 128x192 1350); only swap-AB's widths over a small M gain.)
+  const int bn_step = b_mn ? 64 : 16;
   for (int bm : bms) {
     for (int bn = bn_step; bn <= bn_max; bn += bn_step) {
       for (const auto& cl : clusters) {
@@ -442,30 +446,43 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   }
   // Swap-AB (the transposed problem's BM over N, its BN over M), persistent 1x1, unsplit, stream-K
   // and split-K. A small M (decode, up to kSwapAbMaxM): every BN from 16 up to the narrowest that
-  // covers M, in steps of 8. A mid-size M (up to kSwapAbMidMaxM, N >= 2M), whose 128-row tiles
-  // would pad M by up to 127 rows: for each count b of column tiles (at most kSwapAbMidMaxTiles, BN
-  // from 64 up), the narrowest BN that covers M in b tiles (M = 300: 152, 104, 80, 64), so that M
-  // pads by less than 8 rows per tile; only where D's rows are 16-B aligned (swap_mid_m).
+  // covers M. A mid-size M (up to kSwapAbMidMaxM, N >= 2M), whose 128-row tiles would pad M by up
+  // to 127 rows: for each count b of column tiles (at most kSwapAbMidMaxTiles, BN from 64 up), the
+  // narrowest BN that covers M in b tiles, so that M pads by less than a step per tile; only where
+  // D's rows are 16-B aligned (swap_mid_m). Steps of 8 for BM = 128 (M = 300: 152, 104, 80, 64),
+  // 16 for BM = 64 (160, 112, 80, 64).
   if (p.m > kSwapAbMidMaxM || p.n < 2 * p.m) return;
-  std::vector<int> swap_bns;
   Config swapped;
   swapped.d_col_major = true;
-  if (p.m <= kSwapAbMaxM) {
-    // (From 16, the narrowest tile: M <= 8 takes 16 alone.)
-    for (int bn = 16; bn <= std::min<int64_t>(64, std::max<int64_t>(16, round_up(p.m, 8))); bn += 8) swap_bns.push_back(bn);
-  } else if (swap_mid_m(kernel_problem(p, swapped))) {
-    for (int64_t b = 1; b <= kSwapAbMidMaxTiles; ++b) {
-      const int64_t bn = round_up(ceil_div(p.m, b), 8);
-      if (bn > 256) continue;
-      if (bn < 64) break;
-      // Only where it pads M less than 128-row tiles do (M = 128, 640: never; measured, the
-      // transposed tiles of the same padding were no faster, docs/PERF.md).
-      if (b * bn >= round_up(p.m, 128)) continue;
-      if (swap_bns.empty() || swap_bns.back() != bn) swap_bns.push_back(static_cast<int>(bn));
+  const bool mid_m = p.m > kSwapAbMaxM && swap_mid_m(kernel_problem(p, swapped));
+  // The swap-AB widths over M in steps of `step`.
+  const auto swap_widths = [&](int step) {
+    std::vector<int> bns;
+    if (p.m <= kSwapAbMaxM) {
+      // (From 16, the narrowest tile: M <= 8 takes 16 alone.)
+      for (int bn = 16; bn <= std::min<int64_t>(64, std::max<int64_t>(16, round_up(p.m, step))); bn += step)
+        bns.push_back(bn);
+    } else if (mid_m) {
+      for (int64_t b = 1; b <= kSwapAbMidMaxTiles; ++b) {
+        const int64_t bn = round_up(ceil_div(p.m, b), step);
+        if (bn > 256) continue;
+        if (bn < 64) break;
+        // Only where it pads M less than 128-row tiles do (M = 128, 640: never; measured, the
+        // transposed tiles of the same padding were no faster, docs/PERF.md).
+        if (b * bn >= round_up(p.m, 128)) continue;
+        if (bns.empty() || bns.back() != bn) bns.push_back(static_cast<int>(bn));
+      }
     }
-  }
+    return bns;
+  };
   for (int bm : {64, 128}) {
     if (bm > 64 && p.n <= 64) continue;
+    // Two-consumer tiles take M in steps of 8 (wgmma's N step), one-consumer tiles in steps of 16.
+    // NOTES: measured on the H200 (docs/PERF.md, twenty-sixth session), 128-row swap-AB tiles
+    // whose width pads M by less than 8 ran 0.88-1.01x the time of the 16-step widths on 40-odd
+    // midm-style shapes; 64-row ones lost up to 17 % (64x200 at 200x8192x8192: 54.0 us against
+    // 128x112's 46.3), where the model's four near-equal limits compound more than it predicts.
+    const std::vector<int> swap_bns = swap_widths(bm == 128 ? 8 : 16);
     for (int bn : swap_bns) {
       Config c;
       c.bm = bm;

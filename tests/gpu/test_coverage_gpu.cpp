@@ -403,17 +403,26 @@ TEST(CoverageGpu, TilesEightColumnsPastAMultipleOfSixteen) {
   // Tile widths with BN % 16 == 8 (wgmma's N step is 8): the staged epilogues' last box overlaps
   // its neighbour from an odd 8-column group of the fragment (TMA store, the threads' copy-out with
   // an odd ldd, C staged, fp32), the direct epilogue's odd group count (narrow tiles, in place),
-  // ping-pong, a 1x2 cluster, split-K and stream-K, an MN-major A; N = 1000 ends inside the last
-  // tile of every width here.
-  const char* tiles[] = {"128x200",         "64x72",          "128x152,pingpong", "128x88",
-                         "128x24",          "64x40",          "128x200,cluster=1x2", "128x200,streamk",
-                         "64x72,splitk=3",  "128x136,stage=64"};
-  for (const char* tile : tiles)
+  // ping-pong, a 1x2 cluster, split-K and stream-K, an MN-major A; N ends inside the last tile of
+  // every width here.
+  // (Ping-pong at 120 columns: within the threads' copy-out's 144 and the direct epilogue's 128
+  // accumulators with C; a 1x2 cluster needs an even count of column tiles: N = 1100; one staging
+  // box at a time is 64 bf16 or 32 fp32 columns.)
+  struct Tile {
+    const char* spec;
+    int64_t n;
+  };
+  const Tile tiles[] = {{"128x200", 1000},         {"64x72", 1000},           {"128x120,pingpong", 1000},
+                        {"128x88", 1000},          {"128x24", 1000},          {"64x40", 1000},
+                        {"128x200,cluster=1x2", 1100}, {"128x200,streamk", 1000}, {"64x72,splitk=3", 1000},
+                        {"128x136,stage=", 1000}};
+  for (const Tile& tile : tiles)
     for (bool with_c : {false, true})
       for (int64_t ldd_pad : {0, 1})
         for (DType out : {DType::bf16, DType::fp32}) {
-          Case cs{300, 1000, 520};
-          cs.config = tile;
+          Case cs{300, tile.n, 520};
+          cs.config = tile.spec;
+          if (cs.config.back() == '=') cs.config += std::to_string(sm90::store_box_cols(out));
           cs.out = out;
           cs.with_c = with_c;
           cs.beta = with_c ? 0.75f : 0.0f;

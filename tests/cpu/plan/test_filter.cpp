@@ -360,12 +360,14 @@ TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
       for (const std::string& f : c.flags) said |= f.find("run side by side (grouped_n)") != std::string::npos;
       EXPECT_EQ(said, several) << describe(k2);
       if (k2.cluster_k > 1) EXPECT_LE(k2.bn, 64) << describe(k2);
+      EXPECT_EQ(k2.bn % (k2.bm == 128 ? 8 : 16), 0) << describe(k2);  // one-consumer tiles by 16
       if (k2.bn >= 64)
         EXPECT_EQ(k2.epilogue, m > 64 && n % 8 == 0 ? Epilogue::tma_store : Epilogue::direct) << describe(k2);
     }
     return bns;
   };
-  EXPECT_EQ(swap_tiles(300, 14336, 4096), (std::set<int>{64, 80, 104, 152}));  // M in 5, 4, 3, 2 tiles
+  // M in 5, 4, 3, 2 tiles: BN rounded up to 8 for BM = 128, to 16 for BM = 64 (planner.cpp)
+  EXPECT_EQ(swap_tiles(300, 14336, 4096), (std::set<int>{64, 80, 104, 112, 152, 160}));
   EXPECT_TRUE(swap_tiles(300, 14337, 4096).empty());  // mid-size M only where D's rows are whole 16-B chunks
   {
     Problem with_c = nt_problem(300, 14336, 4096), fp32 = with_c, odd_d = nt_problem(300, 14337, 4096);
@@ -394,13 +396,13 @@ TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
           EXPECT_FALSE(overlap) << describe(c.config);
         }
       }
-      EXPECT_EQ(bns, (std::set<int>{64, 80, 104, 152}));
+      EXPECT_EQ(bns, (std::set<int>{64, 80, 104, 112, 152, 160}));
     }
     for (const Candidate& c : make_plan(odd_d, d).ranked) EXPECT_FALSE(c.config.d_col_major) << describe(c.config);
   }
-  EXPECT_EQ(swap_tiles(37, 4097, 14336), (std::set<int>{16, 24, 32, 40}));  // decode: direct stores, any N
-  EXPECT_EQ(swap_tiles(100, 16384, 3072), (std::set<int>{104}));               // 104 < 128; 64 x 2 pads as 128 does
-  EXPECT_EQ(swap_tiles(37, 4096, 14336), (std::set<int>{16, 24, 32, 40}));     // decode: every BN up to 40, by 8
+  EXPECT_EQ(swap_tiles(37, 4097, 14336), (std::set<int>{16, 24, 32, 40, 48}));  // decode: direct stores, any N
+  EXPECT_EQ(swap_tiles(100, 16384, 3072), (std::set<int>{104, 112}));  // < 128; 64 x 2 pads as 128 does
+  EXPECT_EQ(swap_tiles(37, 4096, 14336), (std::set<int>{16, 24, 32, 40, 48}));  // decode: BM 128 by 8, BM 64 by 16
   EXPECT_EQ(swap_tiles(5, 4096, 14336), (std::set<int>{16}));                  // M <= 8: the narrowest, 16
   EXPECT_TRUE(swap_tiles(128, 4096, 7168).empty());                            // 128-row tiles pad nothing
   EXPECT_TRUE(swap_tiles(640, 4096, 1536).empty());
