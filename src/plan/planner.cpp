@@ -479,9 +479,10 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
     if (bm > 64 && p.n <= 64) continue;
     // Two-consumer tiles take M in steps of 8 (wgmma's N step), one-consumer tiles in steps of 16.
     // NOTES: measured on the H200 (docs/PERF.md, twenty-sixth session), 128-row swap-AB tiles
-    // whose width pads M by less than 8 ran 0.88-1.01x the time of the 16-step widths on 40-odd
-    // midm-style shapes; 64-row ones lost up to 17 % (64x200 at 200x8192x8192: 54.0 us against
-    // 128x112's 46.3), where the model's four near-equal limits compound more than it predicts.
+    // whose width pads M by less than 8 ran 0.88-1.04x the time of the 16-step widths (geomean
+    // about 0.96) on 60-odd midm-style shapes; 64-row ones lost up to 17 % (64x200 at
+    // 200x8192x8192: 54.0 us against 128x112's 46.3), where the model's four near-equal limits
+    // compound more than it predicts.
     const std::vector<int> swap_bns = swap_widths(bm == 128 ? 8 : 16);
     for (int bn : swap_bns) {
       Config c;
