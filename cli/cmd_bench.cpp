@@ -42,7 +42,7 @@ struct BenchOptions {
   bool no_flush = false, no_cublas = false, json = false;
   std::string flush = "write";  // --flush: how L2 is emptied before each timed call (bench/timer.hpp)
   bool no_tuning = false;  // gemm() without the tuning cache: the model's picks
-  bool no_row_repacks = false;  // gemm() reads operands whose rows start inside sectors in place
+  CopyFlags copies;  // gemm()'s model copies turned off (--no-row-repacks, --no-narrow-transposes)
   bool neighbours = false;  // also time each unaligned shape's aligned neighbour (bench::aligned_neighbour)
   std::string json_out;
   std::string mapping;  // --mapping NAME: tile order of the sm90 kernel (empty: the planner's)
@@ -135,7 +135,8 @@ int run_bench(const BenchOptions& o, const std::string& title) {
       gemm_options.mapping ? sched::mapping_name(*gemm_options.mapping) : std::string("the planner's");
   // Whether gemm() may run tuned configs (api/tuning.hpp): model-only and tuned runs say which they are.
   gemm_options.use_tuning_cache = !o.no_tuning;
-  gemm_options.row_repacks = !o.no_row_repacks;
+  gemm_options.row_repacks = !o.copies.no_row_repacks;
+  gemm_options.narrow_transposes = !o.copies.no_narrow_transposes;
   const std::shared_ptr<const detail::TuningState> tuning = detail::process_tuning();
   const std::string tuning_label = o.no_tuning || tuning->off()
                                        ? "off (" + (o.no_tuning ? std::string("--no-tuning") : tuning->why_off()) + ")"
@@ -375,9 +376,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--no-cublas", o->no_cublas, "Do not run the cuBLASLt baseline");
   cmd->add_flag("--no-tuning", o->no_tuning,
                 "Run the model's picks: gemm() does not read the tuning cache (tilegemm tune; default: it does)");
-  cmd->add_flag("--no-row-repacks", o->no_row_repacks,
-                "Read A and B in place even where their rows start inside 32-B sectors (ld or base an odd "
-                "multiple of 16 B; default: repacked when the time model says it pays)");
+  add_copy_flags(cmd, &o->copies);
   cmd->add_flag("--neighbours", o->neighbours,
                  "Also time each shape whose M, N or K is not a multiple of 8 beside its aligned neighbour (each "
                  "rounded to the nearest multiple of 8), and report its TFLOPS as a fraction of the neighbour's");

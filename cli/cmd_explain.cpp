@@ -15,6 +15,7 @@
 
 #include "api/explain_call.hpp"
 #include "api/tuning.hpp"
+#include "call_flags.hpp"
 #include "commands.hpp"
 #include "plan/config_spec.hpp"
 #include "plan/device_profile.hpp"
@@ -40,6 +41,7 @@ struct ExplainArgs {
   bool json = false;
   bool no_split = false;
   int max_ctas = 0;
+  CopyFlags copies;  // GemmOptions::row_repacks / narrow_transposes turned off, as bench takes them
   int64_t lda = 0, ldb = 0, ldc = 0, ldd = 0;  // 0: packed
   // The rest of the call (what route() reads beyond the shape): D's major, C, scalars, offsets.
   std::string d_major = "row", c_major, c_dtype;
@@ -105,6 +107,7 @@ void run_explain(const ExplainArgs& a) {
   rq.problem = p;
   rq.options = options;
   rq.max_ctas = a.max_ctas;
+  rq.copies = {!a.copies.no_row_repacks, !a.copies.no_narrow_transposes};
   rq.json = a.json;
   rq.explain.top = a.top;
   rq.explain.rejected_per_rule = a.rejected;
@@ -179,6 +182,7 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--max-ctas", args->max_ctas,
                   "plan as gemm() does with GemmOptions::max_ctas N: for N SMs, persistent launches, no tuning cache")
       ->check(CLI::Range(1, 1 << 20));
+  add_copy_flags(cmd, &args->copies);
   cmd->add_flag("--json", args->json, "print the plan as JSON (schema tilegemm.plan/3, docs/PLANNER.md)");
   cmd->callback([args] { run_explain(*args); });
 }

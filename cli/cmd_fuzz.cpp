@@ -26,6 +26,7 @@
 #include "commands.hpp"
 #include "core/layout_names.hpp"
 #include "plan/config_spec.hpp"
+#include "plan/device_profile.hpp"
 
 namespace tilegemm::cli {
 namespace {
@@ -86,6 +87,17 @@ struct FakeBases {
   void* d = reinterpret_cast<void*>(uintptr_t{4} << 41);
 };
 
+// The device profile gemm() routes with (its model's copies: row repacks, narrow transposes): the
+// live GPU's, else the H200's, as explain's default.
+const plan::DeviceProfile& route_profile() {
+  static const plan::DeviceProfile profile = [] {
+    std::string why;
+    if (auto live = plan::query_live_profile(0, &why)) return *live;
+    return *plan::find_builtin_profile("h200");
+  }();
+  return profile;
+}
+
 nlohmann::json problem_json(const bench::FuzzProblem& p, const FuzzArgs& a) {
   return {{"index", p.index}, {"data_seed", p.data_seed}, {"m", p.m}, {"n", p.n}, {"k", p.k},
           {"layout", layout_name(p.a_major, p.b_major)}, {"a_major", to_string(p.a_major)},
@@ -108,7 +120,7 @@ void run_list(const FuzzArgs& a, const bench::FuzzOptions& o) {
     MatrixRef c;
     const GemmArgs args = bench::fuzz_args(p, fake.a, fake.b, fake.c, fake.d, &c);
     const Status valid = validate(args);
-    const detail::Route r = valid.ok() ? detail::route(args) : detail::Route{};
+    const detail::Route r = valid.ok() ? detail::route(args, &route_profile()) : detail::Route{};
     const std::string path = valid.ok() ? detail::path_name(r.path) : "invalid";
     const std::string reason = valid.ok() ? r.reason : valid.message;
     if (a.json) {
@@ -209,7 +221,7 @@ int run_fuzz(const FuzzArgs& a) {
   };
   // Fallback: the rule that sends the call there; sm90: how the kernel takes it (transposed, repacked...).
   hooks.route_reason = [](const GemmArgs& args) {
-    const detail::Route r = detail::route(args);
+    const detail::Route r = detail::route(args, &route_profile());
     if (r.path == detail::Path::fallback) return r.reason;
     std::string steps;
     for (const std::string& n : r.notes) steps += (steps.empty() ? "" : "; ") + n;

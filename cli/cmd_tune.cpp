@@ -98,7 +98,7 @@ void plan_problem(TuneProblem& t, const plan::DeviceProfile& profile, int top, c
   }
   MatrixRef c_storage;
   const GemmArgs args = detail::explain_args(p, call, &c_storage);
-  t.route = detail::route(args);
+  t.route = detail::route(args, &profile);  // the copies gemm() makes on this device (row repacks, narrow transposes)
   if (t.route.path != detail::Path::sm90) return;
   t.plan = plan::make_plan(t.route.problem, profile);
   t.candidates = plan::tuning_candidates(t.plan, top);

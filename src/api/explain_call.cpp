@@ -151,7 +151,7 @@ Status explain_call(const ExplainRequest& rq, std::string* out) {
   MatrixRef c_storage;
   const GemmArgs args = explain_args(rq.problem, rq.call, &c_storage);
   if (Status s = validate(args); !s.ok()) return s;
-  const Route r = route(args, &rq.device);
+  const Route r = route(args, &rq.device, rq.copies);
   plan::ExplainOptions eo = rq.explain;
   eo.path = path_name(r.path);
   eo.route_reason = r.reason;

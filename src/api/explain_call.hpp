@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/route.hpp"
 #include "plan/config_spec.hpp"
 #include "plan/explain.hpp"
 #include "plan/planner.hpp"
@@ -82,6 +83,8 @@ struct ExplainRequest {
   // GemmOptions::max_ctas: below the device's SMs, the plan is made as gemm() makes it for that
   // many (plan::with_sm_limit, persistent launches, no tuning cache); the route stays the device's.
   int max_ctas = 0;
+  // GemmOptions::row_repacks / narrow_transposes: the model's copies route() may make.
+  ModelCopies copies;
 };
 
 // The shape rules explain (and the explorer's plan endpoint) applies before anything else: M, N,

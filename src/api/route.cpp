@@ -34,22 +34,31 @@ bool rows_sectored(const MatrixRef& x) {
   return lines_on_sectors(address(x.ptr), static_cast<unsigned long long>(x.ld * dtype_bytes(x.dtype)), line_count(x));
 }
 
-// plan::choose_row_repack for a problem, remembered per (device profile, problem): route() runs on
-// every call, the planner's comparison once per shape.
-plan::RowRepack cached_row_repack(const plan::Problem& p, const plan::DeviceProfile& d, double a_bytes,
-                                  double b_bytes) {
+// A planner comparison (plan::choose_row_repack, plan::choose_narrow_transpose) for a problem,
+// remembered per (device profile, problem, what may be copied): route() runs on every call, the
+// planner's comparison once per shape. `choose` computes it; `what` tells the calls apart.
+template <class Choice, class Choose>
+Choice cached_choice(const char* what, const plan::Problem& p, const plan::DeviceProfile& d, Choose choose) {
   static std::mutex mutex;
-  static auto* seen = new std::unordered_map<std::string, plan::RowRepack>;  // never destroyed
-  const std::string key = d.name + "|" + d.source + "|" + plan::tuning_problem_key(p);
+  static auto* seen = new std::unordered_map<std::string, Choice>;  // never destroyed
+  const std::string key = std::string(what) + "|" + d.name + "|" + d.source + "|" + plan::tuning_problem_key(p);
   {
     std::lock_guard lock(mutex);
     if (auto it = seen->find(key); it != seen->end()) return it->second;
   }
-  const plan::RowRepack choice = plan::choose_row_repack(p, d, a_bytes, b_bytes);
+  const Choice choice = choose();
   std::lock_guard lock(mutex);
   if (seen->size() >= 4096) seen->clear();  // bounded: a long-running caller with ever new shapes
   seen->emplace(key, choice);
   return choice;
+}
+
+// What copying an operand's lines costs in bytes: read as stored, written padded to 128-B lines
+// (the row repack, route()'s add_pack).
+double repack_bytes(const MatrixRef& x) {
+  const int e = dtype_bytes(x.dtype);
+  return static_cast<double>(line_count(x)) *
+         static_cast<double>(line_length(x) + round_up(line_length(x), int64_t{128 / e})) * e;
 }
 
 std::string fmt_us(double us) {
@@ -166,7 +175,7 @@ Route fallback_route(const GemmArgs& args, const std::string& why) {
   return r;
 }
 
-Route route(const GemmArgs& in, const plan::DeviceProfile* profile) {
+Route route(const GemmArgs& in, const plan::DeviceProfile* profile, ModelCopies copies) {
   Route r;
   r.args = canonical_args(in);
   GemmArgs& args = r.args;
@@ -203,6 +212,54 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile) {
     r.notes.push_back("column-major D: computed as the row-major Dᵀ [N, M] = B·Aᵀ (A and B swap roles)");
   }
 
+  // An MN-major A or B with fewer than 64 rows along MN may be copied into K-major lines first
+  // (plan::choose_narrow_transpose says when that pays); the copy also serves an operand TMA
+  // cannot read in place. The comparison sees the other copies as route() makes them below.
+  bool transpose_a = false, transpose_b = false;
+  std::string narrow_why;
+  {
+    auto narrow = [](const MatrixRef& x) { return x.major == Major::mn_major && x.rows < plan::kNarrowMnExtent; };
+    if (profile != nullptr && copies.narrow_transposes && (narrow(args.a) || narrow(args.b))) {
+      GemmArgs view = args;  // the operands as the kernel would read them without the transposes
+      auto as_copied = [](MatrixRef& x, uintptr_t at) {
+        if (tma_describable(x)) return;
+        x.ptr = reinterpret_cast<const void*>(at);
+        x.ld = round_up(line_length(x), int64_t{128 / dtype_bytes(x.dtype)});
+      };
+      as_copied(view.a, uintptr_t{1} << 41);
+      as_copied(view.b, uintptr_t{2} << 41);
+      const plan::Problem as_is = problem_of(view);
+      auto copy_bytes = [](const MatrixRef& x) {  // read as stored, written as K-major lines of 128-B multiples
+        const int e = dtype_bytes(x.dtype);
+        return static_cast<double>(x.rows) *
+               static_cast<double>(x.cols + round_up(x.cols, int64_t{128 / e})) * e;
+      };
+      const bool na = narrow(args.a), nb = narrow(args.b);
+      const plan::OperandCopies nt = cached_choice<plan::OperandCopies>(
+          na && nb ? "narrow-ab" : na ? "narrow-a" : "narrow-b", as_is, *profile, [&] {
+            return plan::choose_narrow_transpose(as_is, *profile, na, nb, copy_bytes(args.a), copy_bytes(args.b));
+          });
+      // Read in place, an operand whose lines start inside sectors may still get the row repack
+      // below: the copies must beat that too.
+      double in_place_us = nt.as_is_us;
+      std::string in_place = fmt_us(nt.as_is_us) + " as is";
+      if (copies.row_repacks && (!as_is.a_rows_sectored || !as_is.b_rows_sectored)) {
+        const plan::OperandCopies rr = cached_choice<plan::OperandCopies>("rows", as_is, *profile, [&] {
+          return plan::choose_row_repack(as_is, *profile, repack_bytes(view.a), repack_bytes(view.b));
+        });
+        if (rr.a || rr.b) {
+          in_place_us = rr.chosen_us + rr.copy_us;
+          in_place += " (" + fmt_us(rr.chosen_us) + " + " + fmt_us(rr.copy_us) + " with its rows repacked)";
+        }
+      }
+      const bool pays = nt.chosen_us + nt.copy_us < in_place_us;
+      transpose_a = pays && nt.a;
+      transpose_b = pays && nt.b;
+      narrow_why = "the time model predicts " + in_place + ", " + fmt_us(nt.chosen_us) + " K-major + " +
+                   fmt_us(nt.copy_us) + " to copy";
+    }
+  }
+
   // Operands TMA cannot read in place are copied into aligned lines first.
   size_t offset = 0;
   auto add_pack = [&](Pack::Operand which, const MatrixRef& x, bool transpose, std::string why) {
@@ -215,7 +272,7 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile) {
       pk.cols = line_length(x);
       pk.src_row = x.ld;
       pk.src_col = 1;
-    } else {  // C [M, N] column-major -> row-major lines of N
+    } else {  // MN-major A or B [M or N, K] -> K-major; C [M, N] column-major -> row-major
       pk.rows = x.rows;
       pk.cols = x.cols;
       pk.src_row = 1;
@@ -231,25 +288,30 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile) {
                       std::to_string(pk.bytes()) + " B" + (transpose ? ", transposed" : "") + "): " + pk.why);
     r.packs.push_back(std::move(pk));
   };
-  if (!tma_describable(args.a)) add_pack(Pack::Operand::a, args.a, false, misalignment(args.a, "a"));
-  if (!tma_describable(args.b)) add_pack(Pack::Operand::b, args.b, false, misalignment(args.b, "b"));
+  auto narrow_note = [&](const MatrixRef& x, const char* name) {
+    return std::string(name) + " is MN-major with " + std::to_string(x.rows) + " rows along " +
+           (name[0] == 'a' ? "M" : "N") + " (< " + std::to_string(plan::kNarrowMnExtent) +
+           "): TMA reads and zero-fills every one of its K lines, and swap-AB cannot give it a narrow tile; " +
+           narrow_why;
+  };
+  if (transpose_a) add_pack(Pack::Operand::a, args.a, true, narrow_note(args.a, "a"));
+  if (transpose_b) add_pack(Pack::Operand::b, args.b, true, narrow_note(args.b, "b"));
+  if (!transpose_a && !tma_describable(args.a)) add_pack(Pack::Operand::a, args.a, false, misalignment(args.a, "a"));
+  if (!transpose_b && !tma_describable(args.b)) add_pack(Pack::Operand::b, args.b, false, misalignment(args.b, "b"));
   // Operands TMA can read whose rows start inside L2 sectors: repacked when the time model says so.
-  const bool a_off = tma_describable(args.a) && !rows_sectored(args.a);
-  const bool b_off = tma_describable(args.b) && !rows_sectored(args.b);
-  if (profile != nullptr && (a_off || b_off)) {
+  const bool a_off = !transpose_a && tma_describable(args.a) && !rows_sectored(args.a);
+  const bool b_off = !transpose_b && tma_describable(args.b) && !rows_sectored(args.b);
+  if (profile != nullptr && copies.row_repacks && (a_off || b_off)) {
     MatrixRef c_as_is;
     const plan::Problem as_is = problem_of(launch_args(r, reinterpret_cast<void*>(uintptr_t{1} << 12), &c_as_is));
-    auto repack_bytes = [](const MatrixRef& x) {
-      const int e = dtype_bytes(x.dtype);
-      return static_cast<double>(line_count(x)) *
-             static_cast<double>(line_length(x) + round_up(line_length(x), int64_t{128 / e})) * e;
-    };
-    const plan::RowRepack rr = cached_row_repack(as_is, *profile, repack_bytes(args.a), repack_bytes(args.b));
+    const plan::OperandCopies rr = cached_choice<plan::OperandCopies>("rows", as_is, *profile, [&] {
+      return plan::choose_row_repack(as_is, *profile, repack_bytes(args.a), repack_bytes(args.b));
+    });
     auto why = [&](const MatrixRef& x, const char* name) {
       return std::string(name) + "'s rows do not start on 32-B sector boundaries (" + name + ".ld = " +
              std::to_string(x.ld) + " elements, base " + std::to_string(address(x.ptr) % 32) +
              " B past one): TMA reads such rows at about half speed; the time model predicts " +
-             fmt_us(rr.as_is_us) + " as is, " + fmt_us(rr.chosen_us) + " repacked + " + fmt_us(rr.repack_us) +
+             fmt_us(rr.as_is_us) + " as is, " + fmt_us(rr.chosen_us) + " repacked + " + fmt_us(rr.copy_us) +
              " to repack";
     };
     if (rr.a) add_pack(Pack::Operand::a, args.a, false, why(args.a, "a"));
@@ -282,9 +344,11 @@ GemmArgs launch_args(const Route& r, void* workspace, MatrixRef* c_storage) {
     if (pk.operand == Pack::Operand::a) {
       g.a.ptr = copy;
       g.a.ld = pk.ld;
+      if (pk.transposes()) g.a.major = Major::k_major;
     } else if (pk.operand == Pack::Operand::b) {
       g.b.ptr = copy;
       g.b.ld = pk.ld;
+      if (pk.transposes()) g.b.major = Major::k_major;
     } else {
       *c_storage = MatrixRef{copy, pk.rows, pk.cols, pk.ld, g.c->dtype, row_major};
       g.c = c_storage;

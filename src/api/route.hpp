@@ -126,9 +126,18 @@ GemmArgs placeholder_args(const plan::Problem& p, MatrixRef* c_storage);
 //   - with a device profile: A or B that TMA can read but whose rows do not start on 32-B (L2
 //     sector) boundaries (TMA reads them at half speed) is repacked too when the time model says
 //     the faster GEMM pays for the copy (plan::choose_row_repack); without one, never;
+//   - with a device profile: an MN-major A or B with fewer than 64 rows along MN is copied into
+//     K-major lines when the time model says it pays (plan::choose_narrow_transpose), against
+//     reading it in place or with its rows repacked; that copy also serves one TMA cannot read
+//     in place; without a profile, never;
 //   - D (and C) need no alignment beyond their element: the epilogue writes D with TMA when it can
 //     (bf16, no C, ldd a multiple of 8, base 16-B aligned) and with plain stores otherwise.
-Route route(const GemmArgs& args, const plan::DeviceProfile* profile = nullptr);
+// The copies route() may make when the time model says they pay (each needs `profile`).
+struct ModelCopies {
+  bool row_repacks = true;        // operands whose rows start inside L2 sectors
+  bool narrow_transposes = true;  // MN-major operands narrower than 64 along MN, into K-major
+};
+Route route(const GemmArgs& args, const plan::DeviceProfile* profile = nullptr, ModelCopies copies = {});
 
 // The arguments the sm90 kernel is launched with: r.args with every packed operand pointing at its
 // copy in `workspace` (r.pack_bytes bytes, 256-B aligned); *c_storage holds a packed C.
@@ -153,6 +162,9 @@ struct GemmOptions {
   // Let route() repack operands whose rows start inside L2 sectors when the model says it pays;
   // false: they are read in place (operands TMA cannot read at all are still repacked).
   bool row_repacks = true;
+  // Let route() copy an MN-major A or B narrower than 64 along MN into K-major lines when the model
+  // says it pays; false: read in place.
+  bool narrow_transposes = true;
   // At most this many CTAs resident at once (whole clusters, at least one); 0: as many as fit.
   // Leaves SMs free for work on other streams (tensor parallelism's collective). Below the SM count
   // the planner plans for that many SMs (plan::with_sm_limit), persistent launches only, without

@@ -63,6 +63,40 @@ HbmAb hbm_ab_bytes(const Config& c, const KernelShape& ks, const DeviceProfile& 
   return r;
 }
 
+// What one k-block of an operand's tile costs the per-SM TMA feed, in in-bounds 128-B lines, averaged
+// over the operand's `blocks` tiles of `tile_rows` rows (`extent` rows exist). A line whose start
+// lies inside a 32-B sector costs unsectored_row_factor; a line past the matrix edge, which TMA
+// zero-fills, oob_row_factor.
+//  - K-major: the tile's lines are its rows; those past `extent` are zero-filled.
+//  - MN-major: the lines run along MN, BK of them (the tile's K) per 64-element chunk of the tile's
+//    rows. A chunk that the edge cuts is read and zero-filled in every one of its lines: each such
+//    line costs oob_row_factor, times unsectored_row_factor where lines start inside sectors (a
+//    chunk of 8 rows is BK lines of 16 B, not 8/64 of the chunk's lines). NOTES: measured on the
+//    H200 (docs/PERF.md, twenty-seventh session), 111 (shape, config) pairs of TN and TT with M = 2
+//    to 56 read in place: counting M/64 of a cut chunk's lines predicted the unsplit tiles of M = 8
+//    and 24 at 0.67-0.80 of their time (8x6144x4096 64x64: 21.6 us, measured 32.0); with these
+//    costs the predictions are 0.96 (lines off sectors: M = 2, 8, 12, 24, 40, 56) and 0.98 (on
+//    sectors: M = 16, 32, 48) of the measured times (geomeans; rms of the log ratio 0.11, 0.05).
+double tile_line_cost(int tile_rows, int64_t extent, int64_t blocks, Major major, bool sectored,
+                      const DeviceProfile& d) {
+  const double in_line = sectored ? 1.0 : d.unsectored_row_factor;
+  const double rows = static_cast<double>(blocks) * tile_rows;
+  if (major == Major::k_major) {
+    const double in = static_cast<double>(extent) / rows;
+    return tile_rows * (in * in_line + (1 - in) * d.oob_row_factor);
+  }
+  constexpr int kChunk = 64;  // elements of an MN-major box row (128 B of bf16)
+  const int64_t chunks_per_tile = ceil_div(int64_t(tile_rows), int64_t(kChunk));
+  const int64_t last_rows = extent - (blocks - 1) * tile_rows;  // rows of the last tile, 1..tile_rows
+  const int64_t full = (blocks - 1) * chunks_per_tile + last_rows / kChunk;
+  const int64_t cut = last_rows % kChunk != 0 ? 1 : 0;
+  const int64_t empty = blocks * chunks_per_tile - full - cut;
+  const double per_chunk = (static_cast<double>(full) * in_line + static_cast<double>(cut) * in_line * d.oob_row_factor +
+                            static_cast<double>(empty) * d.oob_row_factor) /
+                           static_cast<double>(blocks * chunks_per_tile);
+  return tile_rows * per_chunk;
+}
+
 }  // namespace
 
 Problem kernel_problem(const Problem& p, const Config& c) {
@@ -224,12 +258,8 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // stream-K its data-parallel tiles plus its share of the rest (ksplit_work).
   const double cta_kb = ksplit ? static_cast<double>(work.cta_kb)
                                    : static_cast<double>(s.num_waves) * static_cast<double>(ceil_div(ks.k_split, c.bk));
-  // (An operand whose rows start inside 32-B sectors costs unsectored_row_factor per line; a tile
-  // row past the matrix edge, zero-filled, oob_row_factor: the share of such rows over the tiles.)
-  const double a_in = static_cast<double>(ks.m) / static_cast<double>(ks.m_blocks * c.bm);
-  const double b_in = static_cast<double>(ks.n) / static_cast<double>(ks.n_blocks * c.bn);
-  const double a_lines = c.bm * (a_in * (p.a_rows_sectored ? 1.0 : d.unsectored_row_factor) + (1 - a_in) * d.oob_row_factor);
-  const double b_lines = c.bn * (b_in * (p.b_rows_sectored ? 1.0 : d.unsectored_row_factor) + (1 - b_in) * d.oob_row_factor);
+  const double a_lines = tile_line_cost(c.bm, ks.m, ks.m_blocks, p.a_major, p.a_rows_sectored, d);
+  const double b_lines = tile_line_cost(c.bn, ks.n, ks.n_blocks, p.b_major, p.b_rows_sectored, d);
   const double cta_us = cta_kb * (a_lines + b_lines) * line / d.tma_bytes_per_s_per_sm * 1e6;
   t.l2_us = std::max(fill_us, cta_us);
   // The last partial wave of a kernel that streams from HBM: its r tiles run on r SMs, each at the

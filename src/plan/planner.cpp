@@ -644,30 +644,63 @@ double copy_us(const DeviceProfile& d, double bytes, int launches) {
   return launches * d.repack_launch_us + bytes / d.repack_bytes_per_s * 1e6;
 }
 
-RowRepack choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes) {
-  RowRepack best;
+namespace {
+
+// The cheapest of copying A, B or both (as `may_a` / `may_b` allow) or nothing: `copied(q, a, b)`
+// turns the problem into the one the kernel reads after the copies.
+template <class Copied>
+OperandCopies cheapest_copies(const Problem& p, const DeviceProfile& d, bool may_a, bool may_b, double a_bytes,
+                              double b_bytes, Copied copied) {
+  OperandCopies best;
   const Selection as_is = select_config(p, d);
   if (!as_is.found) return best;
   best.as_is_us = best.chosen_us = as_is.predicted_us;
   double best_total = as_is.predicted_us;
   for (int way = 1; way < 4; ++way) {
     const bool a = (way & 1) != 0, b = (way & 2) != 0;
-    if ((a && p.a_rows_sectored) || (b && p.b_rows_sectored)) continue;  // only misaligned ones
+    if ((a && !may_a) || (b && !may_b)) continue;
     Problem q = p;
-    q.a_rows_sectored = p.a_rows_sectored || a;
-    q.b_rows_sectored = p.b_rows_sectored || b;
+    copied(q, a, b);
     const Selection sel = select_config(q, d);
     if (!sel.found) continue;
-    const double repack = (a ? copy_us(d, a_bytes) : 0.0) + (b ? copy_us(d, b_bytes) : 0.0);
-    if (sel.predicted_us + repack < best_total) {
-      best_total = sel.predicted_us + repack;
+    const double copies = (a ? copy_us(d, a_bytes) : 0.0) + (b ? copy_us(d, b_bytes) : 0.0);
+    if (sel.predicted_us + copies < best_total) {
+      best_total = sel.predicted_us + copies;
       best.a = a;
       best.b = b;
       best.chosen_us = sel.predicted_us;
-      best.repack_us = repack;
+      best.copy_us = copies;
     }
   }
   return best;
+}
+
+}  // namespace
+
+OperandCopies choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes) {
+  return cheapest_copies(p, d, !p.a_rows_sectored, !p.b_rows_sectored, a_bytes, b_bytes,
+                         [](Problem& q, bool a, bool b) {
+                           q.a_rows_sectored = q.a_rows_sectored || a;
+                           q.b_rows_sectored = q.b_rows_sectored || b;
+                         });
+}
+
+OperandCopies choose_narrow_transpose(const Problem& p, const DeviceProfile& d, bool may_a, bool may_b,
+                                      double a_bytes, double b_bytes) {
+  // The copy's lines: K elements padded to whole 128-B lines (route.cpp, add_pack).
+  const int64_t ld = round_up(p.k, int64_t{64});
+  return cheapest_copies(p, d, may_a, may_b, a_bytes, b_bytes, [ld](Problem& q, bool a, bool b) {
+    if (a) {
+      q.a_major = Major::k_major;
+      q.lda = ld;
+      q.a_rows_sectored = true;
+    }
+    if (b) {
+      q.b_major = Major::k_major;
+      q.ldb = ld;
+      q.b_rows_sectored = true;
+    }
+  });
 }
 
 Candidate evaluate_config(const Problem& p, const DeviceProfile& d, Config c, bool stages_given) {

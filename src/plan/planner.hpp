@@ -101,18 +101,29 @@ Selection select_config(const Problem& p, const DeviceProfile& d, const PlanOpti
 // `bytes` read and written at DeviceProfile::repack_bytes_per_s, plus repack_launch_us per launch.
 double copy_us(const DeviceProfile& d, double bytes, int launches = 1);
 
-// Whether to repack A and/or B, whose rows do not start on 32-B sector boundaries (Problem::
-// a_rows_sectored / b_rows_sectored false), into aligned copies first: each way the model's best
-// config's predicted time plus, per repacked operand, DeviceProfile::repack_launch_us and its
-// bytes (read + written, `a_bytes` / `b_bytes`) at repack_bytes_per_s; the fastest wins, a tie
-// repacks nothing. An operand whose rows are on sector boundaries is never repacked.
-struct RowRepack {
-  bool a = false, b = false;   // repack A / B
+// Copies of A and/or B made before the kernel when the model says they pay (route()): each way the
+// model's best config's predicted time for the problem with the copies, plus copy_us of each copied
+// operand's bytes (read + written, `a_bytes` / `b_bytes`); the fastest wins, a tie copies nothing.
+struct OperandCopies {
+  bool a = false, b = false;   // copy A / B
   double as_is_us = 0;         // predicted GEMM time as the operands are
-  double chosen_us = 0;        // predicted GEMM time of the choice, repacks excluded
-  double repack_us = 0;        // predicted time of the chosen repacks
+  double chosen_us = 0;        // predicted GEMM time of the choice, copies excluded
+  double copy_us = 0;          // predicted time of the chosen copies
 };
-RowRepack choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes);
+
+// Whether to repack A and/or B, whose rows do not start on 32-B sector boundaries (Problem::
+// a_rows_sectored / b_rows_sectored false), into aligned lines first. An operand whose rows are on
+// sector boundaries is never repacked.
+OperandCopies choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes);
+
+// Whether to copy A and/or B, stored MN-major with fewer than kNarrowMnExtent rows along MN (M for
+// A, N for B), into K-major lines first (route()). Such an operand's TMA box rows are 64 elements
+// along MN, so every one of its K lines is read and zero-filled at once (tile_line_cost,
+// cost_model.cpp), and swap-AB cannot give it a narrow tile (an MN-major tile is a multiple of 64
+// along MN); K-major, it is read in rows of K like any other. `a` / `b`: the operands that may be.
+inline constexpr int64_t kNarrowMnExtent = 64;
+OperandCopies choose_narrow_transpose(const Problem& p, const DeviceProfile& d, bool a, bool b, double a_bytes,
+                                      double b_bytes);
 
 // CTAs of k-split clusters of `size` (Config::cluster_k: 2, 4 or 8) that are resident at once, one
 // CTA per SM: the H200's measured counts for 132 SMs (pairs fill every SM, clusters of 4 and 8 fit

@@ -46,6 +46,8 @@ struct FastCase {
   bool expect_sm90 = true;  // what route() must say
   int expect_splits = -1;   // >= 0: the split count the launched config must have
   int expect_row_repacks = -1;  // >= 0: operands route() repacks because their rows start inside sectors (h200)
+  int expect_narrow_transposes = -1;  // >= 0: MN-major operands narrower than 64 route() copies into K-major (h200)
+  bool narrow_transposes = true;      // GemmOptions::narrow_transposes
   Major a_major = Major::k_major;  // A [M, K]: k_major = [M][lda], mn_major = [K][lda] (lda >= M)
   Major b_major = Major::k_major;  // B [N, K] likewise
   int max_ctas = 0;                // GemmOptions::max_ctas
@@ -129,6 +131,13 @@ void run_fast_case(const FastCase& cs, uint64_t seed, std::vector<__nv_bfloat16>
       row_repacks += pk.why.find("32-B sector boundaries") != std::string::npos;
     EXPECT_EQ(row_repacks, cs.expect_row_repacks);
   }
+  if (cs.expect_narrow_transposes >= 0) {
+    const plan::DeviceProfile h200 = *plan::find_builtin_profile("h200");
+    int transposes = 0;
+    for (const auto& pk : detail::route(args, &h200).packs)
+      transposes += pk.transposes() && pk.why.find("rows along") != std::string::npos;
+    EXPECT_EQ(transposes, cs.expect_narrow_transposes);
+  }
   detail::GemmOptions options;
   ASSERT_TRUE(test::forced_config(cs.config, &options));
   if (!cs.mapping.empty()) {
@@ -137,6 +146,7 @@ void run_fast_case(const FastCase& cs, uint64_t seed, std::vector<__nv_bfloat16>
     options.mapping = m.value;
   }
   options.max_ctas = cs.max_ctas;
+  options.narrow_transposes = cs.narrow_transposes;
   const Status st = detail::gemm_with_options(args, options);
   ASSERT_TRUE(st.ok()) << st.argument << ": " << st.message;
   const std::optional<plan::Config> ran = detail::last_sm90_config();
@@ -237,6 +247,41 @@ TEST(Sm90PathGpu, SplitLinesRepackedWhereTheModelSaysSoAndRightEitherWay) {
   FastCase decode{1, 7168, 5000};   // the weights are read once: never copied first
   decode.expect_row_repacks = 0;
   run_fast_case(decode, 74);
+}
+
+TEST(Sm90PathGpu, NarrowMnMajorOperandsCopiedIntoKMajorOrReadInPlace) {
+  // An MN-major A (or B) with fewer than 64 rows along M (N): route() copies it into K-major lines
+  // when the model says that pays (the kernel then runs swap-AB's narrow tiles over the copy), else
+  // the kernel reads it in place. Both must be right, with padded and odd leading dimensions and
+  // pointers off alignment (the copy reads any element stride), and with forced configs.
+  auto tn_case = [](int64_t m, int64_t n, int64_t k, Major b_major) {
+    FastCase cs{m, n, k};
+    cs.a_major = Major::mn_major;
+    cs.b_major = b_major;
+    return cs;
+  };
+  for (int64_t m : {1, 2, 8, 24, 40, 63}) {
+    FastCase cs = tn_case(m, 3000, 2056, Major::k_major);  // TT
+    cs.expect_narrow_transposes = m == 8 || m == 24 || m == 40 ? 1 : 0;  // (h200's model at this N and K)
+    run_fast_case(cs, 301 + uint64_t(m));
+    cs.narrow_transposes = false;  // read in place
+    run_fast_case(cs, 401 + uint64_t(m));
+  }
+  FastCase tn = tn_case(8, 6144, 4096, Major::mn_major);  // TN, both MN-major
+  tn.expect_narrow_transposes = 1;
+  run_fast_case(tn, 311);
+  tn.lda_pad = 1;  // lda = 9: no TMA map; the transposing copy reads it
+  tn.offset = 3;   // every pointer 6 B off alignment
+  run_fast_case(tn, 312);
+  FastCase nn{3000, 24, 2048};  // NN with N = 24: B is the narrow one
+  nn.b_major = Major::mn_major;
+  nn.expect_narrow_transposes = 1;
+  run_fast_case(nn, 313);
+  for (const char* spec : {"64x16,swapab", "64x32,swapab,splitk=2", "128x16,swapab,streamk", "64x64"}) {
+    FastCase forced = tn_case(24, 5120, 1000, Major::k_major);
+    forced.config = spec;  // planned over the K-major copy
+    run_fast_case(forced, 320);
+  }
 }
 
 TEST(Sm90PathGpu, StaticLaunchesAndDeepOrShallowRings) {

@@ -344,8 +344,8 @@ TEST(RowRepack, TheChoiceIsTheCheapestOfTheWaysTheModelPrices) {
   p.k = 3000;
   p.a_rows_sectored = p.b_rows_sectored = false;
   const double bytes = 3000.0 * (3000 + 3008) * 2;
-  const plan::RowRepack lr = plan::choose_row_repack(p, h200(), bytes, bytes);
-  const double chosen_total = lr.chosen_us + lr.repack_us;
+  const plan::OperandCopies lr = plan::choose_row_repack(p, h200(), bytes, bytes);
+  const double chosen_total = lr.chosen_us + lr.copy_us;
   EXPECT_LE(chosen_total, lr.as_is_us);
   for (int way = 0; way < 4; ++way) {
     plan::Problem q = p;
@@ -389,6 +389,133 @@ TEST(Route, CIsDOnlyWithDsPointerAndThenNoBoxReadsCAfterAStore) {
   const Status st = detail::launch_sm90(r.args, prepared);
   EXPECT_FALSE(st.ok());
   EXPECT_NE(st.message.find("C is D (in place)"), std::string::npos) << st.message;
+}
+
+// ---- MN-major operands narrower than 64 along MN ----------------------------------------------
+
+// A [M, K] stored MN-major ([K][lda], lda >= M) with B K-major: DeepGEMM's TT, M x N x K.
+GemmArgs tt(int64_t m, int64_t n, int64_t k, int64_t lda = 0) {
+  GemmArgs g = nt(m, n, k);
+  g.a.major = Major::mn_major;
+  g.a.ld = lda > 0 ? lda : (m + 7) / 8 * 8;
+  return g;
+}
+
+const detail::Pack* narrow_pack(const detail::Route& r) {
+  for (const auto& pk : r.packs)
+    if (pk.why.find("rows along") != std::string::npos) return &pk;
+  return nullptr;
+}
+
+TEST(NarrowTranspose, TheModelChargesEveryLineOfAChunkTheEdgeCuts) {
+  // A MN-major with M = 8: each of a tile's K lines holds 8 elements of A (16 B) and is read and
+  // zero-filled at once; the model charged M/64 of them before (8x6144x4096 64x64: 21.6 us,
+  // measured 32.0).
+  plan::Problem p = detail::problem_of(tt(8, 6144, 4096));
+  EXPECT_FALSE(p.a_rows_sectored);  // lines 16 B apart
+  const plan::ParsedConfigSpec spec = plan::parse_config_spec("64x64");
+  ASSERT_TRUE(spec.ok()) << spec.error;
+  const plan::Candidate mn = plan::evaluate_config(p, h200(), spec.spec.config, false);
+  ASSERT_TRUE(mn.feasible()) << mn.reason;
+  EXPECT_GT(mn.time.predicted_us, 27.0);
+  // The same tile over a K-major A of 8 rows: 56 rows zero-filled, 8 read.
+  const plan::Candidate k = plan::evaluate_config(detail::problem_of(nt(8, 6144, 4096)), h200(), spec.spec.config, false);
+  ASSERT_TRUE(k.feasible()) << k.reason;
+  EXPECT_LT(k.time.l2_us, mn.time.l2_us * 0.7);
+  // Lines on sectors (M = 16: 32 B) cost less than lines off them (M = 24: 48 B), per line.
+  const plan::Candidate m16 = plan::evaluate_config(detail::problem_of(tt(16, 6144, 4096)), h200(), spec.spec.config, false);
+  const plan::Candidate m24 = plan::evaluate_config(detail::problem_of(tt(24, 6144, 4096)), h200(), spec.spec.config, false);
+  EXPECT_LT(m16.time.l2_us * 1.5, m24.time.l2_us);
+  // A chunk the edge does not cut costs what a K-major row does: M = 64 with 64-row tiles.
+  EXPECT_NEAR(plan::evaluate_config(detail::problem_of(tt(64, 6144, 4096)), h200(), spec.spec.config, false).time.l2_us,
+              plan::evaluate_config(detail::problem_of(nt(64, 6144, 4096)), h200(), spec.spec.config, false).time.l2_us,
+              1e-9);
+}
+
+TEST(NarrowTranspose, RouteCopiesANarrowMnMajorOperandIntoKMajorLinesWhenThatPays) {
+  detail::Route r = detail::route(tt(8, 6144, 4096), &h200());
+  ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
+  const detail::Pack* pk = narrow_pack(r);
+  ASSERT_NE(pk, nullptr);
+  EXPECT_EQ(r.packs.size(), 1u);
+  EXPECT_EQ(pk->operand, detail::Pack::Operand::a);
+  EXPECT_TRUE(pk->transposes());
+  EXPECT_EQ(pk->rows, 8);
+  EXPECT_EQ(pk->cols, 4096);
+  EXPECT_EQ(pk->src_row, 1);
+  EXPECT_EQ(pk->src_col, 8);
+  EXPECT_EQ(pk->ld % 64, 0) << "K-major lines of whole 128-B multiples";
+  EXPECT_NE(pk->why.find("the time model predicts"), std::string::npos) << pk->why;
+  // The kernel is planned for, and launched with, a K-major A read from the copy.
+  EXPECT_EQ(r.problem.a_major, Major::k_major);
+  EXPECT_EQ(r.problem.lda, pk->ld);
+  MatrixRef c;
+  const GemmArgs launched = detail::launch_args(r, fake_ptr(0x7000000000), &c);
+  EXPECT_EQ(launched.a.major, Major::k_major);
+  EXPECT_EQ(launched.a.ld, pk->ld);
+  EXPECT_EQ(launched.a.ptr, fake_ptr(0x7000000000 + pk->offset));
+  EXPECT_EQ(launched.b.ptr, r.args.b.ptr);
+  // B narrow along N (NN with N = 24): B is copied instead.
+  GemmArgs nn = nt(4096, 24, 2048);
+  nn.b.major = Major::mn_major;
+  nn.b.ld = 24;
+  r = detail::route(nn, &h200());
+  ASSERT_NE(narrow_pack(r), nullptr);
+  EXPECT_EQ(narrow_pack(r)->operand, detail::Pack::Operand::b);
+  EXPECT_EQ(r.problem.b_major, Major::k_major);
+  EXPECT_EQ(r.problem.a_major, Major::k_major);
+}
+
+TEST(NarrowTranspose, NotWithoutAProfileNorWhenTurnedOffNorForWideOperands) {
+  EXPECT_TRUE(detail::route(tt(8, 6144, 4096)).packs.empty()) << "no profile: no model copies";
+  EXPECT_TRUE(detail::route(tt(8, 6144, 4096), &h200(), {true, false}).packs.empty());
+  EXPECT_EQ(detail::route(tt(8, 6144, 4096), &h200(), {true, false}).problem.a_major, Major::mn_major);
+  EXPECT_TRUE(detail::route(tt(64, 6144, 4096), &h200()).packs.empty()) << "64 along MN: a whole chunk";
+  EXPECT_TRUE(detail::route(nt(8, 6144, 4096), &h200()).packs.empty()) << "K-major already";
+}
+
+TEST(NarrowTranspose, OneCopyServesAnOperandTmaCannotReadEither) {
+  // lda = 9 (18-B lines: no TMA map): the transposing copy replaces the line copy it would get.
+  const detail::Route r = detail::route(tt(8, 6144, 4096, 9), &h200());
+  ASSERT_EQ(r.packs.size(), 1u);
+  ASSERT_NE(narrow_pack(r), nullptr);
+  EXPECT_EQ(narrow_pack(r)->src_col, 9);
+  EXPECT_EQ(r.problem.a_major, Major::k_major);
+  // Turned off, the line copy is made as before and A stays MN-major.
+  const detail::Route off = detail::route(tt(8, 6144, 4096, 9), &h200(), {true, false});
+  ASSERT_EQ(off.packs.size(), 1u);
+  EXPECT_FALSE(off.packs[0].transposes());
+  EXPECT_EQ(off.problem.a_major, Major::mn_major);
+}
+
+TEST(NarrowTranspose, TheChoiceIsTheCheapestWayTheModelPrices) {
+  // choose_narrow_transpose: the copy is made exactly when K-major plus the copy is predicted
+  // faster than reading in place; a tie copies nothing.
+  for (const auto& [m, n, k] : {std::array<int64_t, 3>{8, 6144, 4096}, {16, 6144, 4096}, {48, 8192, 8192},
+                                {2, 64, 64}, {56, 2048, 256}, {24, 512, 512}, {40, 11008, 4096}, {56, 8192, 8192}}) {
+    const plan::Problem p = detail::problem_of(tt(m, n, k));
+    const double bytes = double(m) * double(k + (k + 63) / 64 * 64) * 2;
+    const plan::OperandCopies t = plan::choose_narrow_transpose(p, h200(), true, false, bytes, 0);
+    plan::Problem q = p;
+    q.a_major = Major::k_major;
+    q.lda = (k + 63) / 64 * 64;
+    q.a_rows_sectored = true;
+    const double as_is = plan::select_config(p, h200()).predicted_us;
+    const double copied = plan::select_config(q, h200()).predicted_us + plan::copy_us(h200(), bytes);
+    EXPECT_EQ(t.a, copied < as_is) << m << "x" << n << "x" << k;
+    EXPECT_FALSE(t.b);
+    EXPECT_DOUBLE_EQ(t.as_is_us, as_is);
+    // route() also weighs the row repack an A off sectors would get in place (lines of M elements
+    // padded to 64): the transposing copy must beat the cheaper of the two.
+    double in_place = as_is;
+    if (!p.a_rows_sectored) {
+      const plan::OperandCopies rr =
+          plan::choose_row_repack(p, h200(), double(k) * double(m + (m + 63) / 64 * 64) * 2, 0);
+      if (rr.a) in_place = rr.chosen_us + rr.copy_us;
+    }
+    EXPECT_EQ(narrow_pack(detail::route(tt(m, n, k), &h200())) != nullptr, t.a && copied < in_place)
+        << m << "x" << n << "x" << k;
+  }
 }
 
 }  // namespace
