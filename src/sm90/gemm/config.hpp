@@ -219,9 +219,13 @@ TG_HD constexpr int pingpong_max_accumulators(const Config& c) {
   return kMaxPingpongAccumulators;
 }
 
+// The tile's extents the template takes (ConfigRule::tile_m, tile_n; the spec parser's rules too).
+TG_HD constexpr bool tile_m_ok(int bm) { return bm == 64 || bm == 128; }
+TG_HD constexpr bool tile_n_ok(int bn) { return bn >= 16 && bn <= 256 && bn % 8 == 0; }
+
 TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
-  if (c.bm != 64 && c.bm != 128) return ConfigRule::tile_m;
-  if (c.bn < 16 || c.bn > 256 || c.bn % 8 != 0) return ConfigRule::tile_n;
+  if (!tile_m_ok(c.bm)) return ConfigRule::tile_m;
+  if (!tile_n_ok(c.bn)) return ConfigRule::tile_n;
   if (c.bk != kBlockK) return ConfigRule::tile_k;
   if (c.stages < 3 || c.stages > 16) return ConfigRule::stages;
   const bool c11 = c.cluster_m == 1 && c.cluster_n == 1;
