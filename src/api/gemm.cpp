@@ -281,7 +281,8 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
 
 // The route of a call on a device with `profile`: what gemm() runs, and what choose_launch says.
 Route call_route(const GemmArgs& args, const GemmOptions& options, const plan::DeviceProfile* profile) {
-  return options.force_fallback ? fallback_route(args, "forced") : route(args, profile, {options.row_repacks, options.narrow_transposes});
+  return options.force_fallback ? fallback_route(args, "forced")
+                                 : route(args, profile, {options.row_repacks, options.narrow_transposes});
 }
 
 }  // namespace

@@ -53,12 +53,14 @@ Choice cached_choice(const char* what, const plan::Problem& p, const plan::Devic
   return choice;
 }
 
-// What copying an operand's lines costs in bytes: read as stored, written padded to 128-B lines
-// (the row repack, route()'s add_pack).
-double repack_bytes(const MatrixRef& x) {
-  const int e = dtype_bytes(x.dtype);
-  return static_cast<double>(line_count(x)) *
-         static_cast<double>(line_length(x) + round_up(line_length(x), int64_t{128 / e})) * e;
+// A copy's line of `length` elements of `elem_bytes`, padded to whole 128-B (L2) lines: its leading
+// dimension (route()'s add_pack).
+int64_t padded_line(int64_t length, int elem_bytes) { return round_up(length, int64_t{128 / elem_bytes}); }
+
+// What copying `lines` lines of `length` elements costs in bytes: read as stored, written padded.
+double copy_bytes(int64_t lines, int64_t length, DType dtype) {
+  const int e = dtype_bytes(dtype);
+  return static_cast<double>(lines) * static_cast<double>(length + padded_line(length, e)) * e;
 }
 
 std::string fmt_us(double us) {
@@ -215,6 +217,13 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile, ModelCopies 
   // An MN-major A or B with fewer than 64 rows along MN may be copied into K-major lines first
   // (plan::choose_narrow_transpose says when that pays); the copy also serves an operand TMA
   // cannot read in place. The comparison sees the other copies as route() makes them below.
+  // The row repack's comparison (plan::choose_row_repack) for the problem `q` of these operands.
+  auto row_repack = [&](const plan::Problem& q) {
+    return cached_choice<plan::OperandCopies>("rows", q, *profile, [&] {
+      return plan::choose_row_repack(q, *profile, copy_bytes(line_count(args.a), line_length(args.a), args.a.dtype),
+                                     copy_bytes(line_count(args.b), line_length(args.b), args.b.dtype));
+    });
+  };
   bool transpose_a = false, transpose_b = false;
   std::string narrow_why;
   {
@@ -224,29 +233,24 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile, ModelCopies 
       auto as_copied = [](MatrixRef& x, uintptr_t at) {
         if (tma_describable(x)) return;
         x.ptr = reinterpret_cast<const void*>(at);
-        x.ld = round_up(line_length(x), int64_t{128 / dtype_bytes(x.dtype)});
+        x.ld = padded_line(line_length(x), dtype_bytes(x.dtype));
       };
       as_copied(view.a, uintptr_t{1} << 41);
       as_copied(view.b, uintptr_t{2} << 41);
       const plan::Problem as_is = problem_of(view);
-      auto copy_bytes = [](const MatrixRef& x) {  // read as stored, written as K-major lines of 128-B multiples
-        const int e = dtype_bytes(x.dtype);
-        return static_cast<double>(x.rows) *
-               static_cast<double>(x.cols + round_up(x.cols, int64_t{128 / e})) * e;
-      };
+      auto transposed_bytes = [](const MatrixRef& x) { return copy_bytes(x.rows, x.cols, x.dtype); };  // K-major lines
       const bool na = narrow(args.a), nb = narrow(args.b);
       const plan::OperandCopies nt = cached_choice<plan::OperandCopies>(
           na && nb ? "narrow-ab" : na ? "narrow-a" : "narrow-b", as_is, *profile, [&] {
-            return plan::choose_narrow_transpose(as_is, *profile, na, nb, copy_bytes(args.a), copy_bytes(args.b));
+            return plan::choose_narrow_transpose(as_is, *profile, na, nb, transposed_bytes(args.a),
+                                                 transposed_bytes(args.b));
           });
       // Read in place, an operand whose lines start inside sectors may still get the row repack
       // below: the copies must beat that too.
       double in_place_us = nt.as_is_us;
       std::string in_place = fmt_us(nt.as_is_us) + " as is";
       if (copies.row_repacks && (!as_is.a_rows_sectored || !as_is.b_rows_sectored)) {
-        const plan::OperandCopies rr = cached_choice<plan::OperandCopies>("rows", as_is, *profile, [&] {
-          return plan::choose_row_repack(as_is, *profile, repack_bytes(view.a), repack_bytes(view.b));
-        });
+        const plan::OperandCopies rr = row_repack(as_is);
         if (rr.a || rr.b) {
           in_place_us = rr.chosen_us + rr.copy_us;
           in_place += " (" + fmt_us(rr.chosen_us) + " + " + fmt_us(rr.copy_us) + " with its rows repacked)";
@@ -280,7 +284,7 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile, ModelCopies 
     }
     // Lines padded to whole 128-B (L2 line) multiples, not just TMA's 16 B: every line then starts
     // on a line boundary, so a TMA box row (128 B of K) is one L2 line instead of straddling two.
-    pk.ld = round_up(pk.cols, int64_t{128 / pk.elem_bytes});
+    pk.ld = padded_line(pk.cols, pk.elem_bytes);
     pk.offset = offset;
     pk.why = std::move(why);
     offset = round_up(offset + pk.bytes(), size_t{256});
@@ -304,9 +308,7 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile, ModelCopies 
   if (profile != nullptr && copies.row_repacks && (a_off || b_off)) {
     MatrixRef c_as_is;
     const plan::Problem as_is = problem_of(launch_args(r, reinterpret_cast<void*>(uintptr_t{1} << 12), &c_as_is));
-    const plan::OperandCopies rr = cached_choice<plan::OperandCopies>("rows", as_is, *profile, [&] {
-      return plan::choose_row_repack(as_is, *profile, repack_bytes(args.a), repack_bytes(args.b));
-    });
+    const plan::OperandCopies rr = row_repack(as_is);
     auto why = [&](const MatrixRef& x, const char* name) {
       return std::string(name) + "'s rows do not start on 32-B sector boundaries (" + name + ".ld = " +
              std::to_string(x.ld) + " elements, base " + std::to_string(address(x.ptr) % 32) +
