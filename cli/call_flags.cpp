@@ -66,13 +66,17 @@ std::string call_label(const CallFlags& f, const bench::Case& proto) {
   return label;
 }
 
-void add_copy_flags(CLI::App* cmd, CopyFlags* f) {
+void add_model_flags(CLI::App* cmd, ModelFlags* f) {
   cmd->add_flag("--no-row-repacks", f->no_row_repacks,
                 "Read A and B in place even where their rows start inside 32-B sectors (ld or base an odd "
                 "multiple of 16 B; default: repacked when the time model says it pays)");
   cmd->add_flag("--no-narrow-transposes", f->no_narrow_transposes,
                 "Read an MN-major A or B with fewer than 64 rows along MN in place (default: copied into K-major "
                 "lines first when the time model says it pays)");
+  cmd->add_flag("--narrow-mn-chunks", f->narrow_mn_chunks,
+                "Let the planner give MN-major operands tiles in chunks of 16 or 32 elements along MN (64-B / 32-B "
+                "swizzled: swap-AB over a small MN-major A, small-N tiles of an MN-major B; off by default until "
+                "measured)");
 }
 
 }  // namespace tilegemm::cli

@@ -30,13 +30,15 @@ void add_call_flags(CLI::App* cmd, CallFlags* f);
 // where the API requires D's) is returned as a usage message naming the flags.
 std::optional<std::string> apply_call_flags(const CallFlags& f, bench::Case* proto);
 
-// The model's copies gemm() may make (GemmOptions::row_repacks / narrow_transposes), as bench and
-// explain take them: --no-row-repacks, --no-narrow-transposes.
-struct CopyFlags {
+// The model's copies gemm() may make (GemmOptions::row_repacks / narrow_transposes) and the
+// planner's narrow MN-major chunks (GemmOptions::narrow_mn_chunks), as bench and explain take them:
+// --no-row-repacks, --no-narrow-transposes, --narrow-mn-chunks.
+struct ModelFlags {
   bool no_row_repacks = false;
   bool no_narrow_transposes = false;
+  bool narrow_mn_chunks = false;
 };
-void add_copy_flags(CLI::App* cmd, CopyFlags* f);
+void add_model_flags(CLI::App* cmd, ModelFlags* f);
 
 // "D row-major, bf16 C, alpha 1 beta 1" (", no C" / ", C = D (in place), ..." as the case says).
 std::string call_label(const CallFlags& f, const bench::Case& proto);

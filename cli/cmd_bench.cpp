@@ -42,7 +42,7 @@ struct BenchOptions {
   bool no_flush = false, no_cublas = false, json = false;
   std::string flush = "write";  // --flush: how L2 is emptied before each timed call (bench/timer.hpp)
   bool no_tuning = false;  // gemm() without the tuning cache: the model's picks
-  CopyFlags copies;  // gemm()'s model copies turned off (--no-row-repacks, --no-narrow-transposes)
+  ModelFlags copies;  // gemm()'s model copies turned off (--no-row-repacks, --no-narrow-transposes), --narrow-mn-chunks
   bool neighbours = false;  // also time each unaligned shape's aligned neighbour (bench::aligned_neighbour)
   std::string json_out;
   std::string mapping;  // --mapping NAME: tile order of the sm90 kernel (empty: the planner's)
@@ -137,6 +137,7 @@ int run_bench(const BenchOptions& o, const std::string& title) {
   gemm_options.use_tuning_cache = !o.no_tuning;
   gemm_options.row_repacks = !o.copies.no_row_repacks;
   gemm_options.narrow_transposes = !o.copies.no_narrow_transposes;
+  gemm_options.narrow_mn_chunks = o.copies.narrow_mn_chunks;
   const std::shared_ptr<const detail::TuningState> tuning = detail::process_tuning();
   const std::string tuning_label = o.no_tuning || tuning->off()
                                        ? "off (" + (o.no_tuning ? std::string("--no-tuning") : tuning->why_off()) + ")"
@@ -376,7 +377,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--no-cublas", o->no_cublas, "Do not run the cuBLASLt baseline");
   cmd->add_flag("--no-tuning", o->no_tuning,
                 "Run the model's picks: gemm() does not read the tuning cache (tilegemm tune; default: it does)");
-  add_copy_flags(cmd, &o->copies);
+  add_model_flags(cmd, &o->copies);
   cmd->add_flag("--neighbours", o->neighbours,
                  "Also time each shape whose M, N or K is not a multiple of 8 beside its aligned neighbour (each "
                  "rounded to the nearest multiple of 8), and report its TFLOPS as a fraction of the neighbour's");

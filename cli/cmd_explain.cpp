@@ -41,7 +41,7 @@ struct ExplainArgs {
   bool json = false;
   bool no_split = false;
   int max_ctas = 0;
-  CopyFlags copies;  // GemmOptions::row_repacks / narrow_transposes turned off, as bench takes them
+  ModelFlags copies;  // GemmOptions::row_repacks / narrow_transposes / narrow_mn_chunks, as bench takes them
   int64_t lda = 0, ldb = 0, ldc = 0, ldd = 0;  // 0: packed
   // The rest of the call (what route() reads beyond the shape): D's major, C, scalars, offsets.
   std::string d_major = "row", c_major, c_dtype;
@@ -101,13 +101,16 @@ void run_explain(const ExplainArgs& a) {
     fail("--rank \"" + a.rank + "\": must be time (predicted time) or seed (the seed's score)");
   }
   options.allow_split_k = !a.no_split;
+  options.narrow_mn_chunks = a.copies.narrow_mn_chunks;
 
   detail::ExplainRequest rq;
   rq.call = call_of(a, &p);
   rq.problem = p;
   rq.options = options;
   rq.max_ctas = a.max_ctas;
-  rq.copies = {!a.copies.no_row_repacks, !a.copies.no_narrow_transposes};
+  // (route()'s comparisons plan as gemm() routes: only the narrow chunks come from the options.)
+  rq.copies = {!a.copies.no_row_repacks, !a.copies.no_narrow_transposes, {}};
+  rq.copies.plan.narrow_mn_chunks = options.narrow_mn_chunks;
   rq.json = a.json;
   rq.explain.top = a.top;
   rq.explain.rejected_per_rule = a.rejected;
@@ -182,7 +185,7 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--max-ctas", args->max_ctas,
                   "plan as gemm() does with GemmOptions::max_ctas N: for N SMs, persistent launches, no tuning cache")
       ->check(CLI::Range(1, 1 << 20));
-  add_copy_flags(cmd, &args->copies);
+  add_model_flags(cmd, &args->copies);
   cmd->add_flag("--json", args->json, "print the plan as JSON (schema tilegemm.plan/3, docs/PLANNER.md)");
   cmd->callback([args] { run_explain(*args); });
 }

@@ -39,8 +39,16 @@ struct FuzzArgs {
   int64_t max_dim = bench::FuzzOptions{}.max_dim, max_macs = bench::FuzzOptions{}.max_macs;
   std::vector<std::string> layouts;
   bool json = false, list = false;
+  bool narrow_mn_chunks = false;  // GemmOptions::narrow_mn_chunks
   int jobs = 0;  // 0: one per CPU core
 };
+
+// The options every gemm() call of the run takes (and routes and plans with).
+detail::GemmOptions gemm_options_of(const FuzzArgs& a) {
+  detail::GemmOptions o;
+  o.narrow_mn_chunks = a.narrow_mn_chunks;
+  return o;
+}
 
 [[noreturn]] void fail(const std::string& message) { usage_error("fuzz", message); }
 
@@ -75,6 +83,7 @@ std::string draw_flags(const FuzzArgs& a) {
     s += " --layouts ";
     for (size_t i = 0; i < a.layouts.size(); ++i) s += (i ? "," : "") + a.layouts[i];
   }
+  if (a.narrow_mn_chunks) s += " --narrow-mn-chunks";
   return s;
 }
 
@@ -120,7 +129,8 @@ void run_list(const FuzzArgs& a, const bench::FuzzOptions& o) {
     MatrixRef c;
     const GemmArgs args = bench::fuzz_args(p, fake.a, fake.b, fake.c, fake.d, &c);
     const Status valid = validate(args);
-    const detail::Route r = valid.ok() ? detail::route(args, &route_profile()) : detail::Route{};
+    const detail::Route r =
+        valid.ok() ? detail::route(args, &route_profile(), detail::model_copies(gemm_options_of(a))) : detail::Route{};
     const std::string path = valid.ok() ? detail::path_name(r.path) : "invalid";
     const std::string reason = valid.ok() ? r.reason : valid.message;
     if (a.json) {
@@ -140,7 +150,8 @@ void run_list(const FuzzArgs& a, const bench::FuzzOptions& o) {
 // Compiles (or loads from the disk cache) the kernel of every distinct sm90 configuration the
 // problems will run, `jobs` at a time, so the loop below never waits for NVRTC one kernel at a time.
 // Returns the number of configurations; *error is the first failure (the loop reports it again).
-size_t precompile(const std::vector<bench::FuzzProblem>& problems, int jobs, std::string* error) {
+size_t precompile(const std::vector<bench::FuzzProblem>& problems, const detail::GemmOptions& options, int jobs,
+                  std::string* error) {
   // One launch choice per distinct kernel set: the config, and the pack kernels its route needs.
   std::map<std::string, detail::LaunchChoice> choices;
   const FakeBases fake;
@@ -148,7 +159,7 @@ size_t precompile(const std::vector<bench::FuzzProblem>& problems, int jobs, std
     MatrixRef c;
     const GemmArgs args = bench::fuzz_args(p, fake.a, fake.b, fake.c, fake.d, &c);
     detail::LaunchChoice choice;
-    if (!detail::choose_launch(args, {}, &choice).ok() || choice.route.path != detail::Path::sm90) continue;
+    if (!detail::choose_launch(args, options, &choice).ok() || choice.route.path != detail::Path::sm90) continue;
     const plan::Config& k = choice.config;  // describe() leaves out fields the kernel source depends on
     std::string key = fmt::format("{} {} {} {} c{} p{}", plan::describe(k), to_string(k.a_major), to_string(k.b_major),
                                   to_string(k.out_dtype), k.with_c, k.cd_pairs);
@@ -201,7 +212,7 @@ int run_fuzz(const FuzzArgs& a) {
                "unchanged, two runs bitwise equal\n",
                dev.name, dev.sm_count, a.count, a.first, a.first + a.count - 1, draw_flags(a), a.max_dim, a.max_macs);
   std::string warm_error;
-  const size_t kernels = precompile(problems, a.jobs, &warm_error);
+  const size_t kernels = precompile(problems, gemm_options_of(a), a.jobs, &warm_error);
   if (!a.json) {
     fmt::print("precompiled the kernels of {} distinct sm90 launch(es) in {:.1f} s{}\n", kernels, since(t0),
                warm_error.empty() ? "" : " (first failure: " + warm_error + ")");
@@ -214,14 +225,15 @@ int run_fuzz(const FuzzArgs& a) {
     return kExitFailed;
   }
   bench::FuzzHooks hooks;
-  hooks.launch = [](const GemmArgs& args) { return gemm(args); };
+  const detail::GemmOptions options = gemm_options_of(a);
+  hooks.launch = [options](const GemmArgs& args) { return detail::gemm_with_options(args, options); };
   hooks.what_ran = [] {
     const std::optional<plan::Config> c = detail::last_sm90_config();
     return c ? "sm90 " + plan::describe(*c) : std::string("fallback");
   };
   // Fallback: the rule that sends the call there; sm90: how the kernel takes it (transposed, repacked...).
-  hooks.route_reason = [](const GemmArgs& args) {
-    const detail::Route r = detail::route(args, &route_profile());
+  hooks.route_reason = [options](const GemmArgs& args) {
+    const detail::Route r = detail::route(args, &route_profile(), detail::model_copies(options));
     if (r.path == detail::Path::fallback) return r.reason;
     std::string steps;
     for (const std::string& n : r.notes) steps += (steps.empty() ? "" : "; ") + n;
@@ -318,6 +330,9 @@ void add_fuzz_command(CLI::App& app) {
   cmd->add_option("--jobs", a->jobs, "Threads compiling the kernels first (0: one per CPU core)");
   cmd->add_flag("--list", a->list, "Print the problems and the route gemm() takes for each; run nothing (no GPU needed)");
   cmd->add_flag("--json", a->json, "JSON on stdout (schema tilegemm.fuzz/1; with --list tilegemm.fuzz-problems/1)");
+  cmd->add_flag("--narrow-mn-chunks", a->narrow_mn_chunks,
+                "Let the planner give MN-major operands tiles in chunks of 16 or 32 elements (64-B / 32-B "
+                "swizzled; off by default until measured)");
   cmd->callback([a] {
     if (const int rc = run_fuzz(*a); rc != 0) throw CLI::RuntimeError(rc);
   });

@@ -80,12 +80,14 @@ struct PlanKey {
   Major a_major, b_major;
   DType out;
   bool accumulate, d_tma, cd_pairs, c_tma, c_in_place, a_sectored, b_sectored, tuning;
-  int max_ctas;  // GemmOptions::max_ctas: planned for that many SMs
+  int max_ctas;           // GemmOptions::max_ctas: planned for that many SMs
+  bool narrow_mn_chunks;  // GemmOptions::narrow_mn_chunks: the planner's candidates
   bool operator==(const PlanKey&) const = default;
 };
 PlanKey plan_key(int device, const plan::Problem& p, const GemmOptions& options) {
   return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate, p.d_tma, p.cd_pairs, p.c_tma,
-                 p.c_in_place, p.a_rows_sectored, p.b_rows_sectored, options.use_tuning_cache, std::max(0, options.max_ctas)};
+                 p.c_in_place, p.a_rows_sectored, p.b_rows_sectored, options.use_tuning_cache, std::max(0, options.max_ctas),
+                 options.narrow_mn_chunks};
 }
 struct PlanKeyHash {
   size_t operator()(const PlanKey& k) const {
@@ -99,8 +101,9 @@ struct PlanKeyHash {
                   static_cast<size_t>(k.accumulate) << 2 | static_cast<size_t>(k.d_tma) << 3 |
                   static_cast<size_t>(k.cd_pairs) << 4 | static_cast<size_t>(k.c_tma) << 5 |
                   static_cast<size_t>(k.tuning) << 6 | static_cast<size_t>(k.a_sectored) << 7 |
-                  static_cast<size_t>(k.b_sectored) << 8 | static_cast<size_t>(k.c_in_place) << 9;
-    return h * 1024u + bits;
+                  static_cast<size_t>(k.b_sectored) << 8 | static_cast<size_t>(k.c_in_place) << 9 |
+                  static_cast<size_t>(k.narrow_mn_chunks) << 10;
+    return h * 2048u + bits;
   }
 };
 std::shared_mutex g_plan_mutex;
@@ -131,7 +134,7 @@ std::string jit_origin(const jit::CacheCounters& before, const jit::CacheCounter
 // With options.max_ctas below the SM count, planned as planning_for says (tuning.hpp).
 Status resolve_config(const Route& r, int device, const plan::DeviceProfile& profile, const GemmOptions& options,
                       plan::Config* out) {
-  const Planning planning = planning_for(profile, options.max_ctas);
+  const Planning planning = planning_for(profile, options.max_ctas, plan_options(options));
   if (options.config) {
     const plan::Candidate c =
         plan::evaluate_config(r.problem, planning.profile, *options.config, options.config_stages_given);
@@ -282,10 +285,20 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
 // The route of a call on a device with `profile`: what gemm() runs, and what choose_launch says.
 Route call_route(const GemmArgs& args, const GemmOptions& options, const plan::DeviceProfile* profile) {
   return options.force_fallback ? fallback_route(args, "forced")
-                                 : route(args, profile, {options.row_repacks, options.narrow_transposes});
+                                 : route(args, profile, model_copies(options));
 }
 
 }  // namespace
+
+plan::PlanOptions plan_options(const GemmOptions& options) {
+  plan::PlanOptions o;
+  o.narrow_mn_chunks = options.narrow_mn_chunks;
+  return o;
+}
+
+ModelCopies model_copies(const GemmOptions& options) {
+  return ModelCopies{options.row_repacks, options.narrow_transposes, plan_options(options)};
+}
 
 Status gemm_with_options(const GemmArgs& args, const GemmOptions& options) {
   if (options.trace) options.trace->begin_call();

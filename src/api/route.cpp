@@ -38,10 +38,14 @@ bool rows_sectored(const MatrixRef& x) {
 // remembered per (device profile, problem, what may be copied): route() runs on every call, the
 // planner's comparison once per shape. `choose` computes it; `what` tells the calls apart.
 template <class Choice, class Choose>
-Choice cached_choice(const char* what, const plan::Problem& p, const plan::DeviceProfile& d, Choose choose) {
+Choice cached_choice(const char* what, const plan::Problem& p, const plan::DeviceProfile& d, const plan::PlanOptions& o,
+                     Choose choose) {
   static std::mutex mutex;
   static auto* seen = new std::unordered_map<std::string, Choice>;  // never destroyed
-  const std::string key = std::string(what) + "|" + d.name + "|" + d.source + "|" + plan::tuning_problem_key(p);
+  const std::string key = std::string(what) + "|" + d.name + "|" + d.source + "|" + plan::tuning_problem_key(p) + "|" +
+                          std::to_string(int(o.ranking)) + std::to_string(o.allow_split_k) +
+                          std::to_string(o.allow_static) + std::to_string(o.allow_pingpong) +
+                          std::to_string(o.narrow_mn_chunks);
   {
     std::lock_guard lock(mutex);
     if (auto it = seen->find(key); it != seen->end()) return it->second;
@@ -219,9 +223,9 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile, ModelCopies 
   // cannot read in place. The comparison sees the other copies as route() makes them below.
   // The row repack's comparison (plan::choose_row_repack) for the problem `q` of these operands.
   auto row_repack = [&](const plan::Problem& q) {
-    return cached_choice<plan::OperandCopies>("rows", q, *profile, [&] {
+    return cached_choice<plan::OperandCopies>("rows", q, *profile, copies.plan, [&] {
       return plan::choose_row_repack(q, *profile, copy_bytes(line_count(args.a), line_length(args.a), args.a.dtype),
-                                     copy_bytes(line_count(args.b), line_length(args.b), args.b.dtype));
+                                     copy_bytes(line_count(args.b), line_length(args.b), args.b.dtype), copies.plan);
     });
   };
   bool transpose_a = false, transpose_b = false;
@@ -241,9 +245,9 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile, ModelCopies 
       auto transposed_bytes = [](const MatrixRef& x) { return copy_bytes(x.rows, x.cols, x.dtype); };  // K-major lines
       const bool na = narrow(args.a), nb = narrow(args.b);
       const plan::OperandCopies nt = cached_choice<plan::OperandCopies>(
-          na && nb ? "narrow-ab" : na ? "narrow-a" : "narrow-b", as_is, *profile, [&] {
+          na && nb ? "narrow-ab" : na ? "narrow-a" : "narrow-b", as_is, *profile, copies.plan, [&] {
             return plan::choose_narrow_transpose(as_is, *profile, na, nb, transposed_bytes(args.a),
-                                                 transposed_bytes(args.b));
+                                                 transposed_bytes(args.b), copies.plan);
           });
       // Read in place, an operand whose lines start inside sectors may still get the row repack
       // below: the copies must beat that too.
@@ -295,7 +299,9 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile, ModelCopies 
   auto narrow_note = [&](const MatrixRef& x, const char* name) {
     return std::string(name) + " is MN-major with " + std::to_string(x.rows) + " rows along " +
            (name[0] == 'a' ? "M" : "N") + " (< " + std::to_string(plan::kNarrowMnExtent) +
-           "): TMA reads and zero-fills every one of its K lines, and swap-AB cannot give it a narrow tile; " +
+           (copies.plan.narrow_mn_chunks
+                ? "): read in place, its tiles would be chunks of 16 or 32 elements along MN, but "
+                : "): TMA reads and zero-fills every one of its K lines, and swap-AB cannot give it a narrow tile; ") +
            narrow_why;
   };
   if (transpose_a) add_pack(Pack::Operand::a, args.a, true, narrow_note(args.a, "a"));

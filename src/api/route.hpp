@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "plan/device_profile.hpp"
+#include "plan/planner.hpp"
 #include "plan/problem.hpp"
 #include "schedule/mapping.hpp"
 #include "tilegemm/tilegemm.hpp"
@@ -136,6 +137,9 @@ GemmArgs placeholder_args(const plan::Problem& p, MatrixRef* c_storage);
 struct ModelCopies {
   bool row_repacks = true;        // operands whose rows start inside L2 sectors
   bool narrow_transposes = true;  // MN-major operands narrower than 64 along MN, into K-major
+  // The planner options the comparisons plan with (those gemm() plans the kernel with:
+  // plan::PlanOptions::narrow_mn_chunks gives a narrow MN-major operand tiles of its own).
+  plan::PlanOptions plan;
 };
 Route route(const GemmArgs& args, const plan::DeviceProfile* profile = nullptr, ModelCopies copies = {});
 
@@ -165,6 +169,9 @@ struct GemmOptions {
   // Let route() copy an MN-major A or B narrower than 64 along MN into K-major lines when the model
   // says it pays; false: read in place.
   bool narrow_transposes = true;
+  // Let the planner give MN-major operands tiles stored in chunks narrower than 64 elements
+  // (plan::PlanOptions::narrow_mn_chunks): off by default until measured on a GPU.
+  bool narrow_mn_chunks = false;
   // At most this many CTAs resident at once (whole clusters, at least one); 0: as many as fit.
   // Leaves SMs free for work on other streams (tensor parallelism's collective). Below the SM count
   // the planner plans for that many SMs (plan::with_sm_limit), persistent launches only, without
@@ -174,6 +181,10 @@ struct GemmOptions {
 };
 
 Status gemm_with_options(const GemmArgs& args, const GemmOptions& options);
+
+// The planner options and the model copies gemm() plans and routes a call with.
+plan::PlanOptions plan_options(const GemmOptions& options);
+ModelCopies model_copies(const GemmOptions& options);
 
 // What gemm() would launch for `args` on the current device: the route and, on the sm90 path, the
 // Config (the tuning cache's or the planner's choice, or options.config completed). No launch, no compile; needs the

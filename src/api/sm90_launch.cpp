@@ -65,9 +65,10 @@ Status helper_kernel(const jit::GeneratedSource& source, const jit::Kernel** out
   return Status::success();
 }
 
-std::string encode(const sm90::Matrix2d& m, sm90::Box2d box, const char* name, sm90::TmaDescriptor* out) {
+std::string encode(const sm90::Matrix2d& m, sm90::Box2d box, const char* name, sm90::TmaDescriptor* out,
+                   CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
   CUtensorMap map;
-  const std::string e = sm90::make_2d_tile_map(m, box, CU_TENSOR_MAP_SWIZZLE_128B, &map);
+  const std::string e = sm90::make_2d_tile_map(m, box, swizzle, &map);
   if (!e.empty()) return std::string("tensor map of ") + name + ": " + e;
   std::memcpy(out, &map, sizeof(map));
   return {};
@@ -168,21 +169,31 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
   }
   // A [M, K] and B [N, K], each as stored: K-major, the tensor's inner dimension is K and a box is
   // 64 K x the rows this CTA loads (a pair's CTA loads half of a shared tile and multicasts it);
-  // MN-major, the inner dimension is M (N) and a box is one 64 x 64 chunk. D [M, N & ~7] with stride
-  // ldd: boxes of 64 x 64 (the TMA store clips in 16-B chunks; the kernel stores the < 8 last
+  // MN-major, the inner dimension is M (N) and a box is one chunk of W x 64 (W = 64, 32 or 16:
+  // a_mn_chunk / b_mn_chunk, swizzled 128, 64 or 32 B; sm90/swizzle.hpp). D [M, N & ~7] with
+  // stride ldd: boxes of 64 x 64 (the TMA store clips in 16-B chunks; the kernel stores the < 8 last
   // columns itself).
   const auto bf16 = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-  auto operand = [&](const MatrixRef& x, int64_t rows, int load_rows, const char* name, sm90::TmaDescriptor* out) {
-    const bool mn = x.major == Major::mn_major;
-    const sm90::Matrix2d m = mn ? sm90::Matrix2d{x.ptr, uint64_t(params.k), uint64_t(rows), uint64_t(x.ld), bf16}
-                                : sm90::Matrix2d{x.ptr, uint64_t(rows), uint64_t(params.k), uint64_t(x.ld), bf16};
-    const sm90::Box2d box = mn ? sm90::Box2d{64, uint32_t(c.bk)} : sm90::Box2d{uint32_t(c.bk), uint32_t(load_rows)};
-    return encode(m, box, name, out);
+  auto operand = [&](const MatrixRef& x, int64_t rows, int load_rows, int chunk, const char* name,
+                     sm90::TmaDescriptor* out) {
+    if ((x.major == Major::mn_major) != (chunk != 0))
+      return std::string("operand ") + name + " is stored " + to_string(x.major) + " but config " + plan::describe(c) +
+             " was built for the other major";
+    if (chunk == 0)
+      return encode(sm90::Matrix2d{x.ptr, uint64_t(rows), uint64_t(params.k), uint64_t(x.ld), bf16},
+                    sm90::Box2d{uint32_t(c.bk), uint32_t(load_rows)}, name, out);
+    const CUtensorMapSwizzle swizzle = chunk == 64   ? CU_TENSOR_MAP_SWIZZLE_128B
+                                       : chunk == 32 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                                     : CU_TENSOR_MAP_SWIZZLE_32B;
+    return encode(sm90::Matrix2d{x.ptr, uint64_t(params.k), uint64_t(rows), uint64_t(x.ld), bf16},
+                  sm90::Box2d{uint32_t(chunk), uint32_t(c.bk)}, name, out, swizzle);
   };
-  if (std::string err = operand(kernel_a, params.m, sm90::a_load_rows(c), c.d_col_major ? "B" : "A", &params.tmap_a);
+  if (std::string err = operand(kernel_a, params.m, sm90::a_load_rows(c), sm90::a_mn_chunk(c),
+                                c.d_col_major ? "B" : "A", &params.tmap_a);
       !err.empty())
     return setup_error(err);
-  if (std::string err = operand(kernel_b, params.n, sm90::b_load_rows(c), c.d_col_major ? "A" : "B", &params.tmap_b);
+  if (std::string err = operand(kernel_b, params.n, sm90::b_load_rows(c), sm90::b_mn_chunk(c),
+                                c.d_col_major ? "A" : "B", &params.tmap_b);
       !err.empty())
     return setup_error(err);
   if (c.epilogue == sm90::Epilogue::tma_store) {

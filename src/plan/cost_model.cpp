@@ -77,7 +77,11 @@ HbmAb hbm_ab_bytes(const Config& c, const KernelShape& ks, const DeviceProfile& 
 //    and 24 at 0.67-0.80 of their time (8x6144x4096 64x64: 21.6 us, measured 32.0); with these
 //    costs the predictions are 0.96 (lines off sectors: M = 2, 8, 12, 24, 40, 56) and 0.98 (on
 //    sectors: M = 16, 32, 48) of the measured times (geomeans; rms of the log ratio 0.11, 0.05).
-double tile_line_cost(int tile_rows, int64_t extent, int64_t blocks, Major major, bool sectored,
+//  - MN-major chunks narrower than 64 elements (`chunk` 32 or 16: sm90/swizzle.hpp) have lines of
+//    2·chunk bytes, each counted as chunk/64 of a 128-B line with the same factors (their bytes:
+//    an assumption, not yet measured), so that a 16-wide chunk of 8 rows costs what its 64 lines
+//    of 32 B do, not 64 lines of 128 B.
+double tile_line_cost(int tile_rows, int64_t extent, int64_t blocks, Major major, int chunk, bool sectored,
                       const DeviceProfile& d) {
   const double in_line = sectored ? 1.0 : d.unsectored_row_factor;
   const double rows = static_cast<double>(blocks) * tile_rows;
@@ -85,11 +89,14 @@ double tile_line_cost(int tile_rows, int64_t extent, int64_t blocks, Major major
     const double in = static_cast<double>(extent) / rows;
     return tile_rows * (in * in_line + (1 - in) * d.oob_row_factor);
   }
-  constexpr int kChunk = 64;  // elements of an MN-major box row (128 B of bf16)
-  const int64_t chunks_per_tile = ceil_div(int64_t(tile_rows), int64_t(kChunk));
+  // (chunk elements per MN-major box row; the tile is whole chunks. A chunk's BK lines of 2·chunk
+  // bytes are 64 / chunk times as many as a 64-wide chunk's per row and chunk / 64 the size: per
+  // tile row, the same count of 128-B line equivalents.)
+  if (chunk <= 0) chunk = 64;  // (a tile the template rejects, priced as 64-wide chunks)
+  const int64_t chunks_per_tile = ceil_div(int64_t(tile_rows), int64_t(chunk));
   const int64_t last_rows = extent - (blocks - 1) * tile_rows;  // rows of the last tile, 1..tile_rows
-  const int64_t full = (blocks - 1) * chunks_per_tile + last_rows / kChunk;
-  const int64_t cut = last_rows % kChunk != 0 ? 1 : 0;
+  const int64_t full = (blocks - 1) * chunks_per_tile + last_rows / chunk;
+  const int64_t cut = last_rows % chunk != 0 ? 1 : 0;
   const int64_t empty = blocks * chunks_per_tile - full - cut;
   const double per_chunk = (static_cast<double>(full) * in_line + static_cast<double>(cut) * in_line * d.oob_row_factor +
                             static_cast<double>(empty) * d.oob_row_factor) /
@@ -258,8 +265,10 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // stream-K its data-parallel tiles plus its share of the rest (ksplit_work).
   const double cta_kb = ksplit ? static_cast<double>(work.cta_kb)
                                    : static_cast<double>(s.num_waves) * static_cast<double>(ceil_div(ks.k_split, c.bk));
-  const double a_lines = tile_line_cost(c.bm, ks.m, ks.m_blocks, p.a_major, p.a_rows_sectored, d);
-  const double b_lines = tile_line_cost(c.bn, ks.n, ks.n_blocks, p.b_major, p.b_rows_sectored, d);
+  // (The chunks of an MN-major operand as the kernel stores them: its majors are the problem's.)
+  const int a_chunk = sm90::mn_chunk_elems(sm90::a_load_rows(c)), b_chunk = sm90::mn_chunk_elems(sm90::b_load_rows(c));
+  const double a_lines = tile_line_cost(c.bm, ks.m, ks.m_blocks, p.a_major, a_chunk, p.a_rows_sectored, d);
+  const double b_lines = tile_line_cost(c.bn, ks.n, ks.n_blocks, p.b_major, b_chunk, p.b_rows_sectored, d);
   const double cta_us = cta_kb * (a_lines + b_lines) * line / d.tma_bytes_per_s_per_sm * 1e6;
   t.l2_us = std::max(fill_us, cta_us);
   // The last partial wave of a kernel that streams from HBM: its r tiles run on r SMs, each at the

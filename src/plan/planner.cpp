@@ -215,6 +215,17 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
   if (cand.time.b_reread > 1)
     f.push_back("the streamed operand does not fit in half the L2: read " +
                 std::to_string(static_cast<int>(cand.time.b_reread)) + "x from HBM (once per strip)");
+  // Narrow MN-major chunks (sm90/swizzle.hpp): which operand, how wide, and that it is unmeasured.
+  for (const auto& [chunk, kernel_operand, rows] :
+       {std::tuple{sm90::a_mn_chunk(c), 'A', sm90::a_load_rows(c)}, std::tuple{sm90::b_mn_chunk(c), 'B', sm90::b_load_rows(c)}}) {
+    if (chunk == 0 || chunk == 64) continue;
+    const char stored = c.d_col_major ? (kernel_operand == 'A' ? 'B' : 'A') : kernel_operand;
+    f.push_back(std::string("the MN-major ") + stored + " is stored in smem in chunks of " + std::to_string(chunk) +
+                " elements along " + (stored == 'A' ? "M" : "N") + " (" + std::to_string(2 * chunk) +
+                "-B swizzle, " + std::to_string(rows / chunk) + " TMA box" + (rows / chunk > 1 ? "es" : "") +
+                " of " + std::to_string(chunk) + " x 64 per stage); the time model prices its lines by their bytes, "
+                "not yet measured");
+  }
   using sched::MappingKind;
   if (c.mapping.kind == MappingKind::morton || c.mapping.kind == MappingKind::hilbert ||
       c.mapping.kind == MappingKind::box)
@@ -349,6 +360,13 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   // for more stages: the time model prices the deeper ring where the feed needs it (cost_model.cpp,
   // ring_bytes), and the tie-break keeps the wider staging where it does not.
   auto visit = [&](const Config& c) {
+    if (!o.narrow_mn_chunks) {
+      const Problem kp = kernel_problem(p, c);
+      Config stored = c;
+      stored.a_major = kp.a_major;
+      stored.b_major = kp.b_major;
+      if (sm90::narrow_mn_chunks(stored)) return;
+    }
     visit_one(c);
     if (c.bm < 128 || c.stage_cols > 0) return;
     const Problem kp = kernel_problem(p, c);  // (swap-AB: the transposed problem, as finish() judges it)
@@ -365,8 +383,12 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   };
   std::vector<int> bms = {64};
   if (p.m > 64) bms.push_back(128);
-  const int64_t bn_max =
-      std::min<int64_t>(256, std::max<int64_t>(64, round_up(p.n, p.b_major == Major::mn_major ? 64 : 16)));
+  // An MN-major operand loads whole chunks of 64, 32 or 16 elements (sm90::check_kernel_config,
+  // mn_chunk_elems): B MN-major steps BN by 64, or by 16 with narrow chunks, and a multicast half of
+  // an MN-major tile must be whole chunks too.
+  const bool a_mn = p.a_major == Major::mn_major, b_mn = p.b_major == Major::mn_major;
+  const int b_mn_step = o.narrow_mn_chunks ? 16 : 64;
+  const int64_t bn_max = std::min<int64_t>(256, std::max<int64_t>(64, round_up(p.n, b_mn ? b_mn_step : 16)));
   const int clusters[3][2] = {{1, 1}, {2, 1}, {1, 2}};
   // The same split-K as a k-split cluster (its slices summed in shared memory), for swap-AB tiles
   // only and when all its clusters fit at once: S in kClusterKSizes, tiles x S within
@@ -384,18 +406,17 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
     c.cluster_k = c.split_k;
     visit(c);
   };
-  // An MN-major operand loads whole 64-element chunks (sm90::check_kernel_config): B MN-major
-  // steps BN by 64, and a multicast half of an MN-major tile must be a chunk too.
-  const bool a_mn = p.a_major == Major::mn_major, b_mn = p.b_major == Major::mn_major;
   // (Unswapped widths stay in steps of 16: measured on the H200 (docs/PERF.md, twenty-sixth session),
   // the 8-step widths the model preferred by a few tenths of a percent ran 1-10 % slower on large
   // shapes with C (2048x8960x1536 128x184: 88.3 us against 128x160 ping-pong's 81.2) and 1.2 % at
   // 8192^3 (128x200 1366 us, 128x192 1350); only swap-AB's widths over a small M gain.)
-  const int bn_step = b_mn ? 64 : 16;
+  const int bn_step = b_mn ? b_mn_step : 16;
   for (int bm : bms) {
     for (int bn = bn_step; bn <= bn_max; bn += bn_step) {
       for (const auto& cl : clusters) {
-        if ((cl[1] == 2 && a_mn && (bm / 2) % 64 != 0) || (cl[0] == 2 && b_mn && (bn / 2) % 64 != 0)) continue;
+        if ((cl[1] == 2 && a_mn && sm90::mn_chunk_elems(bm / 2) == 0) ||
+            (cl[0] == 2 && b_mn && sm90::mn_chunk_elems(bn / 2) == 0))
+          continue;
         const bool along_n = cl[1] == 2;
         const int64_t grouped_blocks = along_n ? ceil_div(p.n, bn) : ceil_div(p.m, bm);
         for (int g : kGroups) {
@@ -649,10 +670,10 @@ namespace {
 // The cheapest of copying A, B or both (as `may_a` / `may_b` allow) or nothing: `copied(q, a, b)`
 // turns the problem into the one the kernel reads after the copies.
 template <class Copied>
-OperandCopies cheapest_copies(const Problem& p, const DeviceProfile& d, bool may_a, bool may_b, double a_bytes,
-                              double b_bytes, Copied copied) {
+OperandCopies cheapest_copies(const Problem& p, const DeviceProfile& d, const PlanOptions& o, bool may_a, bool may_b,
+                              double a_bytes, double b_bytes, Copied copied) {
   OperandCopies best;
-  const Selection as_is = select_config(p, d);
+  const Selection as_is = select_config(p, d, o);
   if (!as_is.found) return best;
   best.as_is_us = best.chosen_us = as_is.predicted_us;
   double best_total = as_is.predicted_us;
@@ -661,7 +682,7 @@ OperandCopies cheapest_copies(const Problem& p, const DeviceProfile& d, bool may
     if ((a && !may_a) || (b && !may_b)) continue;
     Problem q = p;
     copied(q, a, b);
-    const Selection sel = select_config(q, d);
+    const Selection sel = select_config(q, d, o);
     if (!sel.found) continue;
     const double copies = (a ? copy_us(d, a_bytes) : 0.0) + (b ? copy_us(d, b_bytes) : 0.0);
     if (sel.predicted_us + copies < best_total) {
@@ -677,8 +698,9 @@ OperandCopies cheapest_copies(const Problem& p, const DeviceProfile& d, bool may
 
 }  // namespace
 
-OperandCopies choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes) {
-  return cheapest_copies(p, d, !p.a_rows_sectored, !p.b_rows_sectored, a_bytes, b_bytes,
+OperandCopies choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes,
+                                const PlanOptions& options) {
+  return cheapest_copies(p, d, options, !p.a_rows_sectored, !p.b_rows_sectored, a_bytes, b_bytes,
                          [](Problem& q, bool a, bool b) {
                            q.a_rows_sectored = q.a_rows_sectored || a;
                            q.b_rows_sectored = q.b_rows_sectored || b;
@@ -686,10 +708,10 @@ OperandCopies choose_row_repack(const Problem& p, const DeviceProfile& d, double
 }
 
 OperandCopies choose_narrow_transpose(const Problem& p, const DeviceProfile& d, bool may_a, bool may_b,
-                                      double a_bytes, double b_bytes) {
+                                      double a_bytes, double b_bytes, const PlanOptions& options) {
   // The copy's lines: K elements padded to whole 128-B lines (route.cpp, add_pack).
   const int64_t ld = round_up(p.k, int64_t{64});
-  return cheapest_copies(p, d, may_a, may_b, a_bytes, b_bytes, [ld](Problem& q, bool a, bool b) {
+  return cheapest_copies(p, d, options, may_a, may_b, a_bytes, b_bytes, [ld](Problem& q, bool a, bool b) {
     if (a) {
       q.a_major = Major::k_major;
       q.lda = ld;

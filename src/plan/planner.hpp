@@ -71,6 +71,11 @@ struct PlanOptions {
   bool allow_split_k = true;
   bool allow_static = true;  // also enumerate one-CTA-per-tile launches
   bool allow_pingpong = true;  // also enumerate ping-pong consumers (Config::pingpong)
+  // Also enumerate MN-major operand tiles stored in chunks narrower than 64 elements (32 or 16:
+  // 64-B or 32-B swizzled, sm90/swizzle.hpp): B widths in steps of 16 instead of 64, swap-AB's
+  // narrow tiles over an MN-major A, multicast halves of 32 or 16 rows. Off by default until these
+  // kernels have been checked and measured on a GPU (docs/PERF.md); a --config names them anyway.
+  bool narrow_mn_chunks = false;
 };
 
 struct Plan {
@@ -114,16 +119,18 @@ struct OperandCopies {
 // Whether to repack A and/or B, whose rows do not start on 32-B sector boundaries (Problem::
 // a_rows_sectored / b_rows_sectored false), into aligned lines first. An operand whose rows are on
 // sector boundaries is never repacked.
-OperandCopies choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes);
+OperandCopies choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes,
+                                const PlanOptions& options = {});
 
 // Whether to copy A and/or B, stored MN-major with fewer than kNarrowMnExtent rows along MN (M for
 // A, N for B), into K-major lines first (route()). Such an operand's TMA box rows are 64 elements
 // along MN, so every one of its K lines is read and zero-filled at once (tile_line_cost,
 // cost_model.cpp), and swap-AB cannot give it a narrow tile (an MN-major tile is a multiple of 64
-// along MN); K-major, it is read in rows of K like any other. `a` / `b`: the operands that may be.
+// along MN) unless `options` allow narrow chunks (PlanOptions::narrow_mn_chunks); K-major, it is
+// read in rows of K like any other. `a` / `b`: the operands that may be.
 inline constexpr int64_t kNarrowMnExtent = 64;
 OperandCopies choose_narrow_transpose(const Problem& p, const DeviceProfile& d, bool a, bool b, double a_bytes,
-                                      double b_bytes);
+                                      double b_bytes, const PlanOptions& options = {});
 
 // CTAs of k-split clusters of `size` (Config::cluster_k: 2, 4 or 8) that are resident at once, one
 // CTA per SM: the H200's measured counts for 132 SMs (pairs fill every SM, clusters of 4 and 8 fit

@@ -48,6 +48,8 @@ struct FastCase {
   int expect_row_repacks = -1;  // >= 0: operands route() repacks because their rows start inside sectors (h200)
   int expect_narrow_transposes = -1;  // >= 0: MN-major operands narrower than 64 route() copies into K-major (h200)
   bool narrow_transposes = true;      // GemmOptions::narrow_transposes
+  bool narrow_mn_chunks = false;      // GemmOptions::narrow_mn_chunks
+  int expect_b_chunk = -1;            // >= 0: the launched config's kernel B chunk (sm90::b_mn_chunk)
   Major a_major = Major::k_major;  // A [M, K]: k_major = [M][lda], mn_major = [K][lda] (lda >= M)
   Major b_major = Major::k_major;  // B [N, K] likewise
   int max_ctas = 0;                // GemmOptions::max_ctas
@@ -147,11 +149,13 @@ void run_fast_case(const FastCase& cs, uint64_t seed, std::vector<__nv_bfloat16>
   }
   options.max_ctas = cs.max_ctas;
   options.narrow_transposes = cs.narrow_transposes;
+  options.narrow_mn_chunks = cs.narrow_mn_chunks;
   const Status st = detail::gemm_with_options(args, options);
   ASSERT_TRUE(st.ok()) << st.argument << ": " << st.message;
   const std::optional<plan::Config> ran = detail::last_sm90_config();
   EXPECT_EQ(ran.has_value(), cs.expect_sm90);
   if (ran && cs.expect_splits >= 0) EXPECT_EQ(ran->split_k, cs.expect_splits) << plan::describe(*ran);
+  if (ran && cs.expect_b_chunk >= 0) EXPECT_EQ(sm90::b_mn_chunk(*ran), cs.expect_b_chunk) << plan::describe(*ran);
   if (ran && !cs.expect_epilogue.empty())
     EXPECT_EQ(std::string(sm90::epilogue_id(ran->epilogue)), cs.expect_epilogue) << plan::describe(*ran);
   if (ran && cs.max_ctas > 0) {  // held to max_ctas: persistent, or a k-split cluster whose CTAs fit
@@ -284,6 +288,60 @@ TEST(Sm90PathGpu, NarrowMnMajorOperandsCopiedIntoKMajorOrReadInPlace) {
     forced.config = spec;  // planned over the K-major copy
     run_fast_case(forced, 320);
   }
+}
+
+TEST(Sm90PathGpu, NarrowMnChunksReadInPlace) {
+  // MN-major operands in chunks of 16 or 32 elements along MN (32-B / 64-B swizzled smem, one TMA
+  // box per chunk: sm90/swizzle.hpp), forced and as the planner picks them with
+  // GemmOptions::narrow_mn_chunks: swap-AB over a small MN-major A read in place (16-, 32-, 48-wide
+  // tiles, split, k-split cluster, stream-K), small-N tiles of an MN-major B (multicast halves,
+  // ping-pong), the 32-row multicast half of a 64-row MN-major A; padded and odd leading dimensions.
+  auto mn_a = [](int64_t m, int64_t n, int64_t k, Major b_major) {
+    FastCase cs{m, n, k};
+    cs.a_major = Major::mn_major;
+    cs.b_major = b_major;
+    cs.narrow_transposes = false;  // read in place
+    return cs;
+  };
+  struct Forced {
+    int64_t m;
+    const char* spec;
+    int b_chunk;
+  };
+  for (const Forced& f : {Forced{1, "64x16,swapab", 16}, Forced{8, "64x16,swapab", 16}, Forced{13, "128x16,swapab", 16},
+                          Forced{24, "64x32,swapab,splitk=2", 32}, Forced{32, "128x32,swapab,splitk=2,dsm", 32},
+                          Forced{40, "128x48,swapab", 16}, Forced{48, "64x48,swapab,streamk", 16},
+                          Forced{56, "128x64,swapab", 64}}) {
+    for (Major b_major : {Major::k_major, Major::mn_major}) {
+      FastCase cs = mn_a(f.m, 3000, 2056, b_major);
+      cs.config = f.spec;
+      cs.expect_b_chunk = f.b_chunk;
+      run_fast_case(cs, 501 + uint64_t(f.m));
+      cs.lda_pad = 8;  // lda = M + 8: the box's rows past M read the padding, which must not count
+      run_fast_case(cs, 502 + uint64_t(f.m));
+    }
+  }
+  // The planner's own picks with narrow chunks allowed (read in place or copied, as it predicts).
+  for (int64_t m : {8, 16, 24, 40}) {
+    FastCase cs = mn_a(m, 6144, 4096, Major::k_major);
+    cs.narrow_transposes = true;
+    cs.narrow_mn_chunks = true;
+    run_fast_case(cs, 520 + uint64_t(m));
+  }
+  // Small N of an MN-major B: unswapped tiles 48, 96 (multicast halves of 48), 160 ping-pong.
+  for (const char* spec : {"128x48", "128x96,cluster=2x1", "128x160,pingpong", "64x16"}) {
+    FastCase nn{3000, 200, 1000};
+    nn.b_major = Major::mn_major;
+    nn.narrow_transposes = false;
+    nn.config = spec;
+    run_fast_case(nn, 530);
+    nn.ldb_pad = 24;
+    run_fast_case(nn, 531);
+  }
+  // A 64-row MN-major A multicast in 32-row halves (1x2 cluster: chunks of 32).
+  FastCase pair = mn_a(1000, 3000, 520, Major::k_major);
+  pair.config = "64x128,cluster=1x2";
+  run_fast_case(pair, 540);
 }
 
 TEST(Sm90PathGpu, StaticLaunchesAndDeepOrShallowRings) {

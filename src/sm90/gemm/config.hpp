@@ -18,6 +18,7 @@
 #include "schedule/mapping.hpp"
 #include "schedule/stream_k.hpp"
 #include "schedule/tile_mapping.hpp"
+#include "sm90/swizzle.hpp"
 #include "tilegemm/types.hpp"
 
 namespace tilegemm::sm90 {
@@ -187,7 +188,7 @@ enum class ConfigRule : int {
   epilogue_boxes,   // staged: bn >= one 128-B box (64 bf16 / 32 fp32 columns); stage_cols whole
                     // boxes, their count dividing the tile's (store_boxes)
   epilogue_split,   // split_k > 1 only with stream_k, at most kMaxSplitK
-  operand_major,    // an MN-major operand's tile (and its multicast half) is whole 64-element chunks
+  operand_major,    // an MN-major operand's tile (and its multicast half) is whole 16-element chunks
   output_dtype,     // bf16 or fp32 output
   mapping,          // a valid mapping (group, box >= 1); clusters pair tiles, so any order works
   fixed_sizes,      // fixed_n, fixed_k >= 0
@@ -248,10 +249,11 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
       return ConfigRule::epilogue_boxes;
   }
   if ((c.split_k > 1 && !c.stream_k) || c.split_k < 1 || c.split_k > kMaxSplitK) return ConfigRule::epilogue_split;
-  // MN-major operands load in chunks of 64 MN elements x 64 K (one 128-B swizzle row each): the
-  // tile, and the half a CTA of a multicasting pair loads, must be whole chunks.
-  if ((c.a_major == Major::mn_major && (c.bm % 64 != 0 || (c12 && (c.bm / 2) % 64 != 0))) ||
-      (c.b_major == Major::mn_major && (c.bn % 64 != 0 || (c21 && (c.bn / 2) % 64 != 0))))
+  // MN-major operands load in chunks of W MN elements x 64 K (one swizzled row of 2W bytes each,
+  // W = 64, 32 or 16: sm90/swizzle.hpp, mn_chunk_elems): the rows a CTA loads (the half of the tile
+  // in a multicasting pair) must be a whole number of 16-element chunks.
+  if ((c.a_major == Major::mn_major && mn_chunk_elems(c12 ? c.bm / 2 : c.bm) == 0) ||
+      (c.b_major == Major::mn_major && mn_chunk_elems(c21 ? c.bn / 2 : c.bn) == 0))
     return ConfigRule::operand_major;
   if (c.out_dtype != DType::bf16 && c.out_dtype != DType::fp32) return ConfigRule::output_dtype;
   const bool mapping_ok = c.mapping.kind == sched::MappingKind::grouped_m || c.mapping.kind == sched::MappingKind::grouped_n
@@ -286,7 +288,8 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
              "stage_cols a whole number of boxes dividing the tile's boxes";
     case ConfigRule::epilogue_split: return "split_k > 1 (at most 32) only with stream_k (the in-kernel fix-up)";
     case ConfigRule::operand_major:
-      return "an MN-major operand's tile (and a multicast half of it) must be a multiple of 64 elements along MN";
+      return "an MN-major operand's tile (and a multicast half of it) must be a multiple of 16 elements along MN "
+             "(its smem chunks are 64, 32 or 16 elements wide, 128-B, 64-B or 32-B swizzled)";
     case ConfigRule::output_dtype: return "the output must be bf16 or fp32";
     case ConfigRule::mapping: return "the mapping needs group >= 1 (grouped) or box sides >= 1 (box)";
     case ConfigRule::fixed_sizes: return "fixed_n and fixed_k must be >= 0";
@@ -311,6 +314,15 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
 // the shared tile and sends it to both (the TMA boxes the host encodes have these heights).
 TG_HD constexpr int a_load_rows(const Config& c) { return c.cluster_n == 2 ? c.bm / 2 : c.bm; }
 TG_HD constexpr int b_load_rows(const Config& c) { return c.cluster_m == 2 ? c.bn / 2 : c.bn; }
+// The chunk width (elements along MN) of an MN-major operand's smem tile: the widest of 64, 32, 16
+// that divides the rows the CTA loads (sm90/swizzle.hpp); 0 for a K-major operand.
+TG_HD constexpr int a_mn_chunk(const Config& c) { return c.a_major == Major::mn_major ? mn_chunk_elems(a_load_rows(c)) : 0; }
+TG_HD constexpr int b_mn_chunk(const Config& c) { return c.b_major == Major::mn_major ? mn_chunk_elems(b_load_rows(c)) : 0; }
+// Whether an MN-major operand of `c` is stored in chunks narrower than 64 (32-B or 64-B swizzled):
+// the planner offers these only with PlanOptions::narrow_mn_chunks.
+TG_HD constexpr bool narrow_mn_chunks(const Config& c) {
+  return (a_mn_chunk(c) != 0 && a_mn_chunk(c) < 64) || (b_mn_chunk(c) != 0 && b_mn_chunk(c) < 64);
+}
 
 // The tile-pairing axis of a config's cluster (schedule/tile_mapping.hpp): 2x1 pairs M-neighbours
 // (B multicast), 1x2 N-neighbours (A multicast).

@@ -20,26 +20,27 @@ namespace tilegemm::sm90 {
 
 // `rows` rows (MN) of one operand's k-block k0 into `dst`, starting at row `row0`, into this CTA
 // (kMulticast = false) or into both CTAs of the pair (true).
-//   K-major: one box of 64 K x rows (the tensor map's inner dimension is K);
-//   MN-major: rows / 64 boxes of 64 MN x 64 K (inner dimension MN), one chunk each.
-template <bool kMnMajor, bool kMulticast, int kRows>
+//   K-major (kChunk = 0): one box of 64 K x rows (the tensor map's inner dimension is K);
+//   MN-major: rows / kChunk boxes of kChunk MN x 64 K (inner dimension MN), one chunk each
+//   (sm90/swizzle.hpp: 64, 32 or 16 elements, the map's swizzle 128, 64 or 32 B).
+template <int kChunk, bool kMulticast, int kRows>
 __device__ __forceinline__ void load_operand(uint8_t* dst, const TmaDescriptor* tmap, uint64_t* full_bar, int k0,
                                              int row0) {
-  if constexpr (!kMnMajor) {
+  if constexpr (kChunk == 0) {
     if constexpr (kMulticast) {
       tma_load_2d_multicast(dst, tmap, full_bar, k0, row0, /*cta_mask=*/0b11);
     } else {
       tma_load_2d(dst, tmap, full_bar, k0, row0);
     }
   } else {
-    static_assert(kRows % 64 == 0, "MN-major tiles are whole 64-element chunks");
+    static_assert(kRows % kChunk == 0, "MN-major tiles are whole chunks");
 #pragma unroll
-    for (int j = 0; j < kRows / 64; ++j) {
-      uint8_t* chunk = dst + j * 64 * kBlockK * 2;
+    for (int j = 0; j < kRows / kChunk; ++j) {
+      uint8_t* chunk = dst + j * int(mn_chunk_bytes(kChunk));
       if constexpr (kMulticast) {
-        tma_load_2d_multicast(chunk, tmap, full_bar, row0 + 64 * j, k0, /*cta_mask=*/0b11);
+        tma_load_2d_multicast(chunk, tmap, full_bar, row0 + kChunk * j, k0, /*cta_mask=*/0b11);
       } else {
-        tma_load_2d(chunk, tmap, full_bar, row0 + 64 * j, k0);
+        tma_load_2d(chunk, tmap, full_bar, row0 + kChunk * j, k0);
       }
     }
   }
@@ -57,9 +58,9 @@ __device__ __forceinline__ void producer_load_stage(uint8_t* smem, int stage, ui
   // Only a multicast operand is split between the pair: its half `rank` (the other operand is
   // loaded whole by each CTA, whatever its rank).
   const uint32_t a_half = T::kMulticastA ? rank : 0u, b_half = T::kMulticastB ? rank : 0u;
-  load_operand<T::kAMnMajor, T::kMulticastA, T::kALoadRows>(smem + L.a_offset(stage) + a_half * T::kALoadBytes,
+  load_operand<T::kAChunk, T::kMulticastA, T::kALoadRows>(smem + L.a_offset(stage) + a_half * T::kALoadBytes,
                                                             &p.tmap_a, full_bar, k0, m0 + int(a_half) * T::kALoadRows);
-  load_operand<T::kBMnMajor, T::kMulticastB, T::kBLoadRows>(smem + L.b_offset(stage) + b_half * T::kBLoadBytes,
+  load_operand<T::kBChunk, T::kMulticastB, T::kBLoadRows>(smem + L.b_offset(stage) + b_half * T::kBLoadBytes,
                                                             &p.tmap_b, full_bar, k0, n0 + int(b_half) * T::kBLoadRows);
 }
 
@@ -124,37 +125,40 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
   }
 }
 
-// The descriptor of an operand tile at `addr` and its step per k16: K-major, +32 B along the
-// swizzled row; MN-major (transposed in wgmma), +16 K rows = 2048 B (sm90/swizzle.hpp).
-template <bool kMnMajor>
+// The descriptor of an operand tile at `addr` and its step per k16: K-major (kChunk = 0), +32 B
+// along the swizzled row; MN-major (transposed in wgmma), +16 K rows = 32 x kChunk B
+// (sm90/swizzle.hpp).
+template <int kChunk>
 __device__ __forceinline__ uint64_t operand_desc(uint32_t addr) {
-  if constexpr (kMnMajor) return make_mnmajor_sw128_desc(addr, 64 * kBlockK * 2);
+  if constexpr (kChunk != 0) return make_mnmajor_desc(addr, kChunk);
   return make_kmajor_sw128_desc(addr);
 }
-template <bool kMnMajor>
-inline constexpr uint32_t kK16StepBytes = kMnMajor ? kMnMajorK16StepBytes : 32u;
+template <int kChunk>
+inline constexpr uint32_t kK16StepBytes = kChunk != 0 ? mn_k16_step_bytes(kChunk) : 32u;
 
 // One consumer's 64 x BN x 64 block product: 4 x wgmma m64nBNk16 reading 64 A rows and all BN B
 // rows at the descriptors (operand_desc) given as their 32-bit words. (The 64 A rows of consumer
-// c start 8192 B into the stage in both layouts: 64 rows of 128 B, or one 64 x 64 chunk.) With two accumulator sets (Config::acc_sets)
-// the even k16 steps go to `acc`, the odd ones to `acc2`.
+// c start 8192 B into the stage in both layouts: 64 rows of 128 B, or 64 / W chunks of W x 64.)
+// With two accumulator sets (Config::acc_sets) the even k16 steps go to `acc`, the odd ones to
+// `acc2`.
 // NOTES: each wgmma of one chain waits for the one before it (they add into the same registers);
 // two sets make two chains that can overlap. Measured (docs/PERF.md, 2026-12-02 eighth session):
 // it pays only on memory-bound narrow tiles (2-6 %), and costs 8-10 % on compute-bound ones with
 // one consumer, so the planner picks it by problem (plan/planner.cpp).
-template <int BN, bool kAMn, bool kBMn, int kSets>
+template <int BN, int kAChunk, int kBChunk, int kSets>
 __device__ __forceinline__ void wgmma_block_k64(float (&acc)[BN / 2], float (&acc2)[BN / 2], uint32_t a_lo,
                                                 uint32_t a_hi, uint32_t b_lo, uint32_t b_hi, int accumulate) {
 #pragma unroll
   for (int k = 0; k < kBlockK / 16; ++k) {
     // A k16 step adds to the start address field (bits 0-13 of the low word, 16-B units; shared
     // addresses stay below 2^18 B, so it never carries into the leading offset above it).
-    const uint32_t da = a_lo + uint32_t(desc_encode(k * kK16StepBytes<kAMn>));
-    const uint32_t db = b_lo + uint32_t(desc_encode(k * kK16StepBytes<kBMn>));
+    const uint32_t da = a_lo + uint32_t(desc_encode(k * kK16StepBytes<kAChunk>));
+    const uint32_t db = b_lo + uint32_t(desc_encode(k * kK16StepBytes<kBChunk>));
+    constexpr int kTransA = kAChunk != 0 ? 1 : 0, kTransB = kBChunk != 0 ? 1 : 0;
     if (kSets == 2 && (k & 1)) {
-      wgmma_m64k16_words<BN, kAMn ? 1 : 0, kBMn ? 1 : 0>(acc2, da, a_hi, db, b_hi, (k > 1) | accumulate);
+      wgmma_m64k16_words<BN, kTransA, kTransB>(acc2, da, a_hi, db, b_hi, (k > 1) | accumulate);
     } else {
-      wgmma_m64k16_words<BN, kAMn ? 1 : 0, kBMn ? 1 : 0>(acc, da, a_hi, db, b_hi, (k >= kSets) | accumulate);
+      wgmma_m64k16_words<BN, kTransA, kTransB>(acc, da, a_hi, db, b_hi, (k >= kSets) | accumulate);
     }
   }
 }
@@ -191,13 +195,13 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
   // the H200 (docs/PERF.md, twentieth session): bf16 suites 0.1-0.7 % faster (geomean), with C
   // and fp32 out 1.3 %; 128x2112x7168 fp32 64x32 16.9 -> 16.6 us.
   static_assert(L.a_stage_stride % 16 == 0 && L.b_stage_stride % 16 == 0, "16-B aligned stages");
-  const uint64_t desc_b0 = operand_desc<T::kBMnMajor>(smem_base + L.b_offset(0));
+  const uint64_t desc_b0 = operand_desc<T::kBChunk>(smem_base + L.b_offset(0));
   const uint32_t b_hi = uint32_t(desc_b0 >> 32);
   const uint32_t b_lo0 = uint32_t(desc_b0);
   uint32_t a_lo0[T::kRowBlocks], a_hi[T::kRowBlocks];
 #pragma unroll
   for (int r = 0; r < T::kRowBlocks; ++r) {
-    const uint64_t d = operand_desc<T::kAMnMajor>(smem_base + L.a_offset(0) + (row_block0 + r) * 64 * 128);
+    const uint64_t d = operand_desc<T::kAChunk>(smem_base + L.a_offset(0) + (row_block0 + r) * 64 * 128);
     a_lo0[r] = uint32_t(d);
     a_hi[r] = uint32_t(d >> 32);
   }
@@ -219,7 +223,7 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
     wgmma_fence();
 #pragma unroll
     for (int r = 0; r < T::kRowBlocks; ++r)
-      wgmma_block_k64<C.bn, T::kAMnMajor, T::kBMnMajor, kSets>(acc[r], acc2[r], a_lo0[r] + a_step, a_hi[r], b_lo,
+      wgmma_block_k64<C.bn, T::kAChunk, T::kBChunk, kSets>(acc[r], acc2[r], a_lo0[r] + a_step, a_hi[r], b_lo,
                                                                 b_hi, /*accumulate=*/kb > kb0);
     wgmma_commit();
     rec.record(t, trace::EventKind::wgmma_issue, s, kb);

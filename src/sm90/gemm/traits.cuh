@@ -94,10 +94,10 @@ struct GemmTraits {
   static constexpr int kALoadBytes = kALoadRows * kBlockK * 2;
   static constexpr int kBLoadBytes = kBLoadRows * kBlockK * 2;
   // Operand storage: K-major tiles are rows of 64 K (one 128-B swizzle row); MN-major tiles are
-  // chunks of 64 MN elements x 64 K rows (sm90/swizzle.hpp), loaded one TMA box per chunk.
-  static constexpr bool kAMnMajor = C.a_major == Major::mn_major;
-  static constexpr bool kBMnMajor = C.b_major == Major::mn_major;
-  static constexpr int kMnChunkBytes = 64 * kBlockK * 2;  // one MN-major chunk: 64 MN x 64 K bf16
+  // chunks of kAChunk / kBChunk (64, 32 or 16) MN elements x 64 K rows (sm90/swizzle.hpp), loaded
+  // one TMA box per chunk.
+  static constexpr int kAChunk = a_mn_chunk(C);  // 0 for a K-major operand
+  static constexpr int kBChunk = b_mn_chunk(C);
   // Epilogue staging: each consumer stages its 64 rows in kSlots boxes of 64 rows x 128 B at a time.
   static constexpr int kBoxCols = store_box_cols(C.out_dtype);
   static constexpr int kBoxesPerConsumer = store_boxes(C.bn, C.out_dtype);  // the last may overlap (config.hpp)

@@ -518,5 +518,40 @@ TEST(NarrowTranspose, TheChoiceIsTheCheapestWayTheModelPrices) {
   }
 }
 
+// With narrow MN chunks (PlanOptions::narrow_mn_chunks), the model can read a narrow MN-major
+// operand in place in swap-AB's narrow tiles: the comparisons plan with the same options gemm()
+// plans the kernel with, and a copy is made only where the model still says it pays.
+TEST(NarrowMnChunks, TheCopiesAreWeighedAgainstNarrowTilesInPlace) {
+  detail::ModelCopies with;
+  with.plan.narrow_mn_chunks = true;
+  int in_place = 0, narrow_picks = 0;
+  for (const auto& [m, n, k] : {std::array<int64_t, 3>{8, 6144, 4096}, {16, 6144, 4096}, {24, 5120, 5120},
+                                {40, 11008, 4096}, {48, 8192, 8192}, {8, 8192, 28672}}) {
+    const plan::Problem p = detail::problem_of(tt(m, n, k));
+    const double bytes = double(m) * double(k + (k + 63) / 64 * 64) * 2;
+    const plan::OperandCopies off = plan::choose_narrow_transpose(p, h200(), true, false, bytes, 0);
+    const plan::OperandCopies on = plan::choose_narrow_transpose(p, h200(), true, false, bytes, 0, with.plan);
+    // The in-place pick can only get better with more candidates; the K-major one is unchanged.
+    EXPECT_LE(on.as_is_us, off.as_is_us + 1e-9) << m << "x" << n << "x" << k;
+    const plan::Selection pick = plan::select_config(p, h200(), with.plan);
+    ASSERT_TRUE(pick.found);
+    EXPECT_DOUBLE_EQ(on.as_is_us, pick.predicted_us);
+    const detail::Route r = detail::route(tt(m, n, k), &h200(), with);
+    const bool copied = narrow_pack(r) != nullptr;
+    if (!copied) {
+      ++in_place;
+      EXPECT_EQ(r.problem.a_major, Major::mn_major);
+      narrow_picks += sm90::narrow_mn_chunks(pick.config);  // (48x8192x8192 keeps 64x64 unswapped)
+    } else {
+      EXPECT_NE(narrow_pack(r)->why.find("would be chunks of 16 or 32"), std::string::npos) << narrow_pack(r)->why;
+    }
+    // Without the option nothing the planner offers has narrow chunks.
+    for (const plan::Candidate& c : plan::make_plan(p, h200()).ranked) ASSERT_FALSE(sm90::narrow_mn_chunks(c.config));
+  }
+  // (h200's model: in place at M = 8, 16 (swap-AB 64x16 in 16-wide chunks) and 48; copied at 24 and 40.)
+  EXPECT_GE(in_place, 3);
+  EXPECT_GE(narrow_picks, 2);
+}
+
 }  // namespace
 }  // namespace tilegemm

@@ -374,6 +374,54 @@ TEST(CubinAudit, ClusterKSplits) {
   audit.summary("k-split clusters");
 }
 
+// MN-major operands in chunks narrower than 64 elements (sm90/swizzle.hpp; the planner offers them
+// with PlanOptions::narrow_mn_chunks): swap-AB over a small MN-major A (16-, 32- and 48-wide tiles,
+// split, a k-split cluster, with C), small-N tiles of an MN-major B (unswapped, multicast halves,
+// ping-pong), a multicast half of a 64-row MN-major A: each compiles, HGMMA, no local memory, and
+// its chunks are the narrow ones.
+TEST(CubinAudit, NarrowMnChunks) {
+  const auto d = *plan::find_builtin_profile("h200");
+  Audit audit;
+  struct Forced {
+    const char* layout;
+    const char* spec;
+    int64_t m, n, k;
+    bool with_c;
+    int a_chunk, b_chunk;  // of the kernel's operands (swap-AB: A is the caller's B)
+  };
+  const Forced cases[] = {
+      {"tt", "64x16,swapab", 8, 6144, 4096, false, 0, 16},
+      {"tt", "128x32,swapab,splitk=2,dsm", 32, 4096, 4096, false, 0, 32},
+      {"tt", "128x48,swapab", 40, 11008, 4096, true, 0, 16},
+      {"tn", "64x32,swapab,splitk=4", 24, 5120, 5120, false, 64, 32},
+      {"tn", "128x16,swapab,stage=64", 16, 4096, 4096, true, 64, 16},
+      {"nn", "128x48", 4096, 48, 4096, false, 0, 16},
+      {"nn", "128x96,cluster=2x1", 4096, 96, 4096, false, 0, 16},
+      {"nn", "128x160,pingpong", 4096, 160, 4096, true, 0, 32},
+      {"tt", "64x128,cluster=1x2", 4096, 4096, 4096, false, 32, 0},
+  };
+  for (const Forced& f : cases) {
+    plan::Problem p;
+    p.m = f.m;
+    p.n = f.n;
+    p.k = f.k;
+    p.accumulate = f.with_c;
+    ASSERT_TRUE(plan::parse_layout(f.layout, &p.a_major, &p.b_major)) << f.layout;
+    MatrixRef c_storage;
+    const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));  // (no profile: no copies)
+    ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
+    const plan::ParsedConfigSpec spec = plan::parse_config_spec(f.spec);
+    ASSERT_TRUE(spec.ok()) << spec.error;
+    const plan::Candidate cand = plan::evaluate_config(r.problem, d, spec.spec.config, false);
+    ASSERT_TRUE(cand.feasible()) << f.spec << ": " << cand.reason;
+    EXPECT_EQ(sm90::a_mn_chunk(cand.config), f.a_chunk) << f.spec;
+    EXPECT_EQ(sm90::b_mn_chunk(cand.config), f.b_chunk) << f.spec;
+    EXPECT_TRUE(sm90::narrow_mn_chunks(cand.config)) << f.spec;
+    audit.check(cand.config);
+  }
+  audit.summary("narrow MN-major chunks");
+}
+
 // k-splits with C in every epilogue: the summing piece loads C's staging boxes when its unit
 // starts, and L2-prefetches C's lines where they are read from global memory (kernel.cuh,
 // mainloop.cuh): TMA-loaded slots (whole and one at a time, the last box overlapping its neighbour),

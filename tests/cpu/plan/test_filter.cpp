@@ -410,6 +410,42 @@ TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
   EXPECT_TRUE(swap_tiles(1100, 8192, 1536).empty());                           // past kSwapAbMidMaxM
 }
 
+// PlanOptions::narrow_mn_chunks: MN-major tiles in chunks of 16 or 32 elements are offered only
+// when asked (B widths in steps of 16, swap-AB over an MN-major A), every one passes the kernel
+// template, and select_config agrees with the full plan either way.
+TEST(Filter, NarrowMnChunksOnlyWhenAsked) {
+  const DeviceProfile d = *find_builtin_profile("h200");
+  PlanOptions on;
+  on.narrow_mn_chunks = true;
+  struct Case {
+    int64_t m, n, k;
+    Major a, b;
+  };
+  for (const Case& cs : {Case{8, 6144, 4096, Major::mn_major, Major::k_major}, Case{24, 5120, 5120, Major::mn_major, Major::mn_major},
+                         Case{4096, 48, 4096, Major::k_major, Major::mn_major}, Case{4096, 4096, 4096, Major::mn_major, Major::mn_major}}) {
+    Problem p = nt_problem(cs.m, cs.n, cs.k);
+    p.a_major = cs.a;
+    p.b_major = cs.b;
+    p.lda = cs.a == Major::mn_major ? cs.m : cs.k;
+    p.ldb = cs.b == Major::mn_major ? cs.n : cs.k;
+    const Plan off_plan = make_plan(p, d);
+    const Plan on_plan = make_plan(p, d, on);
+    int narrow = 0;
+    for (const Candidate& c : off_plan.ranked) EXPECT_FALSE(sm90::narrow_mn_chunks(c.config)) << describe(c.config);
+    for (const Candidate& c : on_plan.ranked) {
+      EXPECT_EQ(sm90::check_kernel_config(c.config), sm90::ConfigRule::ok) << describe(c.config);
+      narrow += sm90::narrow_mn_chunks(c.config);
+    }
+    EXPECT_GT(narrow, 0) << cs.m << "x" << cs.n << "x" << cs.k;
+    EXPECT_GT(on_plan.ranked.size(), off_plan.ranked.size());
+    EXPECT_LE(on_plan.chosen().time.predicted_us, off_plan.chosen().time.predicted_us + 1e-9);
+    const Selection sel = select_config(p, d, on);
+    ASSERT_TRUE(sel.found);
+    EXPECT_EQ(describe(sel.config), describe(on_plan.chosen().config));
+    EXPECT_EQ(sel.predicted_us, on_plan.chosen().time.predicted_us);
+  }
+}
+
 TEST(Filter, ALaunchOrderThatSeparatesStreamingTilesIsFlagged) {
   // explain's note (add_flags): on a memory-bound problem, a whole-tile schedule whose tiles reading
   // the same band of the larger operand run apart (the sharers' gap) is named; the planner's own
