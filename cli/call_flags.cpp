@@ -74,7 +74,7 @@ void add_model_flags(CLI::App* cmd, ModelFlags* f) {
                 "Read an MN-major A or B with fewer than 64 rows along MN in place (default: copied into K-major "
                 "lines first when the time model says it pays)");
   cmd->add_flag("--narrow-mn-chunks", f->narrow_mn_chunks,
-                "Let the planner give MN-major operands tiles in chunks of 16 or 32 elements along MN (64-B / 32-B "
+                "Let the planner give MN-major operands tiles in chunks of 16 or 32 elements along MN (32-B / 64-B "
                 "swizzled: swap-AB over a small MN-major A, small-N tiles of an MN-major B; off by default until "
                 "measured)");
 }

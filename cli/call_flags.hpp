@@ -37,6 +37,7 @@ struct ModelFlags {
   bool no_row_repacks = false;
   bool no_narrow_transposes = false;
   bool narrow_mn_chunks = false;
+  bool pdl = false;  // GemmOptions::pdl (bench only: a launch option, not a planning one)
 };
 void add_model_flags(CLI::App* cmd, ModelFlags* f);
 

@@ -138,6 +138,13 @@ int run_bench(const BenchOptions& o, const std::string& title) {
   gemm_options.row_repacks = !o.copies.no_row_repacks;
   gemm_options.narrow_transposes = !o.copies.no_narrow_transposes;
   gemm_options.narrow_mn_chunks = o.copies.narrow_mn_chunks;
+  gemm_options.pdl = o.copies.pdl;
+  if (o.copies.pdl && o.timer != "events") {
+    std::fprintf(stderr,
+                 "tilegemm bench: --pdl needs --timer events (with programmatic dependent launch a call's kernels "
+                 "overlap, so CUPTI's sum of kernel times would count the overlap twice)\n");
+    return kExitUsage;
+  }
   const std::shared_ptr<const detail::TuningState> tuning = detail::process_tuning();
   const std::string tuning_label = o.no_tuning || tuning->off()
                                        ? "off (" + (o.no_tuning ? std::string("--no-tuning") : tuning->why_off()) + ")"
@@ -378,6 +385,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--no-tuning", o->no_tuning,
                 "Run the model's picks: gemm() does not read the tuning cache (tilegemm tune; default: it does)");
   add_model_flags(cmd, &o->copies);
+  cmd->add_flag("--pdl", o->copies.pdl,
+                "Launch the operand copies and the GEMM with programmatic dependent launch (each kernel's prologue "
+                "overlaps the end of the one before it; needs --timer events; off by default until measured)");
   cmd->add_flag("--neighbours", o->neighbours,
                  "Also time each shape whose M, N or K is not a multiple of 8 beside its aligned neighbour (each "
                  "rounded to the nearest multiple of 8), and report its TFLOPS as a fraction of the neighbour's");

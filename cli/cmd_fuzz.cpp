@@ -40,6 +40,7 @@ struct FuzzArgs {
   std::vector<std::string> layouts;
   bool json = false, list = false;
   bool narrow_mn_chunks = false;  // GemmOptions::narrow_mn_chunks
+  bool pdl = false;               // GemmOptions::pdl
   int jobs = 0;  // 0: one per CPU core
 };
 
@@ -47,6 +48,7 @@ struct FuzzArgs {
 detail::GemmOptions gemm_options_of(const FuzzArgs& a) {
   detail::GemmOptions o;
   o.narrow_mn_chunks = a.narrow_mn_chunks;
+  o.pdl = a.pdl;
   return o;
 }
 
@@ -84,6 +86,7 @@ std::string draw_flags(const FuzzArgs& a) {
     for (size_t i = 0; i < a.layouts.size(); ++i) s += (i ? "," : "") + a.layouts[i];
   }
   if (a.narrow_mn_chunks) s += " --narrow-mn-chunks";
+  if (a.pdl) s += " --pdl";
   return s;
 }
 
@@ -331,8 +334,10 @@ void add_fuzz_command(CLI::App& app) {
   cmd->add_flag("--list", a->list, "Print the problems and the route gemm() takes for each; run nothing (no GPU needed)");
   cmd->add_flag("--json", a->json, "JSON on stdout (schema tilegemm.fuzz/1; with --list tilegemm.fuzz-problems/1)");
   cmd->add_flag("--narrow-mn-chunks", a->narrow_mn_chunks,
-                "Let the planner give MN-major operands tiles in chunks of 16 or 32 elements (64-B / 32-B "
+                "Let the planner give MN-major operands tiles in chunks of 16 or 32 elements (32-B / 64-B "
                 "swizzled; off by default until measured)");
+  cmd->add_flag("--pdl", a->pdl,
+                "Launch the operand copies and the GEMM with programmatic dependent launch (GemmOptions::pdl)");
   cmd->callback([a] {
     if (const int rc = run_fuzz(*a); rc != 0) throw CLI::RuntimeError(rc);
   });

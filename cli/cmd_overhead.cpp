@@ -1,8 +1,10 @@
-// `tilegemm overhead [--shape MxNxK] [--calls N]`: the host cost of one gemm() call on a warm
-// cache, beside cuBLASLt's for the same problem (both validate their arguments the same way).
+// `tilegemm overhead [--shape MxNxK] [--calls N] [--pdl]`: the host cost of one gemm() call on a
+// warm cache, beside cuBLASLt's for the same problem (both validate their arguments the same way).
 //   host:   N calls issued back to back, timed on the host clock around the issuing loop
 //           (N small enough that the launch queue never fills and blocks the host);
-//   stream: 10 x N calls between two CUDA events (the GPU's view: launch gaps + kernel time).
+//   stream: 10 x N calls between two CUDA events (the GPU's view: launch gaps + kernel time; with
+//           --pdl, tilegemm's calls use programmatic dependent launch, GemmOptions::pdl, so each
+//           kernel's prologue may overlap the end of the one before).
 // No L2 flush, no check: the kernels are the ones `tilegemm bench` checks.
 #include <algorithm>
 #include <chrono>
@@ -16,6 +18,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include "api/route.hpp"
 #include "bench/device_info.hpp"
 #include "bench/suite.hpp"
 #include "commands.hpp"
@@ -32,6 +35,7 @@ struct OverheadArgs {
   int calls = 500;
   int repeats = 7;
   bool json = false;
+  bool pdl = false;
 };
 
 struct Side {
@@ -99,7 +103,9 @@ void run_overhead(const OverheadArgs& a) {
   args.b = MatrixRef{b_ptr, n, k, k, DType::bf16, Major::k_major};
   args.d = MutMatrixRef{d_ptr, m, n, n, DType::bf16, row_major};
   ref::CublasLt lt;
-  const std::function<Status()> ours = [&] { return gemm(args); };
+  detail::GemmOptions options;
+  options.pdl = a.pdl;
+  const std::function<Status()> ours = [&] { return detail::gemm_with_options(args, options); };
   const std::function<Status()> theirs = [&] { return ref::cublaslt_gemm(lt, args); };
   // Warm: compile/load our kernel, make cuBLASLt's plan.
   for (const auto* f : {&ours, &theirs})
@@ -117,14 +123,15 @@ void run_overhead(const OverheadArgs& a) {
   cudaFree(d_ptr);
   if (a.json) {
     fmt::print("{}\n", nlohmann::json{{"schema", "tilegemm.overhead/1"}, {"shape", a.shape}, {"calls", a.calls},
-                                      {"repeats", a.repeats},
+                                      {"repeats", a.repeats}, {"pdl", a.pdl},
                                       {"tilegemm", {{"host_us", t.host_us}, {"stream_us", t.stream_us}}},
                                       {"cublaslt", {{"host_us", c.host_us}, {"stream_us", c.stream_us}}},
                                       {"host_diff_us", t.host_us - c.host_us}}
                            .dump(2));
     return;
   }
-  fmt::print("tilegemm overhead: {} on {}, warm caches, median of {} repeats\n", a.shape, dev.name, a.repeats);
+  fmt::print("tilegemm overhead: {} on {}, warm caches, median of {} repeats{}\n", a.shape, dev.name, a.repeats,
+             a.pdl ? ", tilegemm with programmatic dependent launch" : "");
   fmt::print("  host time per call ({} calls issued back to back): tilegemm {:.2f} us, cuBLASLt {:.2f} us, "
              "difference {:+.2f} us\n",
              a.calls, t.host_us, c.host_us, t.host_us - c.host_us);
@@ -141,6 +148,7 @@ void add_overhead_command(CLI::App& app) {
   cmd->add_option("--calls", args->calls, "calls per timed loop (<= 1000)")->capture_default_str();
   cmd->add_option("--repeats", args->repeats, "timed loops (median)")->capture_default_str()->check(CLI::Range(1, 100));
   cmd->add_flag("--json", args->json, "JSON output");
+  cmd->add_flag("--pdl", args->pdl, "tilegemm's calls with programmatic dependent launch (GemmOptions::pdl)");
   cmd->callback([args] { run_overhead(*args); });
 }
 

@@ -260,7 +260,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
     }
   }
   uint8_t* const ws = static_cast<uint8_t*>(workspace);
-  Status launched = launch_packs(r, ws ? ws + pack_offset : nullptr, stream);
+  Status launched = launch_packs(r, ws ? ws + pack_offset : nullptr, stream, options.pdl);
   MatrixRef c_copy;
   const GemmArgs args = launch_args(r, ws ? ws + pack_offset : nullptr, &c_copy);
   if (launched.ok() && options.trace) {
@@ -272,7 +272,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
     const KSplitWorkspace ksplit =
         split_bytes > 0 ? KSplitWorkspace{reinterpret_cast<float*>(ws + split_offset), reinterpret_cast<uint32_t*>(ws)}
                         : KSplitWorkspace{};
-    launched = launch_sm90(args, prepared, ksplit, options.trace ? options.trace->target() : TraceTarget{});
+    launched = launch_sm90(args, prepared, ksplit, options.trace ? options.trace->target() : TraceTarget{}, options.pdl);
   }
   if (options.trace) options.trace->launched = launched.ok();
   if (graph_workspace && cudaFreeAsync(workspace, stream) != cudaSuccess && launched.ok())

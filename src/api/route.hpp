@@ -172,6 +172,12 @@ struct GemmOptions {
   // Let the planner give MN-major operands tiles stored in chunks narrower than 64 elements
   // (plan::PlanOptions::narrow_mn_chunks): off by default until measured on a GPU.
   bool narrow_mn_chunks = false;
+  // Launch the operand copies and the GEMM kernel with programmatic dependent launch
+  // (jit::LaunchDims::programmatic): each kernel's prologue (barrier setup, tensor-map prefetch)
+  // overlaps the end of the kernel before it in the stream, which it waits for before touching
+  // memory. Off by default until measured on a GPU. (Time it with events: CUPTI's kernel times
+  // then overlap.)
+  bool pdl = false;
   // At most this many CTAs resident at once (whole clusters, at least one); 0: as many as fit.
   // Leaves SMs free for work on other streams (tensor parallelism's collective). Below the SM count
   // the planner plans for that many SMs (plan::with_sm_limit), persistent launches only, without

@@ -32,8 +32,9 @@ Status setup_error(const std::string& what) { return Status{ErrorCode::cuda_erro
 
 jit::KernelSource to_source(const jit::GeneratedSource& g) { return jit::KernelSource{g.code, g.kernel_name, g.label}; }
 
-jit::LaunchDims gemm_dims(const plan::Config& c, int grid, cudaStream_t stream) {
+jit::LaunchDims gemm_dims(const plan::Config& c, int grid, cudaStream_t stream, bool programmatic = false) {
   jit::LaunchDims dims;
+  dims.programmatic = programmatic;
   dims.grid = dim3(static_cast<unsigned>(grid), 1, 1);
   dims.block = dim3(static_cast<unsigned>(c.threads()), 1, 1);
   dims.smem_bytes = static_cast<uint32_t>(sm90::config_smem_layout(c).total_bytes);
@@ -145,7 +146,7 @@ int64_t launch_grid(const GemmArgs& args, const PreparedKernel& prepared) {
 }
 
 Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitWorkspace workspace,
-                   TraceTarget trace) {
+                   TraceTarget trace, bool programmatic) {
   const plan::Config& c = prepared.config;
   sm90::GemmParams params;
   // The kernel's problem: D = A·Bᵀ, or with swap-AB Dᵀ = B·Aᵀ into the same D, column-major for it.
@@ -247,11 +248,11 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
   params.trace = trace.buffer;
   params.trace_capacity = trace.lane_capacity;
   const int64_t grid = launch_grid(args, prepared);
-  return jit::launch(*prepared.kernel, gemm_dims(c, static_cast<int>(grid), args.stream), params);
+  return jit::launch(*prepared.kernel, gemm_dims(c, static_cast<int>(grid), args.stream, programmatic), params);
 }
 
 // One launch per group of pack_launch_groups (route.cpp), in its order.
-Status launch_packs(const Route& r, void* workspace, cudaStream_t stream) {
+Status launch_packs(const Route& r, void* workspace, cudaStream_t stream, bool programmatic) {
   auto job = [&](const Pack& pk) {
     sm90::PackParams pp;
     pp.src = pk.src;
@@ -268,6 +269,7 @@ Status launch_packs(const Route& r, void* workspace, cudaStream_t stream) {
     if (Status s = helper_kernel(jit::pack_source(g.elem_bytes, g.transposes), &kernel); !s.ok()) return s;
     jit::LaunchDims dims;
     dims.stream = stream;
+    dims.programmatic = programmatic;
     if (!g.transposes) {  // line copies of one element size, every such operand in one launch (pack.cuh)
       sm90::PackRowsParams pr;
       for (const Pack* pk : g.packs)

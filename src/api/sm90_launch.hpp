@@ -54,8 +54,10 @@ size_t ksplit_partial_bytes(const sched::KSplit& ks, const plan::Config& config)
 size_t ksplit_workspace_bytes(const GemmArgs& args, const PreparedKernel& prepared);
 
 // Enqueues the copies of r.packs (route.hpp) into `workspace` (r.pack_bytes, 256-B aligned) on
-// `stream`: the operands the kernel then reads (launch_args).
-Status launch_packs(const struct Route& r, void* workspace, cudaStream_t stream);
+// `stream`: the operands the kernel then reads (launch_args). `programmatic`: each copy launched
+// with programmatic dependent launch (jit::LaunchDims::programmatic; the copy waits for the kernel
+// before it, and lets the next one be scheduled as soon as all its CTAs have started).
+Status launch_packs(const struct Route& r, void* workspace, cudaStream_t stream, bool programmatic = false);
 
 // CTAs launch_sm90 launches: one per tile (static), or at most the resident CTAs (persistent; with
 // stream_k: KSplit::launch_ctas).
@@ -64,12 +66,13 @@ int64_t launch_grid(const GemmArgs& args, const PreparedKernel& prepared);
 // Enqueues D = alpha · A·Bᵀ (+ beta · C) for an sm90-routed call (route.hpp) with a prepared kernel,
 // one kernel launch. With stream_k, `workspace` holds the fix-up's partials
 // (ksplit_workspace_bytes) and counters. A traced config (Config::trace) gets its event buffer as
-// `trace` (trace_capture.hpp).
+// `trace` (trace_capture.hpp). `programmatic`: launched with programmatic dependent launch (the
+// kernel's prologue overlaps the kernel before it, which it waits for before touching memory).
 struct TraceTarget {
   void* buffer = nullptr;      // trace/event.hpp layout, sized for launch_grid() CTAs
   uint32_t lane_capacity = 0;  // events per lane
 };
 Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitWorkspace workspace = {},
-                   TraceTarget trace = {});
+                   TraceTarget trace = {}, bool programmatic = false);
 
 }  // namespace tilegemm::detail

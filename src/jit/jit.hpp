@@ -52,6 +52,10 @@ struct LaunchDims {
   uint32_t smem_bytes = 0;    // dynamic shared memory per block
   dim3 cluster{1, 1, 1};      // blocks per cluster; 1x1x1 launches without the cluster attribute
   cudaStream_t stream = nullptr;
+  // Programmatic dependent launch: CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION, so the
+  // kernel may start before the previous kernel in the stream finishes; it must wait for it
+  // (griddepcontrol.wait, sm90/ptx.cuh) before touching memory that kernel writes.
+  bool programmatic = false;
 };
 
 // A loaded kernel. Made by get_kernel, never destroyed while its Runtime lives (the process's

@@ -41,7 +41,8 @@ std::string compute_capability(CUdevice device) {
   return std::to_string(major) + "." + std::to_string(minor);
 }
 
-CUlaunchConfig launch_config(const LaunchDims& d, CUlaunchAttribute* cluster_attr, bool always_cluster) {
+// `attrs` has room for two attributes: the cluster shape and programmatic serialization.
+CUlaunchConfig launch_config(const LaunchDims& d, CUlaunchAttribute* attrs, bool always_cluster) {
   CUlaunchConfig cfg{};
   cfg.gridDimX = d.grid.x;
   cfg.gridDimY = d.grid.y;
@@ -51,14 +52,20 @@ CUlaunchConfig launch_config(const LaunchDims& d, CUlaunchAttribute* cluster_att
   cfg.blockDimZ = d.block.z;
   cfg.sharedMemBytes = d.smem_bytes;
   cfg.hStream = reinterpret_cast<CUstream>(d.stream);  // the runtime's cudaStream_t is a CUstream
+  cfg.attrs = attrs;
   if (always_cluster || uint64_t(d.cluster.x) * d.cluster.y * d.cluster.z > 1) {
-    cluster_attr->id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    cluster_attr->value.clusterDim.x = d.cluster.x;
-    cluster_attr->value.clusterDim.y = d.cluster.y;
-    cluster_attr->value.clusterDim.z = d.cluster.z;
-    cfg.attrs = cluster_attr;
-    cfg.numAttrs = 1;
+    CUlaunchAttribute& a = attrs[cfg.numAttrs++];
+    a.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    a.value.clusterDim.x = d.cluster.x;
+    a.value.clusterDim.y = d.cluster.y;
+    a.value.clusterDim.z = d.cluster.z;
   }
+  if (d.programmatic) {
+    CUlaunchAttribute& a = attrs[cfg.numAttrs++];
+    a.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    a.value.programmaticStreamSerializationAllowed = 1;
+  }
+  if (cfg.numAttrs == 0) cfg.attrs = nullptr;
   return cfg;
 }
 
@@ -154,8 +161,8 @@ Status Kernel::launch(const LaunchDims& dims, const void* params, size_t params_
                       std::to_string(kMaxDevices - 1)};
   if (dims.smem_bytes > smem_limit_[device].load(std::memory_order_acquire)) [[unlikely]]
     if (Status s = raise_smem_limit(device, dims.smem_bytes); !s.ok()) return s;
-  CUlaunchAttribute cluster{};
-  const CUlaunchConfig cfg = launch_config(dims, &cluster, /*always_cluster=*/false);
+  CUlaunchAttribute attrs[2]{};
+  const CUlaunchConfig cfg = launch_config(dims, attrs, /*always_cluster=*/false);
   void* args[1] = {const_cast<void*>(params)};
   // A CUkernel may be passed where cuLaunchKernelEx takes a CUfunction; it launches in the
   // current context (CUDA Driver API, cuLaunchKernelEx).
@@ -185,8 +192,9 @@ Status Kernel::max_active_clusters(const LaunchDims& dims, int* clusters) const 
   // CUDA_ERROR_INVALID_CLUSTER_SIZE, seen on the H200) but does not depend on it: ask with one cluster.
   LaunchDims one = dims;
   one.grid = dims.cluster;
-  CUlaunchAttribute cluster{};
-  const CUlaunchConfig cfg = launch_config(one, &cluster, /*always_cluster=*/true);
+  one.programmatic = false;  // (not an occupancy matter)
+  CUlaunchAttribute attrs[2]{};
+  const CUlaunchConfig cfg = launch_config(one, attrs, /*always_cluster=*/true);
   r = api.occupancy_max_active_clusters(clusters, function, &cfg);
   if (r != CUDA_SUCCESS)
     return Status{ErrorCode::cuda_error, "dims",

@@ -320,6 +320,21 @@ __device__ __forceinline__ void cluster_sync() {
   asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
 
+// ---- programmatic dependent launch (PTX ISA, griddepcontrol; CUDA C++ Programming Guide,
+// "Programmatic Dependent Launch") ----------------------------------------------------------------
+// A kernel launched with the programmatic-stream-serialization attribute may start before the
+// kernel before it in the stream has finished. griddep_wait blocks the thread until every such
+// prerequisite grid has completed and its memory operations are visible; in a kernel launched
+// without the attribute (or whose prerequisites are done) it returns at once. Every thread that
+// touches global memory the previous kernel may write calls it first.
+__device__ __forceinline__ void griddep_wait() { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+// This CTA no longer holds back the launch of a programmatic dependent (the next kernel in the
+// stream, launched with the attribute): once every CTA has issued it or exited, the dependent's
+// CTAs may be scheduled, and they wait in their own griddep_wait for this grid to complete.
+__device__ __forceinline__ void griddep_launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+}
+
 // ---- timers, SM id, trace stores (the traced kernel only, sm90/gemm/trace_lane.cuh) ------------
 // %globaltimer: the global nanosecond timer, the same on every SM (PTX ISA,
 // special registers: %globaltimer).

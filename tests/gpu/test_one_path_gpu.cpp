@@ -4,6 +4,7 @@
 // call of a shape from memory (no compile), and calls on a second stream work.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -173,6 +174,102 @@ TEST(OnePathGpu, SplitKInsideACudaGraphCaptureKeepsTheSplit) {
   cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
   }
+}
+
+// Programmatic dependent launch (GemmOptions::pdl): each kernel of a call (operand copies, the
+// GEMM) may start before the kernel before it in the stream finishes and must wait for it before
+// touching memory. A chain of calls where each reads the previous call's D (as A, through an
+// operand copy where D's leading dimension is odd, and as C), with a k-split whose workspace
+// counters the previous call just reset, must give the same bits with and without PDL, eagerly and
+// captured in a graph; the buffers are poisoned between runs so a read of stale data shows.
+TEST(OnePathGpu, ProgrammaticDependentLaunchChainsGiveTheSameBits) {
+  const int64_t m = 256, k0 = 512, n1 = 1024, n2 = 768, n3 = 520;
+  const int64_t ld1 = n1 + 1;  // odd: D1 is stored by the threads, and read as A through a copy
+  struct Chain {
+    void *a = nullptr, *b1 = nullptr, *b2 = nullptr, *b3 = nullptr, *d1 = nullptr, *d2 = nullptr, *d3 = nullptr;
+    ~Chain() {
+      for (void* p : {a, b1, b2, b3, d1, d2, d3}) cudaFree(p);
+    }
+  } c;
+  const size_t d1_elems = size_t(m * ld1), d2_elems = size_t(m * n2), d3_elems = size_t(m * n3);
+  for (auto [ptr, elems] : {std::pair{&c.a, size_t(m * k0)}, {&c.b1, size_t(n1 * k0)}, {&c.b2, size_t(n2 * n1)},
+                            {&c.b3, size_t(n3 * n2)}, {&c.d1, d1_elems}, {&c.d2, d2_elems}, {&c.d3, d3_elems}})
+    ASSERT_EQ(cudaMalloc(ptr, elems * 2), cudaSuccess);
+  uint64_t seed = 40;
+  for (auto [ptr, elems] : {std::pair{c.a, size_t(m * k0)}, {c.b1, size_t(n1 * k0)}, {c.b2, size_t(n2 * n1)},
+                            {c.b3, size_t(n3 * n2)}})
+    ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(ptr), elems, ++seed, 0.125f, nullptr), cudaSuccess);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+
+  // D1 = A·B1ᵀ (ldd odd); D2 = D1·B2ᵀ (A copied first: lda odd; forced split-K through the
+  // workspace); D3 = D2·B3ᵀ + D2[:, :520] (C read from the previous D).
+  auto run_chain = [&](bool pdl) -> Status {
+    detail::GemmOptions o1, o2, o3;
+    o1.pdl = o2.pdl = o3.pdl = pdl;
+    if (!test::forced_config("128x128,splitk=4", &o2)) return Status{ErrorCode::invalid_argument, "config", "spec"};
+    GemmArgs g1, g2, g3;
+    g1.a = MatrixRef{c.a, m, k0, k0, DType::bf16, Major::k_major};
+    g1.b = MatrixRef{c.b1, n1, k0, k0, DType::bf16, Major::k_major};
+    g1.d = MutMatrixRef{c.d1, m, n1, ld1, DType::bf16, row_major};
+    g2.a = MatrixRef{c.d1, m, n1, ld1, DType::bf16, Major::k_major};
+    g2.b = MatrixRef{c.b2, n2, n1, n1, DType::bf16, Major::k_major};
+    g2.d = MutMatrixRef{c.d2, m, n2, n2, DType::bf16, row_major};
+    g3.a = MatrixRef{c.d2, m, n2, n2, DType::bf16, Major::k_major};
+    g3.b = MatrixRef{c.b3, n3, n2, n2, DType::bf16, Major::k_major};
+    g3.d = MutMatrixRef{c.d3, m, n3, n3, DType::bf16, row_major};
+    const MatrixRef c3{c.d2, m, n3, n2, DType::bf16, row_major};
+    g3.c = &c3;
+    g3.beta = 1.0f;
+    for (GemmArgs* g : {&g1, &g2, &g3}) g->stream = stream;
+    for (int rep = 0; rep < 3; ++rep) {  // back to back: each chain's first call follows the last one's
+      if (Status s = detail::gemm_with_options(g1, o1); !s.ok()) return s;
+      if (Status s = detail::gemm_with_options(g2, o2); !s.ok()) return s;
+      if (Status s = detail::gemm_with_options(g3, o3); !s.ok()) return s;
+    }
+    return Status::success();
+  };
+  auto poison = [&] {
+    for (auto [ptr, elems] : {std::pair{c.d1, d1_elems}, {c.d2, d2_elems}, {c.d3, d3_elems}})
+      ASSERT_EQ(cudaMemsetAsync(ptr, 0xFF, elems * 2, stream), cudaSuccess);  // NaN
+  };
+  auto result = [&] {
+    std::vector<uint16_t> all(d1_elems + d2_elems + d3_elems);
+    EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(all.data(), c.d1, d1_elems * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(all.data() + d1_elems, c.d2, d2_elems * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(all.data() + d1_elems + d2_elems, c.d3, d3_elems * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+    return all;
+  };
+  poison();
+  ASSERT_TRUE(run_chain(false).ok());
+  const std::vector<uint16_t> want = result();
+  // (D3 holds numbers: the chain ran; NaN poison left anywhere in D2 or D3 would propagate.)
+  size_t nan = 0;
+  for (size_t i = d1_elems; i < want.size(); ++i) nan += (want[i] & 0x7F80) == 0x7F80 && (want[i] & 0x7F) != 0;
+  ASSERT_EQ(nan, 0u);
+  for (int run = 0; run < 2; ++run) {
+    poison();
+    const Status st = run_chain(true);
+    ASSERT_TRUE(st.ok()) << st.argument << ": " << st.message;
+    EXPECT_EQ(result(), want) << "eager run " << run << " with PDL";
+  }
+  // Captured with PDL (programmatic edges in the graph), replayed.
+  cudaGraph_t graph = nullptr;
+  ASSERT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), cudaSuccess);
+  const Status st = run_chain(true);
+  ASSERT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  ASSERT_TRUE(st.ok()) << st.argument << ": " << st.message;
+  cudaGraphExec_t exec = nullptr;
+  ASSERT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  for (int replay = 0; replay < 2; ++replay) {
+    poison();
+    ASSERT_EQ(cudaGraphLaunch(exec, stream), cudaSuccess);
+    EXPECT_EQ(result(), want) << "graph replay " << replay;
+  }
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
 }
 
 }  // namespace

@@ -85,6 +85,14 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
   } else {
     __syncthreads();
   }
+  // Programmatic dependent launch (ptx.cuh): everything above touches only shared memory and the
+  // launch parameters, so it may overlap the previous kernel in the stream (an operand copy, or the
+  // caller's kernel that wrote A, B or C) when gemm() launched this one with the attribute; every
+  // global access below (operands, C, D, the k-split workspace, the trace) waits for it. The next
+  // kernel may be scheduled as this grid's CTAs retire (its own wait holds it until this grid is
+  // done). Without the attribute both return at once.
+  griddep_launch_dependents();
+  griddep_wait();
 
   if (warpgroup == 0) {
     // ---- producer ----
