@@ -134,6 +134,27 @@ class Fuzz(unittest.TestCase):
         self.assertIn("call: D col-major ldd 64", r.stdout)
         self.assertIn("path: ", r.stdout)
 
+    def test_pdl_needs_the_events_timer(self):
+        self.usage(["bench", "--pdl", "--shape", "64x64x64"], "--pdl", "--timer events")
+        self.usage(["bench", "--pdl", "--timer", "cupti", "--shape", "64x64x64"], "--pdl")
+
+    def test_narrow_mn_chunks_change_what_explain_plans(self):
+        # TT with a batch of 8 (A MN-major): copied into K-major lines by default on the h200 model,
+        # read in place in 16-wide chunks with --narrow-mn-chunks.
+        base = ["explain", "8", "6144", "4096", "--layout", "tt", "--device", "h200"]
+        r = run(*base)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("transposed", r.stdout)
+        self.assertNotIn("chunks of 16 elements", r.stdout)
+        r = run(*base, "--narrow-mn-chunks")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("transposed", r.stdout)
+        self.assertIn("the MN-major A is stored in smem in chunks of 16 elements along M", r.stdout)
+        r = run(*base, "--narrow-mn-chunks", "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        chosen = json.loads(r.stdout)["chosen"]
+        self.assertTrue(any("chunks of 16" in f for f in chosen["flags"]), chosen)
+
 
 class Tune(unittest.TestCase):
     def usage(self, args, *texts):
