@@ -5,9 +5,9 @@
 #                                                          one device call of 10 minutes holds about two)
 #  - PlanOptions::narrow_mn_chunks (MN-major tiles in 32- or 16-element smem chunks, docs/PLANNER.md):
 #    its GPU tests and neighbours, `tilegemm fuzz --narrow-mn-chunks` and a racecheck subset, bench of
-#    TT, TN (M = 8..56) and NN (small N) shapes with and without it (the default: a narrow MN-major
-#    operand copied into K-major lines or read in 64-wide chunks, as the model decides), and a table
-#    of the two (narrow-table.txt);
+#    TT, TN (M = 8..56), NN (small N) shapes and the llm suite in NN and TN with and without it (the
+#    default: a narrow MN-major operand copied into K-major lines or read in 64-wide chunks, as the
+#    model decides; B MN-major tiles in steps of 64), and a table of the two (narrow-table.txt);
 #  - GemmOptions::pdl (programmatic dependent launch, docs/HOPPER.md section 10): its GPU test, fuzz
 #    with it, bench (events) of shapes whose calls copy an operand first, with and without it
 #    (pdl-table.txt), and `tilegemm overhead` (back-to-back calls) with and without it.
@@ -73,6 +73,12 @@ for layout in tt tn; do
 done
 bench nn nn-narrow --narrow-mn-chunks "${small_n[@]}"
 bench nn nn-default "${small_n[@]}"
+# The llm suite with B MN-major: narrow chunks also give NN and TN the widths NT runs (128x176
+# ping-pong, 128x144, 64x112: not multiples of 64), which the model prefers by up to 15 %.
+for layout in nn tn; do
+  bench "$layout" "$layout-llm-narrow" --narrow-mn-chunks --suite llm
+  bench "$layout" "$layout-llm-default" --suite llm
+done
 
 fi
 
@@ -105,7 +111,7 @@ def load(name):
     except (OSError, KeyError, ValueError) as e:
         print(f"{name}: {e}")
         return {}
-for layout in ("tt", "tn", "nn"):
+for layout in ("tt", "tn", "nn", "nn-llm", "tn-llm"):
     narrow, default = load(f"{layout}-narrow"), load(f"{layout}-default")
     logs = []
     print(f"{layout}: shape, narrow us [kernel], default us [kernel], narrow/default, cuBLASLt us")
