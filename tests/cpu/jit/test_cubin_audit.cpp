@@ -419,6 +419,20 @@ TEST(CubinAudit, NarrowMnChunks) {
     EXPECT_TRUE(sm90::narrow_mn_chunks(cand.config)) << f.spec;
     audit.check(cand.config);
   }
+  // The planner's picks with narrow chunks allowed, over the suite in the layouts with an MN-major
+  // operand (NN and TN take NT's widths, e.g. 128x176 ping-pong in 16-wide chunks).
+  plan::PlanOptions narrow;
+  narrow.narrow_mn_chunks = true;
+  int narrow_picks = 0;
+  for (const char* layout : {"nn", "tn", "tt"})
+    for (const auto& s : kSuite) {
+      const detail::Route r = route_of(s, layout);
+      const plan::Selection sel = plan::select_config(r.problem, d, narrow);
+      ASSERT_TRUE(sel.found);
+      narrow_picks += sm90::narrow_mn_chunks(sel.config);
+      audit.check(sel.config);
+    }
+  EXPECT_GT(narrow_picks, 10);
   audit.summary("narrow MN-major chunks");
 }
 
