@@ -2,6 +2,7 @@
 #include "jit/codegen.hpp"
 
 #include <string>
+#include <utility>
 
 #include "tilegemm/tilegemm.hpp"  // to_string: the enumerators' own names (core/names.cpp)
 
@@ -59,6 +60,9 @@ GeneratedSource gemm_kernel_source(const sm90::Config& config) {
   if (sm90::partly_staged(c)) g.label += " stage" + std::to_string(c.stage_cols);
   if (c.fixed_n || c.fixed_k) g.label += " N=" + std::to_string(c.fixed_n) + " K=" + std::to_string(c.fixed_k);
   if (c.d_col_major) g.label += " swapab";
+  // An MN-major operand in smem chunks narrower than 64 (sm90/swizzle.hpp), as plan::describe says it.
+  for (const auto& [chunk, op] : {std::pair{sm90::a_mn_chunk(c), "(A)"}, std::pair{sm90::b_mn_chunk(c), "(B)"}})
+    if (chunk != 0 && chunk < 64) g.label += " mn" + std::to_string(chunk) + op;
   if (c.pingpong) g.label += " pingpong";
   if (c.acc_sets == 2) g.label += " acc2";
   if (c.stream_k) g.label += " streamk";

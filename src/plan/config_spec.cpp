@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <string>
+#include <utility>
 
 namespace tilegemm::plan {
 
@@ -201,6 +202,9 @@ std::string describe(const Config& c) {
   if (c.epilogue == Epilogue::direct) s.append(" direct");
   if (c.epilogue == Epilogue::smem_stores) s.append(" smem_stores");
   if (sm90::partly_staged(c)) s.append(" stage").append(std::to_string(c.stage_cols));
+  // An MN-major operand of the kernel stored in chunks narrower than 64 (sm90/swizzle.hpp): " mn16(B)".
+  for (const auto& [chunk, op] : {std::pair{sm90::a_mn_chunk(c), "(A)"}, std::pair{sm90::b_mn_chunk(c), "(B)"}})
+    if (chunk != 0 && chunk < 64) s.append(" mn").append(std::to_string(chunk)).append(op);
   if (c.stream_k) {
     if (c.split_k > 1) {
       s.append(" splitK=").append(std::to_string(c.split_k));

@@ -435,6 +435,9 @@ TEST(Filter, NarrowMnChunksOnlyWhenAsked) {
     for (const Candidate& c : on_plan.ranked) {
       EXPECT_EQ(sm90::check_kernel_config(c.config), sm90::ConfigRule::ok) << describe(c.config);
       narrow += sm90::narrow_mn_chunks(c.config);
+      // The label names the narrow chunks (" mn16(B)"), and only those.
+      EXPECT_EQ(describe(c.config).find(" mn") != std::string::npos, sm90::narrow_mn_chunks(c.config))
+          << describe(c.config);
     }
     EXPECT_GT(narrow, 0) << cs.m << "x" << cs.n << "x" << cs.k;
     EXPECT_GT(on_plan.ranked.size(), off_plan.ranked.size());
