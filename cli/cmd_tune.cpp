@@ -83,7 +83,8 @@ std::string cache_file(const TuneArgs& a) {
 // from cudaMalloc) and plans it on the live profile; the candidates to measure: the planner's top
 // list, then each --config spec the problem can run (unless it is the same launch as one already
 // listed; the others go to t.unfit with the planner's reason).
-void plan_problem(TuneProblem& t, const plan::DeviceProfile& profile, int top, const std::vector<plan::ConfigSpec>& extra) {
+void plan_problem(TuneProblem& t, const plan::DeviceProfile& profile, int top, const std::vector<plan::ConfigSpec>& extra,
+                  const detail::GemmOptions& options) {
   plan::Problem p;
   p.m = t.c.m;
   p.n = t.c.n;
@@ -98,9 +99,10 @@ void plan_problem(TuneProblem& t, const plan::DeviceProfile& profile, int top, c
   }
   MatrixRef c_storage;
   const GemmArgs args = detail::explain_args(p, call, &c_storage);
-  t.route = detail::route(args, &profile);  // the copies gemm() makes on this device (row repacks, narrow transposes)
+  // The copies gemm() makes on this device (row repacks, narrow transposes) with these options.
+  t.route = detail::route(args, &profile, detail::model_copies(options));
   if (t.route.path != detail::Path::sm90) return;
-  t.plan = plan::make_plan(t.route.problem, profile);
+  t.plan = plan::make_plan(t.route.problem, profile, detail::plan_options(options));
   t.candidates = plan::tuning_candidates(t.plan, top);
   for (const plan::ConfigSpec& spec : extra) {
     const plan::Candidate c = plan::evaluate_config(t.route.problem, profile, spec.config, spec.stages_given);
@@ -138,9 +140,9 @@ void precompile(const std::vector<TuneProblem>& problems, int jobs, bool progres
 // gemm() with candidate `c` forced through its spec text: the text the cache stores is exactly what
 // was measured. *error when the text does not complete to the same Config (it must: config_spec.hpp).
 bench::Launcher forced_launcher(const TuneProblem& t, const plan::Candidate& c, const plan::DeviceProfile& profile,
-                                std::string* error) {
+                                const detail::GemmOptions& routing, std::string* error) {
   const plan::ParsedConfigSpec spec = plan::parse_config_spec(plan::config_spec_text(c.config));
-  detail::GemmOptions options;
+  detail::GemmOptions options = routing;  // (routed as the candidates were planned)
   options.config = spec.spec.config;
   options.config_stages_given = spec.spec.stages_given;
   const plan::Candidate again =
@@ -163,11 +165,11 @@ struct Progress {
 };
 
 void measure(TuneProblem& t, size_t index, size_t total, const bench::RunOptions& run,
-             const plan::DeviceProfile& profile, Progress& progress) {
+             const plan::DeviceProfile& profile, const detail::GemmOptions& routing, Progress& progress) {
   std::vector<bench::Launcher> launchers;
   std::vector<std::string> spec_errors(t.candidates.size());
   for (size_t i = 0; i < t.candidates.size(); ++i)
-    launchers.push_back(forced_launcher(t, t.candidates[i], profile, &spec_errors[i]));
+    launchers.push_back(forced_launcher(t, t.candidates[i], profile, routing, &spec_errors[i]));
   const std::string what = fmt::format("[{}/{}] {} {}", index + 1, total, shape_text(t.c), t.layout);
   const auto done = [&](size_t i, const bench::SideResult&) {
     // What ran: the Config of the last sm90 launch on this thread is the candidate's.
@@ -217,8 +219,10 @@ int run_tune(const TuneArgs& a) {
     std::fprintf(stderr, "tilegemm tune: %s (the file is rewritten without it)\n", w.c_str());
 
   TuneHeader header{dev.name, dev.sm_count, suite_name, a, file, key, timer->description};
+  detail::GemmOptions routing;  // how gemm() routes and plans the problems tuned here
+  routing.narrow_mn_chunks = a.narrow_mn_chunks;
   for (TuneProblem& t : problems) {
-    plan_problem(t, *profile, a.top, extra);
+    plan_problem(t, *profile, a.top, extra, routing);
     for (const std::string& why : t.unfit)
       std::fprintf(stderr, "tilegemm tune: %s %s: --config %s\n", shape_text(t.c).c_str(), t.layout.c_str(), why.c_str());
   }
@@ -237,7 +241,7 @@ int run_tune(const TuneArgs& a) {
   run.with_cublas = false;
   for (size_t i = 0; i < problems.size(); ++i) {
     TuneProblem& t = problems[i];
-    if (t.route.path == detail::Path::sm90) measure(t, i, problems.size(), run, *profile, progress);
+    if (t.route.path == detail::Path::sm90) measure(t, i, problems.size(), run, *profile, routing, progress);
     summarize(t);
     if (t.best >= 0) {
       cache.put(cache_entry(t, key));
@@ -285,6 +289,9 @@ void add_tune_command(CLI::App& app) {
                   "Tuning cache file to update (default: $TILEGEMM_TUNING, else <cache dir>/tuning.json)");
   cmd->add_option("--jobs", a->jobs, "Threads compiling the kernels first (0: one per CPU core)");
   cmd->add_flag("--json", a->json, "JSON on stdout (schema tilegemm.tune/1) instead of the table");
+  cmd->add_flag("--narrow-mn-chunks", a->narrow_mn_chunks,
+                "Route, plan and measure with narrow MN-major chunks allowed (GemmOptions::narrow_mn_chunks; the "
+                "winner is stored like any other and gemm() runs it wherever it routes the same problem)");
   cmd->add_option("--flush", a->flush,
                   "How L2 is flushed before each timed run: write = memset (default, as bench), read = a kernel "
                   "reading the buffer (leaves L2 clean: the winners for a workload whose L2 holds few dirty lines)")

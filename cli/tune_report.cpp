@@ -172,7 +172,7 @@ void print_json(const TuneHeader& h, const std::vector<TuneProblem>& problems, c
       {"options", {{"suite", h.suite}, {"layout", a.layout}, {"out", a.out},
                    {"beta", a.beta ? ordered_json(*a.beta) : ordered_json(nullptr)}, {"top", a.top},
                    {"configs", a.configs}, {"iters", a.iters}, {"warmup", a.warmup}, {"seed", a.seed},
-                   {"timer", h.timer}, {"flush", a.flush}}},
+                   {"timer", h.timer}, {"flush", a.flush}, {"narrow_mn_chunks", a.narrow_mn_chunks}}},
       {"results", results},
       {"summary", {{"problems", s.problems}, {"tuned", s.tuned}, {"failed", s.failed},
                    {"store_failures", s.store_failures}, {"model_fastest", s.regrets.size() - s.model_beaten},

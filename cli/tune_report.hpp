@@ -28,6 +28,9 @@ struct TuneArgs {
   bool json = false;
   std::string flush = "write";      // --flush: how L2 is emptied before each timed run (bench/timer.hpp)
   std::vector<std::string> configs; // --config: also measured on every problem they fit (explain's grammar)
+  // --narrow-mn-chunks: routed and planned with GemmOptions::narrow_mn_chunks (the candidates may
+  // keep an MN-major operand in 16- or 32-wide smem chunks), and measured with it.
+  bool narrow_mn_chunks = false;
 };
 
 struct TuneProblem {
