@@ -262,6 +262,55 @@ TEST(ExplainRoute, TheCliReportsExactlyRoutesPathAndReason) {
   EXPECT_GE(checked, 50);
 }
 
+// With narrow MN chunks allowed (GemmOptions::narrow_mn_chunks, explain --narrow-mn-chunks), explain
+// routes and plans as gemm() does with the option: route_steps = route() with model_copies(options),
+// chosen = select_config with plan_options(options); in process and through the CLI, on calls whose
+// MN-major operand is narrow (where the option decides between a copy and narrow tiles in place).
+TEST(ExplainRoute, NarrowMnChunksExplainRoutesAndPlansAsGemm) {
+  const std::string cli = std::string(TILEGEMM_BINARY_DIR) + "/cli/tilegemm";
+  const bool have_cli = std::filesystem::exists(cli);
+  const plan::DeviceProfile h200 = *plan::find_builtin_profile("h200");
+  detail::GemmOptions options;
+  options.narrow_mn_chunks = true;
+  int checked = 0, in_place = 0;
+  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{8, 6144, 4096}, {24, 5120, 5120}, {4096, 48, 2048}})
+    for (Major am : {Major::k_major, Major::mn_major})
+      for (Major bm : {Major::k_major, Major::mn_major})
+        for (bool odd_ld : {false, true}) {
+          const Combo x{m, n, k, am, bm, row_major, DType::bf16, CMode::none, odd_ld, false};
+          SCOPED_TRACE(x.name());
+          MatrixRef c;
+          const detail::Route r = detail::route(caller_args(x, &c), &h200, detail::model_copies(options));
+          ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
+          const plan::Selection sel = plan::select_config(r.problem, h200, detail::plan_options(options));
+          ASSERT_TRUE(sel.found);
+          in_place += sm90::narrow_mn_chunks(sel.config);
+          detail::ExplainRequest rq = request_of(x, true);
+          rq.options.narrow_mn_chunks = true;
+          rq.copies.plan.narrow_mn_chunks = true;  // (as the CLI sets both)
+          std::string json_text;
+          ASSERT_TRUE(detail::explain_call(rq, &json_text).ok());
+          const nlohmann::json j = nlohmann::json::parse(json_text);
+          EXPECT_EQ(j["route_steps"], r.notes);
+          EXPECT_EQ(j["chosen"]["label"], plan::describe(sel.config));
+          if (have_cli) {
+            const std::string command = cli + " explain " + cli_options(x) + " --narrow-mn-chunks --top 1 --rejected 0 2>&1";
+            FILE* pipe = popen(command.c_str(), "r");
+            ASSERT_NE(pipe, nullptr);
+            std::string out;
+            char buf[4096];
+            for (size_t got; (got = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, got);
+            ASSERT_EQ(pclose(pipe), 0) << command << "\n" << out;
+            const nlohmann::json cj = nlohmann::json::parse(out);
+            EXPECT_EQ(cj["route_steps"], r.notes) << command;
+            EXPECT_EQ(cj["chosen"]["label"], plan::describe(sel.config)) << command;
+          }
+          ++checked;
+        }
+  EXPECT_EQ(checked, 24);
+  EXPECT_GT(in_place, 0);  // some of them take narrow chunks (the comparison is not one-sided)
+}
+
 // The problem-only request (the explorer's, and explain without storage options) still means a
 // row-major D and, with accumulate, a separate C with beta = 1.
 TEST(ExplainRoute, MaxCtasPlansForTheSmsLeft) {
