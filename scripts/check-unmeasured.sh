@@ -37,7 +37,7 @@ step() {  # step NAME SECONDS CMD...: runs CMD with a limit, stdout+stderr to $o
 
 log "$(date -u +%FT%TZ) build of commit $(cat "$build/COMMIT" 2>/dev/null || echo unknown): $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 if want tests; then
-step gpu-tests 420 "$tests" --gtest_filter='Sm90PathGpu.NarrowMn*:Sm90PathGpu.SwapAbForcedEveryLayout:CoverageGpu.TilesEightColumns*:OnePathGpu.*'
+step gpu-tests 420 "$tests" --gtest_filter='MnChunksGpu.*:Sm90PathGpu.NarrowMn*:Sm90PathGpu.SwapAbForcedEveryLayout:CoverageGpu.TilesEightColumns*:OnePathGpu.*'
 grep -E '^\[  (FAILED|PASSED) ' "$out/gpu-tests.txt" | tee -a "$out/summary.txt"
 pack
 fi
