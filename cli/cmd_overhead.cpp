@@ -36,6 +36,7 @@ struct OverheadArgs {
   int repeats = 7;
   bool json = false;
   bool pdl = false;
+  bool own_stream = false;
 };
 
 struct Side {
@@ -48,7 +49,8 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-bool measure(const std::function<Status()>& call, int calls, int repeats, Side* out, std::string* error) {
+bool measure(const std::function<Status()>& call, int calls, int repeats, cudaStream_t on, Side* out,
+             std::string* error) {
   cudaEvent_t start, stop;
   cudaEventCreate(&start);
   cudaEventCreate(&stop);
@@ -64,9 +66,9 @@ bool measure(const std::function<Status()>& call, int calls, int repeats, Side* 
     const auto t1 = std::chrono::steady_clock::now();
     cudaDeviceSynchronize();
     host.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / calls);
-    cudaEventRecord(start, nullptr);
+    cudaEventRecord(start, on);
     for (int i = 0; i < 10 * calls; ++i) (void)call();
-    cudaEventRecord(stop, nullptr);
+    cudaEventRecord(stop, on);
     cudaEventSynchronize(stop);
     float ms = 0;
     cudaEventElapsedTime(&ms, start, stop);
@@ -98,7 +100,15 @@ void run_overhead(const OverheadArgs& a) {
   }
   ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(a_ptr), size_t(m * k), 1, 1.0f, nullptr);
   ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(b_ptr), size_t(n * k), 2, 1.0f, nullptr);
+  // With --pdl or --own-stream both sides run on a non-blocking stream of their own (the legacy
+  // default stream synchronizes with every other stream: no place to measure overlap).
+  cudaStream_t stream = nullptr;
+  if ((a.pdl || a.own_stream) && cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
+    std::fprintf(stderr, "tilegemm overhead: cudaStreamCreateWithFlags failed\n");
+    throw CLI::RuntimeError(1);
+  }
   GemmArgs args;
+  args.stream = stream;
   args.a = MatrixRef{a_ptr, m, k, k, DType::bf16, Major::k_major};
   args.b = MatrixRef{b_ptr, n, k, k, DType::bf16, Major::k_major};
   args.d = MutMatrixRef{d_ptr, m, n, n, DType::bf16, row_major};
@@ -114,16 +124,17 @@ void run_overhead(const OverheadArgs& a) {
       throw CLI::RuntimeError(1);
     }
   Side t, c;
-  if (!measure(ours, a.calls, a.repeats, &t, &error) || !measure(theirs, a.calls, a.repeats, &c, &error)) {
+  if (!measure(ours, a.calls, a.repeats, stream, &t, &error) || !measure(theirs, a.calls, a.repeats, stream, &c, &error)) {
     std::fprintf(stderr, "tilegemm overhead: %s\n", error.c_str());
     throw CLI::RuntimeError(1);
   }
   cudaFree(a_ptr);
   cudaFree(b_ptr);
   cudaFree(d_ptr);
+  if (stream != nullptr) cudaStreamDestroy(stream);
   if (a.json) {
     fmt::print("{}\n", nlohmann::json{{"schema", "tilegemm.overhead/1"}, {"shape", a.shape}, {"calls", a.calls},
-                                      {"repeats", a.repeats}, {"pdl", a.pdl},
+                                      {"repeats", a.repeats}, {"pdl", a.pdl}, {"own_stream", a.pdl || a.own_stream},
                                       {"tilegemm", {{"host_us", t.host_us}, {"stream_us", t.stream_us}}},
                                       {"cublaslt", {{"host_us", c.host_us}, {"stream_us", c.stream_us}}},
                                       {"host_diff_us", t.host_us - c.host_us}}
@@ -148,7 +159,12 @@ void add_overhead_command(CLI::App& app) {
   cmd->add_option("--calls", args->calls, "calls per timed loop (<= 1000)")->capture_default_str();
   cmd->add_option("--repeats", args->repeats, "timed loops (median)")->capture_default_str()->check(CLI::Range(1, 100));
   cmd->add_flag("--json", args->json, "JSON output");
-  cmd->add_flag("--pdl", args->pdl, "tilegemm's calls with programmatic dependent launch (GemmOptions::pdl)");
+  cmd->add_flag("--pdl", args->pdl,
+                "tilegemm's calls with programmatic dependent launch (GemmOptions::pdl; both sides then run on a "
+                "non-blocking stream of their own)");
+  cmd->add_flag("--own-stream", args->own_stream,
+                "Both sides on a non-blocking stream of their own instead of the default stream (the baseline for "
+                "--pdl)");
   cmd->callback([args] { run_overhead(*args); });
 }
 

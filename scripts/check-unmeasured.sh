@@ -88,12 +88,12 @@ copies=(--shape 1023x8191x2047 --shape 6007x1501x513 --shape 2049x6001x4097 --sh
         --shape 1x4096x4096 --shape 128x7168x2048 --shape 4096x4096x4096)
 if want pdl; then
 bench nt nt-pdl --pdl "${copies[@]}"
-bench nt nt-nopdl "${copies[@]}"
+bench nt nt-nopdl --own-stream "${copies[@]}"
 bench tt tt-pdl --pdl --shape 8x6144x4096 --shape 24x5120x5120 --shape 40x11008x4096
-bench tt tt-nopdl --shape 8x6144x4096 --shape 24x5120x5120 --shape 40x11008x4096
+bench tt tt-nopdl --own-stream --shape 8x6144x4096 --shape 24x5120x5120 --shape 40x11008x4096
 # Back-to-back calls (the stream time per call: launch gaps + kernels), with and without PDL.
 for shape in 1x4096x4096 1x7168x2048 128x7168x2048 4096x4096x4096; do
-  for flag in "" --pdl; do
+  for flag in --own-stream --pdl; do
     step "overhead-$shape${flag}" 120 "$cli" overhead --shape "$shape" --calls 200 --repeats 5 --json $flag
   done
 done
