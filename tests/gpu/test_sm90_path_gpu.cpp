@@ -253,19 +253,21 @@ TEST(Sm90PathGpu, SplitLinesRepackedWhereTheModelSaysSoAndRightEitherWay) {
   run_fast_case(decode, 74);
 }
 
+// An M x N x K case with A stored MN-major (TN or TT, by B's major).
+FastCase mn_a_case(int64_t m, int64_t n, int64_t k, Major b_major) {
+  FastCase cs{m, n, k};
+  cs.a_major = Major::mn_major;
+  cs.b_major = b_major;
+  return cs;
+}
+
 TEST(Sm90PathGpu, NarrowMnMajorOperandsCopiedIntoKMajorOrReadInPlace) {
   // An MN-major A (or B) with fewer than 64 rows along M (N): route() copies it into K-major lines
   // when the model says that pays (the kernel then runs swap-AB's narrow tiles over the copy), else
   // the kernel reads it in place. Both must be right, with padded and odd leading dimensions and
   // pointers off alignment (the copy reads any element stride), and with forced configs.
-  auto tn_case = [](int64_t m, int64_t n, int64_t k, Major b_major) {
-    FastCase cs{m, n, k};
-    cs.a_major = Major::mn_major;
-    cs.b_major = b_major;
-    return cs;
-  };
   for (int64_t m : {1, 2, 8, 24, 40, 63}) {
-    FastCase cs = tn_case(m, 3000, 2056, Major::k_major);  // TT
+    FastCase cs = mn_a_case(m, 3000, 2056, Major::k_major);  // TT
     // (h200's model copies A at M = 8 and 24 here; at the other M it decides by a narrow margin,
     // so only the result is checked, both ways.)
     cs.expect_narrow_transposes = m == 8 || m == 24 ? 1 : -1;
@@ -273,7 +275,7 @@ TEST(Sm90PathGpu, NarrowMnMajorOperandsCopiedIntoKMajorOrReadInPlace) {
     cs.narrow_transposes = false;  // read in place
     run_fast_case(cs, 401 + uint64_t(m));
   }
-  FastCase tn = tn_case(8, 6144, 4096, Major::mn_major);  // TN, both MN-major
+  FastCase tn = mn_a_case(8, 6144, 4096, Major::mn_major);  // TN, both MN-major
   tn.expect_narrow_transposes = 1;
   run_fast_case(tn, 311);
   tn.lda_pad = 1;  // lda = 9: no TMA map; the transposing copy reads it
@@ -284,7 +286,7 @@ TEST(Sm90PathGpu, NarrowMnMajorOperandsCopiedIntoKMajorOrReadInPlace) {
   nn.expect_narrow_transposes = 1;
   run_fast_case(nn, 313);
   for (const char* spec : {"64x16,swapab", "64x32,swapab,splitk=2", "128x16,swapab,streamk", "64x64"}) {
-    FastCase forced = tn_case(24, 5120, 1000, Major::k_major);
+    FastCase forced = mn_a_case(24, 5120, 1000, Major::k_major);
     forced.config = spec;  // planned over the K-major copy
     run_fast_case(forced, 320);
   }
@@ -297,9 +299,7 @@ TEST(Sm90PathGpu, NarrowMnChunksReadInPlace) {
   // tiles, split, k-split cluster, stream-K), small-N tiles of an MN-major B (multicast halves,
   // ping-pong), the 32-row multicast half of a 64-row MN-major A; padded and odd leading dimensions.
   auto mn_a = [](int64_t m, int64_t n, int64_t k, Major b_major) {
-    FastCase cs{m, n, k};
-    cs.a_major = Major::mn_major;
-    cs.b_major = b_major;
+    FastCase cs = mn_a_case(m, n, k, b_major);
     cs.narrow_transposes = false;  // read in place
     return cs;
   };

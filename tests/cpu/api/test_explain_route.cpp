@@ -235,6 +235,19 @@ TEST(ExplainRoute, WithATuningCacheExplainShowsWhatGemmRuns) {
   EXPECT_GT(tuned, 300);
 }
 
+// Runs `command` (a tilegemm explain ... --json), which must exit 0, and parses what it printed.
+::testing::AssertionResult run_json_command(const std::string& command, nlohmann::json* out) {
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return ::testing::AssertionFailure() << "popen failed: " << command;
+  std::string text;
+  char buf[4096];
+  for (size_t got; (got = std::fread(buf, 1, sizeof buf, pipe)) > 0;) text.append(buf, got);
+  if (const int rc = pclose(pipe); rc != 0)
+    return ::testing::AssertionFailure() << command << " exited " << rc << "\n" << text;
+  *out = nlohmann::json::parse(text);
+  return ::testing::AssertionSuccess();
+}
+
 TEST(ExplainRoute, TheCliReportsExactlyRoutesPathAndReason) {
   const std::string cli = std::string(TILEGEMM_BINARY_DIR) + "/cli/tilegemm";
   if (!std::filesystem::exists(cli)) GTEST_SKIP() << cli << " is not built (target tilegemm_cli)";
@@ -247,13 +260,8 @@ TEST(ExplainRoute, TheCliReportsExactlyRoutesPathAndReason) {
     MatrixRef c;
     const detail::Route r = detail::route(caller_args(x, &c), &h200);  // explain's device
     const std::string command = cli + " explain " + cli_options(x) + " --top 1 --rejected 0 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    ASSERT_NE(pipe, nullptr);
-    std::string out;
-    char buf[4096];
-    for (size_t got; (got = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, got);
-    ASSERT_EQ(pclose(pipe), 0) << command << "\n" << out;
-    const nlohmann::json j = nlohmann::json::parse(out);
+    nlohmann::json j;
+    ASSERT_TRUE(run_json_command(command, &j));
     EXPECT_EQ(j["path"], detail::path_name(r.path)) << command;
     EXPECT_EQ(j["route_reason"], r.reason) << command;
     if (r.path == detail::Path::sm90) EXPECT_EQ(j["route_steps"], r.notes) << command;
@@ -295,13 +303,8 @@ TEST(ExplainRoute, NarrowMnChunksExplainRoutesAndPlansAsGemm) {
           EXPECT_EQ(j["chosen"]["label"], plan::describe(sel.config));
           if (have_cli) {
             const std::string command = cli + " explain " + cli_options(x) + " --narrow-mn-chunks --top 1 --rejected 0 2>&1";
-            FILE* pipe = popen(command.c_str(), "r");
-            ASSERT_NE(pipe, nullptr);
-            std::string out;
-            char buf[4096];
-            for (size_t got; (got = std::fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, got);
-            ASSERT_EQ(pclose(pipe), 0) << command << "\n" << out;
-            const nlohmann::json cj = nlohmann::json::parse(out);
+            nlohmann::json cj;
+            ASSERT_TRUE(run_json_command(command, &cj));
             EXPECT_EQ(cj["route_steps"], r.notes) << command;
             EXPECT_EQ(cj["chosen"]["label"], plan::describe(sel.config)) << command;
           }
