@@ -183,11 +183,8 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
     if (chunk == 0)
       return encode(sm90::Matrix2d{x.ptr, uint64_t(rows), uint64_t(params.k), uint64_t(x.ld), bf16},
                     sm90::Box2d{uint32_t(c.bk), uint32_t(load_rows)}, name, out);
-    const CUtensorMapSwizzle swizzle = chunk == 64   ? CU_TENSOR_MAP_SWIZZLE_128B
-                                       : chunk == 32 ? CU_TENSOR_MAP_SWIZZLE_64B
-                                                     : CU_TENSOR_MAP_SWIZZLE_32B;
     return encode(sm90::Matrix2d{x.ptr, uint64_t(params.k), uint64_t(rows), uint64_t(x.ld), bf16},
-                  sm90::Box2d{uint32_t(chunk), uint32_t(c.bk)}, name, out, swizzle);
+                  sm90::Box2d{uint32_t(chunk), uint32_t(c.bk)}, name, out, sm90::mn_chunk_tensor_swizzle(chunk));
   };
   if (std::string err = operand(kernel_a, params.m, sm90::a_load_rows(c), sm90::a_mn_chunk(c),
                                 c.d_col_major ? "B" : "A", &params.tmap_a);

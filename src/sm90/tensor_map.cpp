@@ -169,6 +169,12 @@ std::string encode_tensor_map(const TensorMapArgs& a, CUtensorMap* out) {
   return {};
 }
 
+CUtensorMapSwizzle mn_chunk_tensor_swizzle(int chunk_elems) {
+  return chunk_elems == 64 ? CU_TENSOR_MAP_SWIZZLE_128B
+         : chunk_elems == 32 ? CU_TENSOR_MAP_SWIZZLE_64B
+                             : CU_TENSOR_MAP_SWIZZLE_32B;
+}
+
 std::string make_2d_tile_map(const Matrix2d& m, Box2d box, CUtensorMapSwizzle swizzle, CUtensorMap* out) {
   TensorMapArgs args;
   if (std::string e = make_2d_tile_args(m, box, swizzle, &args); !e.empty()) return e;

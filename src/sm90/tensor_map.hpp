@@ -76,4 +76,8 @@ std::string encode_tensor_map(const TensorMapArgs& args, CUtensorMap* out);
 // make_2d_tile_args + encode_tensor_map.
 std::string make_2d_tile_map(const Matrix2d& m, Box2d box, CUtensorMapSwizzle swizzle, CUtensorMap* out);
 
+// The swizzle of the TMA boxes that write an MN-major chunk `chunk_elems` bf16 wide (64, 32, 16:
+// a row of 128, 64 or 32 B; sm90/swizzle.hpp, mn_chunk_elems).
+CUtensorMapSwizzle mn_chunk_tensor_swizzle(int chunk_elems);
+
 }  // namespace tilegemm::sm90

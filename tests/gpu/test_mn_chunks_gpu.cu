@@ -95,11 +95,8 @@ std::string upload(char x, int tile_rows, int extent, int chunk, DeviceMem& mem,
     e = sm90::make_2d_tile_map(sm90::Matrix2d{mem.p, uint64_t(extent), 64, uint64_t(ld), bf16},
                                sm90::Box2d{64, uint32_t(tile_rows)}, CU_TENSOR_MAP_SWIZZLE_128B, &m);
   } else {
-    const CUtensorMapSwizzle swizzle = chunk == 64   ? CU_TENSOR_MAP_SWIZZLE_128B
-                                       : chunk == 32 ? CU_TENSOR_MAP_SWIZZLE_64B
-                                                     : CU_TENSOR_MAP_SWIZZLE_32B;
     e = sm90::make_2d_tile_map(sm90::Matrix2d{mem.p, 64, uint64_t(extent), uint64_t(ld), bf16},
-                               sm90::Box2d{uint32_t(chunk), 64}, swizzle, &m);
+                               sm90::Box2d{uint32_t(chunk), 64}, sm90::mn_chunk_tensor_swizzle(chunk), &m);
   }
   std::memcpy(map, &m, sizeof m);
   return e;

@@ -34,6 +34,22 @@ TEST(TensorMapArgs, KMajorOperandBox128x64Swizzle128) {
   EXPECT_EQ(a.oob_fill, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);  // zeros past the edge
 }
 
+TEST(TensorMapArgs, MnMajorChunkBoxesSpanTheirSwizzle) {
+  // An MN-major operand's chunk of W elements is one box of W x 64 whose rows are exactly the
+  // swizzle span (2W bytes): the encode rules accept it, including a matrix narrower than the box
+  // (M = 8 under a 16-wide chunk: TMA zero-fills the rest).
+  for (int w : {64, 32, 16}) {
+    const CUtensorMapSwizzle sw = mn_chunk_tensor_swizzle(w);
+    EXPECT_EQ(tensor_map_swizzle_span(sw), uint32_t(2 * w)) << w;
+    for (uint64_t mn : {uint64_t(4096), uint64_t(8)}) {
+      TensorMapArgs a;
+      const Matrix2d m{aligned_ptr(), 4096, mn, mn, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16};
+      EXPECT_EQ(make_2d_tile_args(m, Box2d{uint32_t(w), 64}, sw, &a), "") << w << " " << mn;
+      EXPECT_EQ(a.swizzle, sw);
+    }
+  }
+}
+
 TEST(TensorMapArgs, OutputBoxUsesNAsInnerDimension) {
   // D [M = 256, N = 512] row-major, TMA-store boxes of 64 rows x 64 columns (step 9's epilogue).
   TensorMapArgs a;
