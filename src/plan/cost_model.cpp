@@ -78,9 +78,14 @@ HbmAb hbm_ab_bytes(const Config& c, const KernelShape& ks, const DeviceProfile& 
 //    costs the predictions are 0.96 (lines off sectors: M = 2, 8, 12, 24, 40, 56) and 0.98 (on
 //    sectors: M = 16, 32, 48) of the measured times (geomeans; rms of the log ratio 0.11, 0.05).
 //  - MN-major chunks narrower than 64 elements (`chunk` 32 or 16: sm90/swizzle.hpp) have lines of
-//    2·chunk bytes, each counted as chunk/64 of a 128-B line with the same factors (their bytes:
-//    an assumption, not yet measured), so that a 16-wide chunk of 8 rows costs what its 64 lines
-//    of 32 B do, not 64 lines of 128 B.
+//    2·chunk bytes, each costing what a 128-B line does (with the same factors): a 16-wide chunk
+//    of 8 rows costs 64 lines, and a tile's rows 64/chunk times what 64-wide chunks' do. NOTES:
+//    measured on the H100 (docs/PERF.md, twenty-ninth session), counting such lines by their bytes
+//    (chunk/64 of a line) let the planner give NN and TN 128x176 and 64x112 tiles in 16-wide
+//    chunks that ran 1.3-2.4x slower than the 64-wide tiles it passed over (4096x7168x16384 2897
+//    us against 1190); priced per line, the llm suite in NN and TN keeps its 64-wide tiles and the
+//    option's picks over 136 TT/TN/NN shapes went from 1.038 (TT), 1.231 and 1.249 (NN and TN
+//    llm) of the default's times to 0.986, 0.997 and 0.998.
 double tile_line_cost(int tile_rows, int64_t extent, int64_t blocks, Major major, int chunk, bool sectored,
                       const DeviceProfile& d) {
   const double in_line = sectored ? 1.0 : d.unsectored_row_factor;
@@ -101,7 +106,7 @@ double tile_line_cost(int tile_rows, int64_t extent, int64_t blocks, Major major
   const double per_chunk = (static_cast<double>(full) * in_line + static_cast<double>(cut) * in_line * d.oob_row_factor +
                             static_cast<double>(empty) * d.oob_row_factor) /
                            static_cast<double>(blocks * chunks_per_tile);
-  return tile_rows * per_chunk;
+  return tile_rows * per_chunk * (64.0 / chunk);
 }
 
 }  // namespace

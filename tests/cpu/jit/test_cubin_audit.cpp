@@ -419,19 +419,25 @@ TEST(CubinAudit, NarrowMnChunks) {
     EXPECT_TRUE(sm90::narrow_mn_chunks(cand.config)) << f.spec;
     audit.check(cand.config);
   }
-  // The planner's picks with narrow chunks allowed, over the suite in the layouts with an MN-major
-  // operand (NN and TN take NT's widths, e.g. 128x176 ping-pong in 16-wide chunks).
+  // The planner's picks with narrow chunks allowed, over the suite and small batches / small N in
+  // the layouts with an MN-major operand (narrow lines priced per line, the suite keeps 64-wide
+  // chunks; the small shapes take swap-AB's 16- and 32-wide tiles and NN's small-N ones).
   plan::PlanOptions narrow;
   narrow.narrow_mn_chunks = true;
+  const int64_t small[][3] = {{8, 2048, 8192},  {16, 2048, 8192}, {16, 3072, 3072}, {16, 6144, 4096},
+                              {32, 5120, 5120}, {4096, 16, 4096}, {4096, 32, 4096}, {8192, 16, 8192}};
   int narrow_picks = 0;
-  for (const char* layout : {"nn", "tn", "tt"})
-    for (const auto& s : kSuite) {
+  for (const char* layout : {"nn", "tn", "tt"}) {
+    auto pick = [&](const int64_t (&s)[3]) {
       const detail::Route r = route_of(s, layout);
       const plan::Selection sel = plan::select_config(r.problem, d, narrow);
       ASSERT_TRUE(sel.found);
       narrow_picks += sm90::narrow_mn_chunks(sel.config);
       audit.check(sel.config);
-    }
+    };
+    for (const auto& s : kSuite) pick(s);
+    for (const auto& s : small) pick(s);
+  }
   EXPECT_GT(narrow_picks, 10);
   audit.summary("narrow MN-major chunks");
 }
