@@ -37,8 +37,8 @@ struct ModelFlags {
   bool no_row_repacks = false;
   bool no_narrow_transposes = false;
   bool narrow_mn_chunks = false;
-  bool pdl = false;         // GemmOptions::pdl (bench only: a launch option, not a planning one)
-  bool own_stream = false;  // bench: both sides on a non-blocking stream of their own (--pdl implies it)
+  bool no_pdl = false;      // GemmOptions::pdl off (bench only: a launch option, not a planning one)
+  bool own_stream = false;  // bench: both sides on a non-blocking stream of their own
 };
 void add_model_flags(CLI::App* cmd, ModelFlags* f);
 

@@ -138,13 +138,7 @@ int run_bench(const BenchOptions& o, const std::string& title) {
   gemm_options.row_repacks = !o.copies.no_row_repacks;
   gemm_options.narrow_transposes = !o.copies.no_narrow_transposes;
   gemm_options.narrow_mn_chunks = o.copies.narrow_mn_chunks;
-  gemm_options.pdl = o.copies.pdl;
-  if (o.copies.pdl && o.timer != "events") {
-    std::fprintf(stderr,
-                 "tilegemm bench: --pdl needs --timer events (with programmatic dependent launch a call's kernels "
-                 "overlap, so CUPTI's sum of kernel times would count the overlap twice)\n");
-    return kExitUsage;
-  }
+  gemm_options.pdl = !o.copies.no_pdl;
   const std::shared_ptr<const detail::TuningState> tuning = detail::process_tuning();
   const std::string tuning_label = o.no_tuning || tuning->off()
                                        ? "off (" + (o.no_tuning ? std::string("--no-tuning") : tuning->why_off()) + ")"
@@ -172,16 +166,16 @@ int run_bench(const BenchOptions& o, const std::string& title) {
   run.seed = o.seed;
   run.with_cublas = !o.no_cublas;
   run.cublas = &cublas;
-  // With --own-stream or --pdl both sides run on a stream of their own (non-blocking), not the
-  // legacy default stream, whose implicit synchronization with other streams is no place to
-  // measure overlap (and --own-stream gives the runs without --pdl the same stream).
+  // With --own-stream both sides run on a stream of their own (non-blocking), not the legacy
+  // default stream, whose implicit synchronization with other streams is no place to measure
+  // overlap.
   struct OwnStream {
     cudaStream_t s = nullptr;
     ~OwnStream() {
       if (s != nullptr) cudaStreamDestroy(s);
     }
   } own;
-  if (o.copies.pdl || o.copies.own_stream) {
+  if (o.copies.own_stream) {
     if (cudaError_t e = cudaStreamCreateWithFlags(&own.s, cudaStreamNonBlocking); e != cudaSuccess) {
       std::fprintf(stderr, "tilegemm bench: cudaStreamCreateWithFlags failed: %s\n", cudaGetErrorString(e));
       return kExitCheckFailed;
@@ -308,8 +302,8 @@ int run_bench(const BenchOptions& o, const std::string& title) {
         {"iters", o.iters}, {"warmup", o.warmup},
         {"flush_l2", !o.no_flush}, {"flush", o.no_flush ? nlohmann::json(nullptr) : nlohmann::json(o.flush)},
         {"seed", o.seed}, {"timer", bench::timing_method_name(timer->method)},
-        {"narrow_mn_chunks", o.copies.narrow_mn_chunks}, {"pdl", o.copies.pdl},
-        {"own_stream", o.copies.pdl || o.copies.own_stream},
+        {"narrow_mn_chunks", o.copies.narrow_mn_chunks}, {"pdl", !o.copies.no_pdl},
+        {"own_stream", o.copies.own_stream},
         {"timer_fallback", timer->fallback_reason.empty() ? nlohmann::json(nullptr)
                                                           : nlohmann::json(timer->fallback_reason)},
         {"time", "median of " + timer->description}}},
@@ -403,12 +397,11 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--no-tuning", o->no_tuning,
                 "Run the model's picks: gemm() does not read the tuning cache (tilegemm tune; default: it does)");
   add_model_flags(cmd, &o->copies);
-  cmd->add_flag("--pdl", o->copies.pdl,
-                "Launch the operand copies and the GEMM with programmatic dependent launch (each kernel's prologue "
-                "overlaps the end of the one before it; needs --timer events; off by default until measured)");
+  cmd->add_flag("--no-pdl", o->copies.no_pdl,
+                "Launch the operand copies and the GEMM in plain stream order, without programmatic dependent "
+                "launch (gemm()'s default: each kernel's prologue overlaps the end of the one before it)");
   cmd->add_flag("--own-stream", o->copies.own_stream,
-                "Run both sides on a non-blocking stream of their own instead of the default stream (--pdl implies "
-                "it; the baseline for a --pdl run)");
+                "Run both sides on a non-blocking stream of their own instead of the default stream");
   cmd->add_flag("--neighbours", o->neighbours,
                  "Also time each shape whose M, N or K is not a multiple of 8 beside its aligned neighbour (each "
                  "rounded to the nearest multiple of 8), and report its TFLOPS as a fraction of the neighbour's");

@@ -40,7 +40,7 @@ struct FuzzArgs {
   std::vector<std::string> layouts;
   bool json = false, list = false;
   bool narrow_mn_chunks = false;  // GemmOptions::narrow_mn_chunks
-  bool pdl = false;               // GemmOptions::pdl
+  bool no_pdl = false;            // GemmOptions::pdl off
   int jobs = 0;  // 0: one per CPU core
 };
 
@@ -48,7 +48,7 @@ struct FuzzArgs {
 detail::GemmOptions gemm_options_of(const FuzzArgs& a) {
   detail::GemmOptions o;
   o.narrow_mn_chunks = a.narrow_mn_chunks;
-  o.pdl = a.pdl;
+  o.pdl = !a.no_pdl;
   return o;
 }
 
@@ -86,7 +86,7 @@ std::string draw_flags(const FuzzArgs& a) {
     for (size_t i = 0; i < a.layouts.size(); ++i) s += (i ? "," : "") + a.layouts[i];
   }
   if (a.narrow_mn_chunks) s += " --narrow-mn-chunks";
-  if (a.pdl) s += " --pdl";
+  if (a.no_pdl) s += " --no-pdl";
   return s;
 }
 
@@ -336,8 +336,9 @@ void add_fuzz_command(CLI::App& app) {
   cmd->add_flag("--narrow-mn-chunks", a->narrow_mn_chunks,
                 "Let the planner give MN-major operands tiles in chunks of 16 or 32 elements (32-B / 64-B "
                 "swizzled; off by default until measured)");
-  cmd->add_flag("--pdl", a->pdl,
-                "Launch the operand copies and the GEMM with programmatic dependent launch (GemmOptions::pdl)");
+  cmd->add_flag("--no-pdl", a->no_pdl,
+                "Launch the operand copies and the GEMM in plain stream order (GemmOptions::pdl off; default: "
+                "programmatic dependent launch)");
   cmd->callback([a] {
     if (const int rc = run_fuzz(*a); rc != 0) throw CLI::RuntimeError(rc);
   });

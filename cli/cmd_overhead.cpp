@@ -1,10 +1,10 @@
-// `tilegemm overhead [--shape MxNxK] [--calls N] [--pdl]`: the host cost of one gemm() call on a
+// `tilegemm overhead [--shape MxNxK] [--calls N] [--no-pdl]`: the host cost of one gemm() call on a
 // warm cache, beside cuBLASLt's for the same problem (both validate their arguments the same way).
 //   host:   N calls issued back to back, timed on the host clock around the issuing loop
 //           (N small enough that the launch queue never fills and blocks the host);
-//   stream: 10 x N calls between two CUDA events (the GPU's view: launch gaps + kernel time; with
-//           --pdl, tilegemm's calls use programmatic dependent launch, GemmOptions::pdl, so each
-//           kernel's prologue may overlap the end of the one before).
+//   stream: 10 x N calls between two CUDA events (the GPU's view: launch gaps + kernel time;
+//           tilegemm's calls use programmatic dependent launch, GemmOptions::pdl, unless --no-pdl,
+//           so each kernel's prologue may overlap the end of the one before).
 // No L2 flush, no check: the kernels are the ones `tilegemm bench` checks.
 #include <algorithm>
 #include <chrono>
@@ -35,7 +35,7 @@ struct OverheadArgs {
   int calls = 500;
   int repeats = 7;
   bool json = false;
-  bool pdl = false;
+  bool no_pdl = false;
   bool own_stream = false;
 };
 
@@ -100,10 +100,10 @@ void run_overhead(const OverheadArgs& a) {
   }
   ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(a_ptr), size_t(m * k), 1, 1.0f, nullptr);
   ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(b_ptr), size_t(n * k), 2, 1.0f, nullptr);
-  // With --pdl or --own-stream both sides run on a non-blocking stream of their own (the legacy
-  // default stream synchronizes with every other stream: no place to measure overlap).
+  // With --own-stream both sides run on a non-blocking stream of their own (the legacy default
+  // stream synchronizes with every other stream: no place to measure overlap).
   cudaStream_t stream = nullptr;
-  if ((a.pdl || a.own_stream) && cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
+  if (a.own_stream && cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
     std::fprintf(stderr, "tilegemm overhead: cudaStreamCreateWithFlags failed\n");
     throw CLI::RuntimeError(1);
   }
@@ -114,7 +114,7 @@ void run_overhead(const OverheadArgs& a) {
   args.d = MutMatrixRef{d_ptr, m, n, n, DType::bf16, row_major};
   ref::CublasLt lt;
   detail::GemmOptions options;
-  options.pdl = a.pdl;
+  options.pdl = !a.no_pdl;
   const std::function<Status()> ours = [&] { return detail::gemm_with_options(args, options); };
   const std::function<Status()> theirs = [&] { return ref::cublaslt_gemm(lt, args); };
   // Warm: compile/load our kernel, make cuBLASLt's plan.
@@ -134,7 +134,7 @@ void run_overhead(const OverheadArgs& a) {
   if (stream != nullptr) cudaStreamDestroy(stream);
   if (a.json) {
     fmt::print("{}\n", nlohmann::json{{"schema", "tilegemm.overhead/1"}, {"shape", a.shape}, {"calls", a.calls},
-                                      {"repeats", a.repeats}, {"pdl", a.pdl}, {"own_stream", a.pdl || a.own_stream},
+                                      {"repeats", a.repeats}, {"pdl", !a.no_pdl}, {"own_stream", a.own_stream},
                                       {"tilegemm", {{"host_us", t.host_us}, {"stream_us", t.stream_us}}},
                                       {"cublaslt", {{"host_us", c.host_us}, {"stream_us", c.stream_us}}},
                                       {"host_diff_us", t.host_us - c.host_us}}
@@ -142,7 +142,7 @@ void run_overhead(const OverheadArgs& a) {
     return;
   }
   fmt::print("tilegemm overhead: {} on {}, warm caches, median of {} repeats{}\n", a.shape, dev.name, a.repeats,
-             a.pdl ? ", tilegemm with programmatic dependent launch" : "");
+             a.no_pdl ? ", tilegemm without programmatic dependent launch" : "");
   fmt::print("  host time per call ({} calls issued back to back): tilegemm {:.2f} us, cuBLASLt {:.2f} us, "
              "difference {:+.2f} us\n",
              a.calls, t.host_us, c.host_us, t.host_us - c.host_us);
@@ -159,12 +159,11 @@ void add_overhead_command(CLI::App& app) {
   cmd->add_option("--calls", args->calls, "calls per timed loop (<= 1000)")->capture_default_str();
   cmd->add_option("--repeats", args->repeats, "timed loops (median)")->capture_default_str()->check(CLI::Range(1, 100));
   cmd->add_flag("--json", args->json, "JSON output");
-  cmd->add_flag("--pdl", args->pdl,
-                "tilegemm's calls with programmatic dependent launch (GemmOptions::pdl; both sides then run on a "
-                "non-blocking stream of their own)");
+  cmd->add_flag("--no-pdl", args->no_pdl,
+                "tilegemm's calls in plain stream order (GemmOptions::pdl off; default: programmatic dependent "
+                "launch)");
   cmd->add_flag("--own-stream", args->own_stream,
-                "Both sides on a non-blocking stream of their own instead of the default stream (the baseline for "
-                "--pdl)");
+                "Both sides on a non-blocking stream of their own instead of the default stream");
   cmd->callback([args] { run_overhead(*args); });
 }
 

@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
-# The GPU run that decides the two features that are off until measured, in one command on a one-GPU
-# device machine over a build folder carried from the dev box:
-#   scripts/check-unmeasured.sh [build-dir] [part...]      parts: tests fuzz narrow pdl (default: all;
-#                                                          one device call of 10 minutes holds about two)
+# The GPU run that weighs two launch/planning features against the defaults (first run in the
+# twenty-ninth session, docs/PERF.md), in one command on a one-GPU device machine over a build folder
+# carried from the dev box:
+#   scripts/check-unmeasured.sh [build-dir] [part...]      parts: tests fuzz narrow pdl suite (default:
+#                                                          all; one device call of 10 minutes holds about two)
 #  - PlanOptions::narrow_mn_chunks (MN-major tiles in 32- or 16-element smem chunks, docs/PLANNER.md):
 #    its GPU tests and neighbours, `tilegemm fuzz --narrow-mn-chunks` and a racecheck subset, bench of
 #    TT, TN (M = 8..56), NN (small N) shapes and the llm suite in NN and TN with and without it (the
 #    default: a narrow MN-major operand copied into K-major lines or read in 64-wide chunks, as the
 #    model decides; B MN-major tiles in steps of 64), and a table of the two (narrow-table.txt);
-#  - GemmOptions::pdl (programmatic dependent launch, docs/HOPPER.md section 10): its GPU test, fuzz
-#    with it, bench (events) of shapes whose calls copy an operand first, with and without it
+#  - GemmOptions::pdl (programmatic dependent launch, docs/HOPPER.md section 10; on by default since
+#    the twenty-ninth session's measurements): its GPU test, fuzz without it (the other fuzz runs
+#    use it), bench (events) of shapes whose calls copy an operand first, with and without it
 #    (pdl-table.txt), and `tilegemm overhead` (back-to-back calls) with and without it.
 # Leaves everything in $OUT/unmeasured-logs (or ./unmeasured-logs), summary.txt first. Each step has its own time
 # limit; a failed step is reported and the next one runs.
 set -uo pipefail
 build=${1:-build}; shift || true
-parts=" ${*:-tests fuzz narrow pdl} "
+parts=" ${*:-tests fuzz narrow pdl suite} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 out="${OUT:-.}/unmeasured-logs"
 mkdir -p "$out"
@@ -43,7 +45,7 @@ pack
 fi
 if want fuzz; then
 step fuzz 420 "$cli" fuzz --count 1500 --seed 2801 --narrow-mn-chunks --layouts tt,tn,nn
-step fuzz-pdl 300 "$cli" fuzz --count 600 --seed 2803 --pdl
+step fuzz-nopdl 300 "$cli" fuzz --count 600 --seed 2803 --no-pdl
 step racecheck 300 compute-sanitizer --tool racecheck "$cli" fuzz --count 12 --seed 2802 \
   --max-dim 500 --narrow-mn-chunks --layouts tt,tn,nn
 pack
@@ -87,17 +89,26 @@ fi
 copies=(--shape 1023x8191x2047 --shape 6007x1501x513 --shape 2049x6001x4097 --shape 4001x3999x256 --shape 3000x3000x3000
         --shape 1x4096x4096 --shape 128x7168x2048 --shape 4096x4096x4096)
 if want pdl; then
-bench nt nt-pdl --pdl "${copies[@]}"
-bench nt nt-nopdl --own-stream "${copies[@]}"
-bench tt tt-pdl --pdl --shape 8x6144x4096 --shape 24x5120x5120 --shape 40x11008x4096
-bench tt tt-nopdl --own-stream --shape 8x6144x4096 --shape 24x5120x5120 --shape 40x11008x4096
+bench nt nt-pdl --own-stream "${copies[@]}"
+bench nt nt-nopdl --own-stream --no-pdl "${copies[@]}"
+bench tt tt-pdl --own-stream --shape 8x6144x4096 --shape 24x5120x5120 --shape 40x11008x4096
+bench tt tt-nopdl --own-stream --no-pdl --shape 8x6144x4096 --shape 24x5120x5120 --shape 40x11008x4096
 # Back-to-back calls (the stream time per call: launch gaps + kernels), with and without PDL.
 for shape in 1x4096x4096 1x7168x2048 128x7168x2048 4096x4096x4096; do
-  for flag in --own-stream --pdl; do
-    step "overhead-$shape${flag}" 120 "$cli" overhead --shape "$shape" --calls 200 --repeats 5 --json $flag
+  for flag in pdl no-pdl; do
+    step "overhead-$shape-$flag" 120 "$cli" overhead --shape "$shape" --calls 200 --repeats 5 --json --own-stream \
+      $([ "$flag" = no-pdl ] && echo --no-pdl)
   done
 done
 
+fi
+
+# The state of the build on the llm suite (NT, model only) and on issue 9's odd shapes beside their
+# aligned neighbours: the numbers a decision above is weighed against.
+if want suite; then
+bench nt nt-llm --no-tuning --suite llm
+bench nt odd --no-tuning --neighbours --shape 1023x8191x2047 --shape 6007x1501x513 --shape 2049x6001x4097 \
+  --shape 4001x3999x256 --shape 4095x4095x4095 --shape 2500x7001x1999
 fi
 
 if want narrow; then

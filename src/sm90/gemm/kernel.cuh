@@ -88,10 +88,9 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
   // Programmatic dependent launch (ptx.cuh): everything above touches only shared memory and the
   // launch parameters, so it may overlap the previous kernel in the stream (an operand copy, or the
   // caller's kernel that wrote A, B or C) when gemm() launched this one with the attribute; every
-  // global access below (operands, C, D, the k-split workspace, the trace) waits for it. The next
-  // kernel may be scheduled as this grid's CTAs retire (its own wait holds it until this grid is
-  // done). Without the attribute both return at once.
-  griddep_launch_dependents();
+  // global access below (operands, C, D, the k-split workspace, the trace) waits for it. Without
+  // the attribute it returns at once. (The next kernel is let in by the producer once it has
+  // issued its last load, below.)
   griddep_wait();
 
   if (warpgroup == 0) {
@@ -107,6 +106,12 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
         producer_load_unit<C>(smem, full, empty, ring, p, unit, rank, rec);
         rec.unit_end(t, unit);
       }
+      // The next kernel in the stream may be scheduled from here on (its griddep_wait still holds
+      // it until this grid is done). NOTES: measured on the H100 (docs/PERF.md, twenty-ninth
+      // session), the trigger right after the prologue made back-to-back calls slower (4096^3:
+      // 209.9 us per call against 200.8 without PDL) and a copy followed by the GEMM 17-33 us
+      // slower: a dependent launched that early competes with the running grid.
+      griddep_launch_dependents();
       rec.finish();
     }
   } else {

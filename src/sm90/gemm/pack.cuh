@@ -51,13 +51,11 @@ __device__ __forceinline__ uint32_t word_at(const uint32_t (&w)[8], uint32_t q, 
 // less, 1.7 more); a warp per whole line balanced badly on long lines (6.6 us more at
 // 2049x6001x4097), one chunk per lane was slower (14.4, 47.3). 110 MB in 40.8 us is ~2.7 TB/s:
 // room is left.
-// Programmatic dependent launch (ptx.cuh): the GEMM after a copy may be scheduled as soon as
-// every copy CTA has started (it waits in its own griddep_wait for the copy to finish), and a
-// copy launched with the attribute waits for the caller's kernel before reading its operand.
-__device__ __forceinline__ void griddep_start() {
-  griddep_launch_dependents();
-  griddep_wait();
-}
+// Programmatic dependent launch (ptx.cuh): a copy launched with the attribute waits for the
+// caller's kernel before reading its operand. It never triggers its dependents: the GEMM after it
+// is let in as the copy's CTAs complete. NOTES: measured on the H100 (docs/PERF.md, twenty-ninth
+// session), a trigger at the start of every copy CTA made copy + GEMM 17-33 us slower
+// (1023x8191x2047, 2049x6001x4097, 3000^3).
 
 template <int kElem>
 __device__ __forceinline__ void pack_rows_body(const PackRowsParams& pr) {
@@ -66,7 +64,7 @@ __device__ __forceinline__ void pack_rows_body(const PackRowsParams& pr) {
   constexpr int kU = kPackChunksPerLane;
   const int lane = threadIdx.x % 32, warps = blockDim.x / 32;
   const int64_t items = pr.item_begin[kPackJobs];
-  griddep_start();
+  griddep_wait();  // (programmatic dependent launch, above)
   for (int64_t g = int64_t(blockIdx.x) * warps + threadIdx.x / 32; g < items; g += int64_t(gridDim.x) * warps) {
     const PackItem it = pack_item(pr, g, kElem);
     const PackParams& p = it.job == 2 ? pr.job[2] : it.job == 1 ? pr.job[1] : pr.job[0];
@@ -124,7 +122,7 @@ __device__ __forceinline__ void pack_transpose_body(const PackParams& p) {
   using W = typename PackWord<kElem>::type;
   __shared__ W tile[kPackTile][kPackTile + 1];  // [c][r], +1: no bank conflicts
   const W* src = static_cast<const W*>(p.src);
-  griddep_start();
+  griddep_wait();  // (programmatic dependent launch, above)
   const int64_t r0 = int64_t(blockIdx.x) * kPackTile;
   const int64_t col_tiles = (p.ld_dst + kPackTile - 1) / kPackTile;
   for (int64_t ct = blockIdx.y; ct < col_tiles; ct += gridDim.y) {

@@ -134,9 +134,18 @@ class Fuzz(unittest.TestCase):
         self.assertIn("call: D col-major ldd 64", r.stdout)
         self.assertIn("path: ", r.stdout)
 
-    def test_pdl_needs_the_events_timer(self):
-        self.usage(["bench", "--pdl", "--shape", "64x64x64"], "--pdl", "--timer events")
-        self.usage(["bench", "--pdl", "--timer", "cupti", "--shape", "64x64x64"], "--pdl")
+    def test_pdl_is_the_default_and_no_pdl_turns_it_off(self):
+        # Programmatic dependent launch is gemm()'s default: bench, fuzz and overhead take --no-pdl
+        # (with either timer), and the old opt-in flag is gone.
+        for args in (["bench", "--no-pdl", "--timer", "cupti", "--shape", "64x64x64"],
+                     ["bench", "--no-pdl", "--own-stream", "--shape", "64x64x64"],
+                     ["overhead", "--no-pdl", "--shape", "64x64x64"]):
+            with self.subTest(args=args):
+                r = run(*args)
+                self.assertNotEqual(r.returncode, 2, r.stderr)
+        r = run("fuzz", "--list", "--count", "2", "--no-pdl")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.usage(["bench", "--pdl", "--shape", "64x64x64"], "--pdl")
 
     def test_narrow_mn_chunks_change_what_explain_plans(self):
         # TT with a batch of 16 (A MN-major): copied into K-major lines by default on the h200 model,
