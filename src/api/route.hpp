@@ -176,8 +176,8 @@ struct GemmOptions {
   // (jit::LaunchDims::programmatic): each kernel's prologue (barrier setup, tensor-map prefetch)
   // overlaps the end of the kernel before it in the stream, which it waits for before touching
   // memory (docs/HOPPER.md section 10). Measured on the H100 (docs/PERF.md, twenty-ninth session):
-  // copy + GEMM 0.6-2.1 us faster per call, back-to-back decode calls 1.9-2.8 us, the rest within
-  // 1 %. false: plain stream order.
+  // copy + GEMM 0.9-2.1 us faster per call, back-to-back decode calls 1.9-2.8 us, nothing slower
+  // beyond 1.2 %. false: plain stream order.
   bool pdl = true;
   // At most this many CTAs resident at once (whole clusters, at least one); 0: as many as fit.
   // Leaves SMs free for work on other streams (tensor parallelism's collective). Below the SM count
