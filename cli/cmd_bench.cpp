@@ -138,7 +138,7 @@ int run_bench(const BenchOptions& o, const std::string& title) {
   gemm_options.row_repacks = !o.copies.no_row_repacks;
   gemm_options.narrow_transposes = !o.copies.no_narrow_transposes;
   gemm_options.narrow_mn_chunks = o.copies.narrow_mn_chunks;
-  gemm_options.pdl = !o.copies.no_pdl;
+  if (o.copies.no_pdl) gemm_options.pdl = false;  // (else the default: on unless TILEGEMM_PDL=off)
   const std::shared_ptr<const detail::TuningState> tuning = detail::process_tuning();
   const std::string tuning_label = o.no_tuning || tuning->off()
                                        ? "off (" + (o.no_tuning ? std::string("--no-tuning") : tuning->why_off()) + ")"
@@ -302,7 +302,7 @@ int run_bench(const BenchOptions& o, const std::string& title) {
         {"iters", o.iters}, {"warmup", o.warmup},
         {"flush_l2", !o.no_flush}, {"flush", o.no_flush ? nlohmann::json(nullptr) : nlohmann::json(o.flush)},
         {"seed", o.seed}, {"timer", bench::timing_method_name(timer->method)},
-        {"narrow_mn_chunks", o.copies.narrow_mn_chunks}, {"pdl", !o.copies.no_pdl},
+        {"narrow_mn_chunks", o.copies.narrow_mn_chunks}, {"pdl", gemm_options.pdl},
         {"own_stream", o.copies.own_stream},
         {"timer_fallback", timer->fallback_reason.empty() ? nlohmann::json(nullptr)
                                                           : nlohmann::json(timer->fallback_reason)},
@@ -399,7 +399,8 @@ void add_bench_command(CLI::App& app) {
   add_model_flags(cmd, &o->copies);
   cmd->add_flag("--no-pdl", o->copies.no_pdl,
                 "Launch the operand copies and the GEMM in plain stream order, without programmatic dependent "
-                "launch (gemm()'s default: each kernel's prologue overlaps the end of the one before it)");
+                "launch (gemm()'s default unless TILEGEMM_PDL=off: each kernel's prologue overlaps the end of "
+                "the one before it)");
   cmd->add_flag("--own-stream", o->copies.own_stream,
                 "Run both sides on a non-blocking stream of their own instead of the default stream");
   cmd->add_flag("--neighbours", o->neighbours,

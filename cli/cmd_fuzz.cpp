@@ -48,7 +48,7 @@ struct FuzzArgs {
 detail::GemmOptions gemm_options_of(const FuzzArgs& a) {
   detail::GemmOptions o;
   o.narrow_mn_chunks = a.narrow_mn_chunks;
-  o.pdl = !a.no_pdl;
+  if (a.no_pdl) o.pdl = false;  // (else the default: on unless TILEGEMM_PDL=off)
   return o;
 }
 

@@ -114,7 +114,7 @@ void run_overhead(const OverheadArgs& a) {
   args.d = MutMatrixRef{d_ptr, m, n, n, DType::bf16, row_major};
   ref::CublasLt lt;
   detail::GemmOptions options;
-  options.pdl = !a.no_pdl;
+  if (a.no_pdl) options.pdl = false;  // (else the default: on unless TILEGEMM_PDL=off)
   const std::function<Status()> ours = [&] { return detail::gemm_with_options(args, options); };
   const std::function<Status()> theirs = [&] { return ref::cublaslt_gemm(lt, args); };
   // Warm: compile/load our kernel, make cuBLASLt's plan.
@@ -134,7 +134,7 @@ void run_overhead(const OverheadArgs& a) {
   if (stream != nullptr) cudaStreamDestroy(stream);
   if (a.json) {
     fmt::print("{}\n", nlohmann::json{{"schema", "tilegemm.overhead/1"}, {"shape", a.shape}, {"calls", a.calls},
-                                      {"repeats", a.repeats}, {"pdl", !a.no_pdl}, {"own_stream", a.own_stream},
+                                      {"repeats", a.repeats}, {"pdl", options.pdl}, {"own_stream", a.own_stream},
                                       {"tilegemm", {{"host_us", t.host_us}, {"stream_us", t.stream_us}}},
                                       {"cublaslt", {{"host_us", c.host_us}, {"stream_us", c.stream_us}}},
                                       {"host_diff_us", t.host_us - c.host_us}}
@@ -142,7 +142,7 @@ void run_overhead(const OverheadArgs& a) {
     return;
   }
   fmt::print("tilegemm overhead: {} on {}, warm caches, median of {} repeats{}\n", a.shape, dev.name, a.repeats,
-             a.no_pdl ? ", tilegemm without programmatic dependent launch" : "");
+             options.pdl ? "" : ", tilegemm without programmatic dependent launch");
   fmt::print("  host time per call ({} calls issued back to back): tilegemm {:.2f} us, cuBLASLt {:.2f} us, "
              "difference {:+.2f} us\n",
              a.calls, t.host_us, c.host_us, t.host_us - c.host_us);

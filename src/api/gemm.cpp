@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -289,6 +290,18 @@ Route call_route(const GemmArgs& args, const GemmOptions& options, const plan::D
 }
 
 }  // namespace
+
+bool pdl_setting(const std::function<const char*(const char*)>& getenv) {
+  const char* v = getenv(kPdlEnv);
+  if (v == nullptr) return true;
+  const std::string value(v);
+  return value != "off" && value != "0";
+}
+
+bool pdl_default() {
+  static const bool on = pdl_setting([](const char* name) { return std::getenv(name); });
+  return on;
+}
 
 plan::PlanOptions plan_options(const GemmOptions& options) {
   plan::PlanOptions o;

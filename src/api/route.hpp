@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -147,6 +148,13 @@ Route route(const GemmArgs& args, const plan::DeviceProfile* profile = nullptr, 
 // copy in `workspace` (r.pack_bytes bytes, 256-B aligned); *c_storage holds a packed C.
 GemmArgs launch_args(const Route& r, void* workspace, MatrixRef* c_storage);
 
+// Whether gemm() launches with programmatic dependent launch by default (GemmOptions::pdl):
+// yes, unless the environment variable TILEGEMM_PDL is "off" or "0" (docs/API.md). `getenv` looks a
+// name up (std::getenv, or a map in tests); pdl_default() asks the process environment once.
+inline constexpr char kPdlEnv[] = "TILEGEMM_PDL";
+bool pdl_setting(const std::function<const char*(const char*)>& getenv);
+bool pdl_default();
+
 // gemm() with what the public API does not expose (the CLI's --config/--mapping, tests).
 struct GemmOptions {
   bool force_fallback = false;
@@ -177,8 +185,8 @@ struct GemmOptions {
   // overlaps the end of the kernel before it in the stream, which it waits for before touching
   // memory (docs/HOPPER.md section 10). Measured on the H100 (docs/PERF.md, twenty-ninth session):
   // copy + GEMM 0.9-2.1 us faster per call, back-to-back decode calls 1.9-2.8 us, nothing slower
-  // beyond 1.2 %. false: plain stream order.
-  bool pdl = true;
+  // beyond 1.2 %. false: plain stream order. (The default: pdl_default().)
+  bool pdl = pdl_default();
   // At most this many CTAs resident at once (whole clusters, at least one); 0: as many as fit.
   // Leaves SMs free for work on other streams (tensor parallelism's collective). Below the SM count
   // the planner plans for that many SMs (plan::with_sm_limit), persistent launches only, without

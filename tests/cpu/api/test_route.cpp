@@ -7,6 +7,8 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
 #include "api/route.hpp"
 #include "api/sm90_launch.hpp"
@@ -516,6 +518,24 @@ TEST(NarrowTranspose, TheChoiceIsTheCheapestWayTheModelPrices) {
     EXPECT_EQ(narrow_pack(detail::route(tt(m, n, k), &h200())) != nullptr, t.a && copied < in_place)
         << m << "x" << n << "x" << k;
   }
+}
+
+// Programmatic dependent launch is gemm()'s default; TILEGEMM_PDL=off (or 0) turns it off for the
+// process, any other value leaves it on.
+TEST(Pdl, OnUnlessTheEnvironmentTurnsItOff) {
+  auto with = [](const char* value) {
+    return detail::pdl_setting([value](const char* name) -> const char* {
+      return std::string(name) == detail::kPdlEnv ? value : nullptr;
+    });
+  };
+  EXPECT_TRUE(with(nullptr));
+  EXPECT_FALSE(with("off"));
+  EXPECT_FALSE(with("0"));
+  EXPECT_TRUE(with("on"));
+  EXPECT_TRUE(with("1"));
+  EXPECT_TRUE(with(""));
+  // The options every call without its own options takes follow the process's setting.
+  EXPECT_EQ(detail::GemmOptions{}.pdl, detail::pdl_setting([](const char* name) { return std::getenv(name); }));
 }
 
 // With narrow MN chunks (PlanOptions::narrow_mn_chunks), the model can read a narrow MN-major
