@@ -18,6 +18,7 @@ void add_map_command(CLI::App& app);      // cmd_map.cpp     tile-mapping explor
 void add_explain_command(CLI::App& app);  // cmd_explain.cpp planner explanation
 void add_warmup_command(CLI::App& app);   // cmd_warmup.cpp  precompile the JIT kernels
 void add_overhead_command(CLI::App& app); // cmd_overhead.cpp host cost of a call vs cuBLASLt
+void add_copy_rate_command(CLI::App& app); // cmd_copy_rate.cpp operand copies over the GPU and on P SMs
 void add_serve_command(CLI::App& app);    // cmd_serve.cpp   the explorer page (HTTP)
 void add_fuzz_command(CLI::App& app);     // cmd_fuzz.cpp    random problems checked on the GPU
 void add_trace_command(CLI::App& app);    // cmd_trace.cpp   kernel timelines (recorded by trace/record.hpp)

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   tilegemm::cli::add_explain_command(app);
   tilegemm::cli::add_warmup_command(app);
   tilegemm::cli::add_overhead_command(app);
+  tilegemm::cli::add_copy_rate_command(app);
   tilegemm::cli::add_serve_command(app);
   tilegemm::cli::add_fuzz_command(app);
   tilegemm::cli::add_trace_command(app);

@@ -2,8 +2,8 @@
 # The GPU run that weighs two launch/planning features against the defaults (first run in the
 # twenty-ninth session, docs/PERF.md), in one command on a one-GPU device machine over a build folder
 # carried from the dev box:
-#   scripts/check-unmeasured.sh [build-dir] [part...]      parts: tests fuzz narrow pdl suite (default:
-#                                                          all; one device call of 10 minutes holds about two)
+#   scripts/check-unmeasured.sh [build-dir] [part...]      parts: tests fuzz narrow pdl suite copies
+#                                                          (default: all; one 10-minute device call holds about two)
 #  - PlanOptions::narrow_mn_chunks (MN-major tiles in 32- or 16-element smem chunks, docs/PLANNER.md):
 #    its GPU tests and neighbours, `tilegemm fuzz --narrow-mn-chunks` and a racecheck subset, bench of
 #    TT, TN (M = 8..56), NN (small N) shapes and the llm suite in NN and TN with and without it (the
@@ -17,7 +17,7 @@
 # limit; a failed step is reported and the next one runs.
 set -uo pipefail
 build=${1:-build}; shift || true
-parts=" ${*:-tests fuzz narrow pdl suite} "
+parts=" ${*:-tests fuzz narrow pdl suite copies} "
 want() { [[ "$parts" == *" $1 "* ]]; }
 out="${OUT:-.}/unmeasured-logs"
 mkdir -p "$out"
@@ -109,6 +109,15 @@ if want suite; then
 bench nt nt-llm --no-tuning --suite llm
 bench nt odd --no-tuning --neighbours --shape 1023x8191x2047 --shape 6007x1501x513 --shape 2049x6001x4097 \
   --shape 4001x3999x256 --shape 4095x4095x4095 --shape 2500x7001x1999
+fi
+
+# Issue 9's odd-K copies: their rate over the whole GPU and on P SMs (one 1024-thread block each),
+# the figure that decides whether they can run beside a GEMM on the other SMs; the GPU test first.
+if want copies; then
+step copies-test 120 "$tests" --gtest_filter='OnePathGpu.PinnedOperandCopiesWriteWhatTheSpreadOnesDo'
+step copy-rate 240 "$cli" copy-rate --shape 1023x8191x2047 --shape 2049x6001x4097 --shape 6007x1501x513 \
+  --shape 4095x4095x4095 --ctas 0,8,16,24,32,48,66 --json
+pack
 fi
 
 if want narrow; then

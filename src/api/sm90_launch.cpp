@@ -249,7 +249,7 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
 }
 
 // One launch per group of pack_launch_groups (route.cpp), in its order.
-Status launch_packs(const Route& r, void* workspace, cudaStream_t stream, bool programmatic) {
+Status launch_packs(const Route& r, void* workspace, cudaStream_t stream, bool programmatic, int pinned_ctas) {
   auto job = [&](const Pack& pk) {
     sm90::PackParams pp;
     pp.src = pk.src;
@@ -263,7 +263,8 @@ Status launch_packs(const Route& r, void* workspace, cudaStream_t stream, bool p
   };
   for (const PackLaunch& g : pack_launch_groups(r.packs)) {
     const jit::Kernel* kernel = nullptr;
-    if (Status s = helper_kernel(jit::pack_source(g.elem_bytes, g.transposes), &kernel); !s.ok()) return s;
+    const bool pinned = pinned_ctas > 0 && !g.transposes;
+    if (Status s = helper_kernel(jit::pack_source(g.elem_bytes, g.transposes, pinned), &kernel); !s.ok()) return s;
     jit::LaunchDims dims;
     dims.stream = stream;
     dims.programmatic = programmatic;
@@ -273,9 +274,12 @@ Status launch_packs(const Route& r, void* workspace, cudaStream_t stream, bool p
         if (!sm90::append_pack_job(pr, job(*pk), g.elem_bytes))
           return setup_error("more than " + std::to_string(sm90::kPackJobs) + " line copies");
       const int64_t items = pr.item_begin[sm90::kPackJobs];
-      const int64_t warps = sm90::kPackThreads / 32;  // an item per warp
-      dims.grid = dim3(static_cast<unsigned>(std::min<int64_t>(ceil_div(items, warps), int64_t{1} << 30)), 1, 1);
-      dims.block = dim3(sm90::kPackThreads, 1, 1);
+      const int threads = pinned ? sm90::kPackPinnedThreads : sm90::kPackThreads;
+      const int64_t warps = threads / 32;  // an item per warp
+      const int64_t blocks = std::min<int64_t>(ceil_div(items, warps), pinned ? int64_t{pinned_ctas} : int64_t{1} << 30);
+      dims.grid = dim3(static_cast<unsigned>(blocks), 1, 1);
+      dims.block = dim3(threads, 1, 1);
+      if (pinned) dims.smem_bytes = sm90::kPackPinnedSmemBytes;  // (unused: it keeps the SM to this block)
       if (Status s = jit::launch(*kernel, dims, pr); !s.ok()) return s;
     } else {  // C in the other major: one transposing launch
       const Pack& pk = *g.packs.front();

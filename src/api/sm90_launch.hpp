@@ -56,8 +56,11 @@ size_t ksplit_workspace_bytes(const GemmArgs& args, const PreparedKernel& prepar
 // Enqueues the copies of r.packs (route.hpp) into `workspace` (r.pack_bytes, 256-B aligned) on
 // `stream`: the operands the kernel then reads (launch_args). `programmatic`: each copy launched
 // with programmatic dependent launch (jit::LaunchDims::programmatic; the copy waits for the kernel
-// before it, and lets the next one be scheduled as soon as all its CTAs have started).
-Status launch_packs(const struct Route& r, void* workspace, cudaStream_t stream, bool programmatic = false);
+// before it, and the next kernel starts as its CTAs complete). `pinned_ctas` > 0: the line copies
+// run in at most that many blocks of sm90::kPackPinnedThreads, one per SM (sm90/gemm/params.hpp),
+// instead of spreading over the GPU; transposes are unaffected.
+Status launch_packs(const struct Route& r, void* workspace, cudaStream_t stream, bool programmatic = false,
+                    int pinned_ctas = 0);
 
 // CTAs launch_sm90 launches: one per tile (static), or at most the resident CTAs (persistent; with
 // stream_k: KSplit::launch_ctas).

@@ -2,6 +2,8 @@
 // presents as chosen (make_plan on the live device's profile), for every suite shape and more; the
 // query API (detail::choose_launch) says the same before the call. Also: the JIT serves the second
 // call of a shape from memory (no compile), and calls on a second stream work.
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -11,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "api/route.hpp"
+#include "api/sm90_launch.hpp"
 #include "forced_config.hpp"
 #include "jit/codegen.hpp"
 #include "plan/config_spec.hpp"
@@ -270,6 +273,42 @@ TEST(OnePathGpu, ProgrammaticDependentLaunchChainsGiveTheSameBits) {
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
+}
+
+// The operand copies confined to a few SMs (launch_packs' pinned_ctas, `tilegemm copy-rate`) write
+// exactly what gemm()'s spread launch writes: 3 blocks of 1024 threads stride over every line of A
+// and B (odd K: both copied), the workspace poisoned before each.
+TEST(OnePathGpu, PinnedOperandCopiesWriteWhatTheSpreadOnesDo) {
+  const int64_t m = 1023, n = 2049, k = 1001;
+  Buffers buf;
+  ASSERT_EQ(cudaMalloc(&buf.a, size_t(m * k) * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&buf.b, size_t(n * k) * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&buf.d, size_t(m * n) * 2), cudaSuccess);
+  ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(buf.a), size_t(m * k), 31, 1.0f, nullptr), cudaSuccess);
+  ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(buf.b), size_t(n * k), 32, 1.0f, nullptr), cudaSuccess);
+  GemmArgs args;
+  args.a = MatrixRef{buf.a, m, k, k, DType::bf16, Major::k_major};
+  args.b = MatrixRef{buf.b, n, k, k, DType::bf16, Major::k_major};
+  args.d = MutMatrixRef{buf.d, m, n, n, DType::bf16, row_major};
+  const detail::Route r = detail::route(args);
+  ASSERT_EQ(r.packs.size(), 2u);
+  std::vector<std::vector<uint8_t>> copies;
+  for (int pinned : {0, 3}) {
+    Buffers ws;
+    ASSERT_EQ(cudaMalloc(&ws.a, r.pack_bytes), cudaSuccess);
+    ASSERT_EQ(cudaMemset(ws.a, 0xA5, r.pack_bytes), cudaSuccess);
+    const Status st = detail::launch_packs(r, ws.a, nullptr, false, pinned);
+    ASSERT_TRUE(st.ok()) << st.message;
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    copies.emplace_back(r.pack_bytes);
+    ASSERT_EQ(cudaMemcpy(copies.back().data(), ws.a, r.pack_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  }
+  EXPECT_TRUE(copies[0] == copies[1]);
+  // (And the copy is A's lines: the first row of A's copy is A's first row.)
+  std::vector<uint8_t> row(size_t(k) * 2);
+  ASSERT_EQ(cudaMemcpy(row.data(), buf.a, row.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  const detail::Pack& pa = r.packs[0].operand == detail::Pack::Operand::a ? r.packs[0] : r.packs[1];
+  EXPECT_TRUE(std::equal(row.begin(), row.end(), copies[1].begin() + static_cast<std::ptrdiff_t>(pa.offset)));
 }
 
 }  // namespace

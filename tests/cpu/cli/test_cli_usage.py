@@ -147,6 +147,12 @@ class Fuzz(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.usage(["bench", "--pdl", "--shape", "64x64x64"], "--pdl")
 
+    def test_copy_rate_usage(self):
+        self.usage(["copy-rate", "--shape", "64x64x64"], "--shape 64x64x64", "multiple of 8")
+        self.usage(["copy-rate", "--ctas", "8,-1"], "--ctas -1")
+        self.usage(["copy-rate", "--iters", "0"], "--iters 0")
+        self.usage(["copy-rate", "--shape", "abc"], "abc")
+
     def test_narrow_mn_chunks_change_what_explain_plans(self):
         # TT with a batch of 16 (A MN-major): copied into K-major lines by default on the h200 model,
         # read in place in 16-wide chunks with --narrow-mn-chunks (measured 0.84-0.88 of the copy's

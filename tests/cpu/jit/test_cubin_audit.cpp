@@ -639,6 +639,9 @@ TEST(CubinAudit, HelperKernels) {
   std::vector<GeneratedSource> sources;
   for (int elem : {2, 4})
     for (bool transpose : {false, true}) sources.push_back(pack_source(elem, transpose));
+  for (int elem : {2, 4}) sources.push_back(pack_source(elem, false, /*pinned=*/true));
+  EXPECT_NE(sources.back().code.find("kPackPinnedThreads, 1"), std::string::npos);
+  EXPECT_EQ(pack_source(2, true, true).kernel_name, pack_source(2, true).kernel_name);  // (no pinned transpose)
   for (const GeneratedSource& g : sources) {
     SCOPED_TRACE(g.label);
     CubinInfo info;
