@@ -335,7 +335,7 @@ void add_fuzz_command(CLI::App& app) {
   cmd->add_flag("--json", a->json, "JSON on stdout (schema tilegemm.fuzz/1; with --list tilegemm.fuzz-problems/1)");
   cmd->add_flag("--narrow-mn-chunks", a->narrow_mn_chunks,
                 "Let the planner give MN-major operands tiles in chunks of 16 or 32 elements (32-B / 64-B "
-                "swizzled; off by default until measured)");
+                "swizzled; off by default: measured 1.3x slower on some shapes)");
   cmd->add_flag("--no-pdl", a->no_pdl,
                 "Launch the operand copies and the GEMM in plain stream order (GemmOptions::pdl off; default: "
                 "programmatic dependent launch)");

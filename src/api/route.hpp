@@ -178,7 +178,8 @@ struct GemmOptions {
   // says it pays; false: read in place.
   bool narrow_transposes = true;
   // Let the planner give MN-major operands tiles stored in chunks narrower than 64 elements
-  // (plan::PlanOptions::narrow_mn_chunks): off by default until measured on a GPU.
+  // (plan::PlanOptions::narrow_mn_chunks): off by default (measured on the H100: 0.97-1.0 of the
+  // default's time in geomean, up to 1.3x slower on some shapes; docs/PERF.md).
   bool narrow_mn_chunks = false;
   // Launch the operand copies and the GEMM kernel with programmatic dependent launch
   // (jit::LaunchDims::programmatic): each kernel's prologue (barrier setup, tensor-map prefetch)

@@ -73,8 +73,9 @@ struct PlanOptions {
   bool allow_pingpong = true;  // also enumerate ping-pong consumers (Config::pingpong)
   // Also enumerate MN-major operand tiles stored in chunks narrower than 64 elements (32 or 16:
   // 64-B or 32-B swizzled, sm90/swizzle.hpp): B widths in steps of 16 instead of 64, swap-AB's
-  // narrow tiles over an MN-major A, multicast halves of 32 or 16 rows. Off by default until these
-  // kernels have been checked and measured on a GPU (docs/PERF.md); a --config names them anyway.
+  // narrow tiles over an MN-major A, multicast halves of 32 or 16 rows. Off by default: checked on
+  // the H100, and measured 0.97-1.0 of the default's time in geomean but up to 1.3x slower on
+  // two-tile swap-AB picks (docs/PERF.md, twenty-ninth session); a --config names them anyway.
   bool narrow_mn_chunks = false;
 };
 
