@@ -49,6 +49,22 @@ struct Buffers {
   }
 };
 
+// An NT problem in `buf` (lda = ldb = K, ldd = N): A and B random normal (seeds seed, seed + 1)
+// unless seed is 0, D uninitialized. Call under ASSERT_NO_FATAL_FAILURE.
+void nt_problem(Buffers& buf, int64_t m, int64_t n, int64_t k, uint64_t seed, GemmArgs* args) {
+  ASSERT_EQ(cudaMalloc(&buf.a, size_t(m * k) * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&buf.b, size_t(n * k) * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&buf.d, size_t(m * n) * 2), cudaSuccess);
+  if (seed != 0) {
+    ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(buf.a), size_t(m * k), seed, 1.0f, nullptr), cudaSuccess);
+    ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(buf.b), size_t(n * k), seed + 1, 1.0f, nullptr),
+              cudaSuccess);
+  }
+  args->a = MatrixRef{buf.a, m, k, k, DType::bf16, Major::k_major};
+  args->b = MatrixRef{buf.b, n, k, k, DType::bf16, Major::k_major};
+  args->d = MutMatrixRef{buf.d, m, n, n, DType::bf16, row_major};
+}
+
 TEST(OnePathGpu, GemmLaunchesExactlyExplainsChoice) {
   int device = 0;
   ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
@@ -102,14 +118,8 @@ TEST(OnePathGpu, ASecondStreamAndRepeatedCallsWork) {
   cudaStream_t stream = nullptr;
   ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
   Buffers buf;
-  const int64_t m = 128, n = 576, k = 7168;  // split-K on the planner's choice
-  ASSERT_EQ(cudaMalloc(&buf.a, size_t(m * k) * 2), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&buf.b, size_t(n * k) * 2), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&buf.d, size_t(m * n) * 2), cudaSuccess);
   GemmArgs args;
-  args.a = MatrixRef{buf.a, m, k, k, DType::bf16, Major::k_major};
-  args.b = MatrixRef{buf.b, n, k, k, DType::bf16, Major::k_major};
-  args.d = MutMatrixRef{buf.d, m, n, n, DType::bf16, row_major};
+  ASSERT_NO_FATAL_FAILURE(nt_problem(buf, 128, 576, 7168, 0, &args));  // split-K on the planner's choice
   args.stream = stream;
   for (int i = 0; i < 100; ++i) ASSERT_TRUE(gemm(args).ok());
   EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
@@ -133,15 +143,9 @@ TEST(OnePathGpu, SplitKInsideACudaGraphCaptureKeepsTheSplit) {
   ASSERT_TRUE(test::forced_config(spec, &options));
   const int64_t m = 1, n = 576, k = 7168;
   Buffers buf, ref;
-  ASSERT_EQ(cudaMalloc(&buf.a, size_t(m * k) * 2), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&buf.b, size_t(n * k) * 2), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&buf.d, size_t(m * n) * 2), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&ref.d, size_t(m * n) * 2), cudaSuccess);
-  ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(buf.a), size_t(m * k), 5, 1.0f, nullptr), cudaSuccess);
-  ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(buf.b), size_t(n * k), 6, 1.0f, nullptr), cudaSuccess);
   GemmArgs args;
-  args.a = MatrixRef{buf.a, m, k, k, DType::bf16, Major::k_major};
-  args.b = MatrixRef{buf.b, n, k, k, DType::bf16, Major::k_major};
+  ASSERT_NO_FATAL_FAILURE(nt_problem(buf, m, n, k, 5, &args));
+  ASSERT_EQ(cudaMalloc(&ref.d, size_t(m * n) * 2), cudaSuccess);
   args.d = MutMatrixRef{ref.d, m, n, n, DType::bf16, row_major};
   // Eager, default stream: the reference bits (and the kernel compiled).
   ASSERT_TRUE(detail::gemm_with_options(args, options).ok());
@@ -279,17 +283,10 @@ TEST(OnePathGpu, ProgrammaticDependentLaunchChainsGiveTheSameBits) {
 // exactly what gemm()'s spread launch writes: 3 blocks of 1024 threads stride over every line of A
 // and B (odd K: both copied), the workspace poisoned before each.
 TEST(OnePathGpu, PinnedOperandCopiesWriteWhatTheSpreadOnesDo) {
-  const int64_t m = 1023, n = 2049, k = 1001;
+  const int64_t k = 1001;
   Buffers buf;
-  ASSERT_EQ(cudaMalloc(&buf.a, size_t(m * k) * 2), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&buf.b, size_t(n * k) * 2), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&buf.d, size_t(m * n) * 2), cudaSuccess);
-  ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(buf.a), size_t(m * k), 31, 1.0f, nullptr), cudaSuccess);
-  ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(buf.b), size_t(n * k), 32, 1.0f, nullptr), cudaSuccess);
   GemmArgs args;
-  args.a = MatrixRef{buf.a, m, k, k, DType::bf16, Major::k_major};
-  args.b = MatrixRef{buf.b, n, k, k, DType::bf16, Major::k_major};
-  args.d = MutMatrixRef{buf.d, m, n, n, DType::bf16, row_major};
+  ASSERT_NO_FATAL_FAILURE(nt_problem(buf, 1023, 2049, k, 31, &args));
   const detail::Route r = detail::route(args);
   ASSERT_EQ(r.packs.size(), 2u);
   std::vector<std::vector<uint8_t>> copies;
