@@ -39,9 +39,10 @@ __device__ __forceinline__ uint32_t word_at(const uint32_t (&w)[8], uint32_t q, 
 }
 
 // All the line copies of one call in one launch (PackRowsParams: the jobs' items numbered one after
-// the other). A warp copies an item at a time, kPackItemChunks consecutive 16-B chunks of one dst
-// line, each lane loading its kPackChunksPerLane chunks before it stores them. Grid:
-// ceil(items / warps per block) blocks of kPackThreads (a grid-stride loop covers any smaller grid).
+// the other). A warp copies an item at a time, kPackItemChunks consecutive 16-B chunks of a job's
+// dst (running on across line ends), each lane loading its kPackChunksPerLane chunks before it
+// stores them. Grid: ceil(items / warps per block) blocks of kPackThreads (a grid-stride loop
+// covers any smaller grid).
 // NOTES: the source line may start at any element, so a chunk's 16 bytes straddle two aligned
 // 16-B blocks: it loads both (when both lie inside the line, so nothing outside the operand is
 // read) and funnel-shifts them into place; the first and last chunks of a line go element by
@@ -66,19 +67,21 @@ __device__ __forceinline__ void pack_rows_body(const PackRowsParams& pr) {
   const int64_t items = pr.item_begin[kPackJobs];
   griddep_wait();  // (programmatic dependent launch, above)
   for (int64_t g = int64_t(blockIdx.x) * warps + threadIdx.x / 32; g < items; g += int64_t(gridDim.x) * warps) {
-    const PackItem it = pack_item(pr, g, kElem);
+    const PackItem it = pack_item(pr, g);
     const PackParams& p = it.job == 2 ? pr.job[2] : it.job == 1 ? pr.job[1] : pr.job[0];
-    const int64_t r = it.row, c_first = it.first_chunk;
-    const W* line = static_cast<const W*>(p.src) + r * p.src_row;
-    W* out = static_cast<W*>(p.dst) + r * p.ld_dst;
-    const uintptr_t line_end = reinterpret_cast<uintptr_t>(line + p.cols);  // first byte past the line
-    const uint32_t shift = uint32_t(reinterpret_cast<uintptr_t>(line) & 15u);  // a multiple of kElem
-    const uint32_t q = shift / 4, bits = 8 * (shift % 4);
+    PackLaneWalk walk(it.first_chunk, lane, pack_line_chunks(p, kElem));
     uint4 v[kU];
+    W* out[kU];
 #pragma unroll
-    for (int u = 0; u < kU; ++u) {
-      const int64_t c0 = (c_first + lane + 32 * u) * kPer;
-      if (c0 >= p.ld_dst) break;
+    for (int u = 0; u < kU; ++u, walk.step()) {
+      out[u] = nullptr;
+      if (walk.row >= p.rows) break;  // past the job's last line (its last item is partial)
+      const W* line = static_cast<const W*>(p.src) + walk.row * p.src_row;
+      const uintptr_t line_end = reinterpret_cast<uintptr_t>(line + p.cols);  // first byte past the line
+      const uint32_t shift = uint32_t(reinterpret_cast<uintptr_t>(line) & 15u);  // a multiple of kElem
+      const uint32_t q = shift / 4, bits = 8 * (shift % 4);
+      const int64_t c0 = walk.chunk * kPer;
+      out[u] = static_cast<W*>(p.dst) + walk.row * p.ld_dst + c0;
       const uintptr_t first = reinterpret_cast<uintptr_t>(line + c0);
       const uintptr_t base = first - shift;
       if (c0 + kPer <= p.cols && shift == 0) {
@@ -108,9 +111,8 @@ __device__ __forceinline__ void pack_rows_body(const PackRowsParams& pr) {
     }
 #pragma unroll
     for (int u = 0; u < kU; ++u) {
-      const int64_t c0 = (c_first + lane + 32 * u) * kPer;
-      if (c0 >= p.ld_dst) break;
-      *reinterpret_cast<uint4*>(out + c0) = v[u];
+      if (out[u] == nullptr) break;
+      *reinterpret_cast<uint4*>(out[u]) = v[u];
     }
   }
 }

@@ -53,20 +53,21 @@ struct PackParams {
 };
 static_assert(sizeof(PackParams) == 56, "PackParams layout is shared by g++ and NVRTC");
 
-// The line copies of one call (at most A, B and C), one launch. The work is cut into items of one
-// line's kPackItemChunks consecutive 16-B chunks of dst (a warp's step); job j owns items
-// [item_begin[j], item_begin[j + 1]) (item_begin[j] = the total past `jobs`).
+// The line copies of one call (at most A, B and C), one launch. Each job's dst is a run of 16-B
+// chunks (rows x ld_dst elements, line after line), cut into items of kPackItemChunks consecutive
+// chunks (a warp's step) that run on across line ends, so that short lines keep every lane busy;
+// job j owns items [item_begin[j], item_begin[j + 1]) (item_begin[j] = the total past `jobs`).
 inline constexpr int kPackJobs = 3;
 struct PackRowsParams {
   PackParams job[kPackJobs];
-  int64_t item_begin[kPackJobs + 1] = {};  // prefix sums of rows * ceil(ld_dst / chunk / kPackItemChunks)
+  int64_t item_begin[kPackJobs + 1] = {};  // prefix sums of ceil(rows * ld_dst / chunk / kPackItemChunks)
   int32_t jobs = 0;
   int32_t pad_ = 0;
 };
 static_assert(sizeof(PackRowsParams) == 3 * 56 + 4 * 8 + 8, "PackRowsParams layout is shared by g++ and NVRTC");
 
 inline constexpr int kPackThreads = 256;
-inline constexpr int kPackChunksPerLane = 2;  // line copies: 16-B chunks a lane loads before it stores them
+inline constexpr int kPackChunksPerLane = 4;  // line copies: 16-B chunks a lane loads before it stores them
 inline constexpr int kPackItemChunks = 32 * kPackChunksPerLane;  // chunks of one item (a warp's step)
 inline constexpr int kPackTile = 32;  // transpose: 32 x 32 elements per block of 32 x 8 threads
 // Line copies confined to a few SMs (launch_packs' pinned_ctas, `tilegemm copy-rate`): blocks of
@@ -76,9 +77,10 @@ inline constexpr int kPackTile = 32;  // transpose: 32 x 32 elements per block o
 inline constexpr int kPackPinnedThreads = 1024;
 inline constexpr int kPackPinnedSmemBytes = 120 * 1024;
 
-// Items per line of a line-copy job with kElem-byte elements: its dst line in kPackItemChunks runs.
-TG_HD constexpr int64_t pack_items_per_line(const PackParams& p, int elem_bytes) {
-  return (p.ld_dst / (16 / elem_bytes) + kPackItemChunks - 1) / kPackItemChunks;
+// 16-B chunks of one dst line, and of the whole job, for kElem-byte elements.
+TG_HD constexpr int64_t pack_line_chunks(const PackParams& p, int elem_bytes) { return p.ld_dst / (16 / elem_bytes); }
+TG_HD constexpr int64_t pack_job_items(const PackParams& p, int elem_bytes) {
+  return (p.rows * pack_line_chunks(p, elem_bytes) + kPackItemChunks - 1) / kPackItemChunks;
 }
 
 // Appends a line-copy job of elem_bytes elements to pr (host side of pack_rows_body); false when
@@ -88,24 +90,48 @@ inline bool append_pack_job(PackRowsParams& pr, const PackParams& job, int elem_
   const int64_t begin = pr.item_begin[pr.jobs];
   pr.job[pr.jobs] = job;
   ++pr.jobs;
-  for (int j = pr.jobs; j <= kPackJobs; ++j) pr.item_begin[j] = begin + job.rows * pack_items_per_line(job, elem_bytes);
+  for (int j = pr.jobs; j <= kPackJobs; ++j) pr.item_begin[j] = begin + pack_job_items(job, elem_bytes);
   return true;
 }
 
-// Item g of a launch: its job, line and first 16-B chunk of dst.
+// Item g of a launch: its job and the first chunk of the job's dst (counted over its lines).
 struct PackItem {
   int job = 0;
-  int64_t row = 0, first_chunk = 0;
+  int64_t first_chunk = 0;
 };
-TG_HD inline PackItem pack_item(const PackRowsParams& pr, int64_t g, int elem_bytes) {
+TG_HD inline PackItem pack_item(const PackRowsParams& pr, int64_t g) {
   PackItem it;
   it.job = (g >= pr.item_begin[1]) + (g >= pr.item_begin[2]);  // selects, not indexed parameters
-  const PackParams& p = it.job == 2 ? pr.job[2] : it.job == 1 ? pr.job[1] : pr.job[0];
   const int64_t local = g - (it.job == 2 ? pr.item_begin[2] : it.job == 1 ? pr.item_begin[1] : 0);
-  const int64_t per_line = pack_items_per_line(p, elem_bytes);
-  it.row = local / per_line;
-  it.first_chunk = (local - it.row * per_line) * kPackItemChunks;
+  it.first_chunk = local * kPackItemChunks;
   return it;
 }
+
+// One lane's walk over an item: chunk first + lane, then every 32nd, as (line, chunk of the line).
+// One division per item (32-bit where the numbers fit), then steps that carry into the next lines.
+struct PackLaneWalk {
+  int64_t row = 0;
+  int64_t chunk = 0;       // of the line
+  int64_t line_chunks = 1;
+  TG_HD PackLaneWalk(int64_t first, int lane, int64_t line_chunks_) : line_chunks(line_chunks_) {
+    if (first <= 0xFFFFFFFFll && line_chunks <= 0xFFFFFFFFll) {
+      row = int64_t(uint32_t(first) / uint32_t(line_chunks));
+    } else {
+      row = first / line_chunks;
+    }
+    chunk = first - row * line_chunks + lane;
+    carry();
+  }
+  TG_HD void step() {  // to the lane's next chunk, 32 further on
+    chunk += 32;
+    carry();
+  }
+  TG_HD void carry() {
+    while (chunk >= line_chunks) {
+      chunk -= line_chunks;
+      ++row;
+    }
+  }
+};
 
 }  // namespace tilegemm::sm90
