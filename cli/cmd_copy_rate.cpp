@@ -1,6 +1,6 @@
 // `tilegemm copy-rate [--shape MxNxK ...] [--ctas P,...] [--iters N] [--json]`: how fast the
 // operand copies gemm() makes before its kernel run, spread over the whole GPU (P = 0, gemm()'s
-// launch) and confined to P SMs (launch_packs' pinned_ctas: one block of 1024 threads per SM,
+// launch) and confined to P SMs (launch_packs' pinned_ctas: one block of 512 threads per SM,
 // sm90/gemm/params.hpp). The problem is NT with lda = ldb = K, so an odd K makes both A and B
 // lines TMA cannot read, copied into aligned lines (docs/API.md). The figure decides whether the
 // copies of an odd shape can run on a few SMs beside the GEMM on the others: a GEMM needs them

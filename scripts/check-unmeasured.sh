@@ -111,7 +111,7 @@ bench nt odd --no-tuning --neighbours --shape 1023x8191x2047 --shape 6007x1501x5
   --shape 4001x3999x256 --shape 4095x4095x4095 --shape 2500x7001x1999
 fi
 
-# Issue 9's odd-K copies: their rate over the whole GPU and on P SMs (one 1024-thread block each),
+# Issue 9's odd-K copies: their rate over the whole GPU and on P SMs (one 512-thread block each),
 # the figure that decides whether they can run beside a GEMM on the other SMs; the GPU test first.
 if want copies; then
 step copies-test 120 "$tests" --gtest_filter='OnePathGpu.PinnedOperandCopiesWriteWhatTheSpreadOnesDo'

@@ -280,7 +280,7 @@ TEST(OnePathGpu, ProgrammaticDependentLaunchChainsGiveTheSameBits) {
 }
 
 // The operand copies confined to a few SMs (launch_packs' pinned_ctas, `tilegemm copy-rate`) write
-// exactly what gemm()'s spread launch writes: 3 blocks of 1024 threads stride over every line of A
+// exactly what gemm()'s spread launch writes: 3 blocks of 512 threads stride over every line of A
 // and B (odd K: both copied), the workspace poisoned before each.
 TEST(OnePathGpu, PinnedOperandCopiesWriteWhatTheSpreadOnesDo) {
   const int64_t k = 1001;

@@ -9,9 +9,10 @@
 // with dst 256-B aligned and ld_dst a multiple of 8 elements (16 B for bf16, 32 B for fp32); the
 // router (src/api/route.cpp) pads to whole 128-B lines, so every line starts on an L2 line.
 //   pack_rows_body       src_col = 1: lines copied as they are (any src alignment), every such
-//                        operand of a call in one launch, a warp per 64 chunks of a line. Per
-//                        16 B of dst: two aligned 16-B loads funnel-shifted into place (the
-//                        source may start anywhere), one aligned 16-B store.
+//                        operand of a call in one launch, a warp per 128 consecutive chunks of
+//                        dst (across line ends). Per 16 B of dst: two aligned 16-B loads
+//                        funnel-shifted into place (the source may start anywhere), one aligned
+//                        16-B store.
 //   pack_transpose_body  src_row = 1: the other major, through a 32 x 32 smem tile so that both
 //                        the reads (along r) and the writes (along c) are coalesced.
 #pragma once
@@ -32,10 +33,12 @@ struct PackWord<4> {
   using type = uint32_t;
 };
 
-// Word q + i of w[0..7] (q in 0..3 at run time, i a constant): selects, not an indexed array (an
-// indexed register array would live in local memory).
+// Word q + i of w[0..7] (q in 0..3 at run time, i a constant): selects on q's two bits, not an
+// indexed array (an indexed register array would live in local memory) nor a chain of compares
+// (which the compiler turned into branches between the loads and their uses).
 __device__ __forceinline__ uint32_t word_at(const uint32_t (&w)[8], uint32_t q, int i) {
-  return q == 0 ? w[i] : q == 1 ? w[i + 1] : q == 2 ? w[i + 2] : w[i + 3];
+  const uint32_t lo = (q & 1u) ? w[i + 1] : w[i], hi = (q & 1u) ? w[i + 3] : w[i + 2];
+  return (q & 2u) ? hi : lo;
 }
 
 // All the line copies of one call in one launch (PackRowsParams: the jobs' items numbered one after
@@ -69,31 +72,52 @@ __device__ __forceinline__ void pack_rows_body(const PackRowsParams& pr) {
   for (int64_t g = int64_t(blockIdx.x) * warps + threadIdx.x / 32; g < items; g += int64_t(gridDim.x) * warps) {
     const PackItem it = pack_item(pr, g);
     const PackParams& p = it.job == 2 ? pr.job[2] : it.job == 1 ? pr.job[1] : pr.job[0];
-    PackLaneWalk walk(it.first_chunk, lane, pack_line_chunks(p, kElem));
-    uint4 v[kU];
-    W* out[kU];
+    // Two walks over the lane's chunks, so that all its loads are in flight before the first one
+    // is used: the first issues each chunk's aligned 16-B loads, the second (recomputing where the
+    // chunk lies rather than holding its addresses in registers) shifts the words into place, or
+    // reads a line's end element by element, and stores.
+    const int64_t line_chunks = pack_line_chunks(p, kElem);
+    uint4 lo[kU], hi[kU];
+    uint32_t shift[kU];
+    bool whole[kU];  // the chunk's aligned blocks lie inside its line (else: element by element)
+    {
+      PackLaneWalk walk(it.first_chunk, lane, line_chunks);
+#pragma unroll
+      for (int u = 0; u < kU; ++u, walk.step()) {
+        whole[u] = false;
+        shift[u] = 0;
+        if (walk.row >= p.rows) continue;  // past the job's last line (its last item is partial)
+        const W* line = static_cast<const W*>(p.src) + walk.row * p.src_row;
+        const uintptr_t line_end = reinterpret_cast<uintptr_t>(line + p.cols);  // first byte past the line
+        shift[u] = uint32_t(reinterpret_cast<uintptr_t>(line) & 15u);  // a multiple of kElem
+        const int64_t c0 = walk.chunk * kPer;
+        const uintptr_t base = reinterpret_cast<uintptr_t>(line + c0) - shift[u];
+        if (c0 + kPer <= p.cols && shift[u] == 0) {
+          whole[u] = true;
+          lo[u] = __ldg(reinterpret_cast<const uint4*>(base));
+          hi[u] = lo[u];
+        } else if (c0 + kPer <= p.cols && base >= reinterpret_cast<uintptr_t>(line) && base + 32 <= line_end) {
+          whole[u] = true;
+          lo[u] = __ldg(reinterpret_cast<const uint4*>(base));
+          hi[u] = __ldg(reinterpret_cast<const uint4*>(base + 16));
+        }
+      }
+    }
+    PackLaneWalk walk(it.first_chunk, lane, line_chunks);
 #pragma unroll
     for (int u = 0; u < kU; ++u, walk.step()) {
-      out[u] = nullptr;
-      if (walk.row >= p.rows) break;  // past the job's last line (its last item is partial)
-      const W* line = static_cast<const W*>(p.src) + walk.row * p.src_row;
-      const uintptr_t line_end = reinterpret_cast<uintptr_t>(line + p.cols);  // first byte past the line
-      const uint32_t shift = uint32_t(reinterpret_cast<uintptr_t>(line) & 15u);  // a multiple of kElem
-      const uint32_t q = shift / 4, bits = 8 * (shift % 4);
+      if (walk.row >= p.rows) break;
       const int64_t c0 = walk.chunk * kPer;
-      out[u] = static_cast<W*>(p.dst) + walk.row * p.ld_dst + c0;
-      const uintptr_t first = reinterpret_cast<uintptr_t>(line + c0);
-      const uintptr_t base = first - shift;
-      if (c0 + kPer <= p.cols && shift == 0) {
-        v[u] = *reinterpret_cast<const uint4*>(first);
-      } else if (c0 + kPer <= p.cols && base >= reinterpret_cast<uintptr_t>(line) && base + 32 <= line_end) {
-        const uint4 lo = *reinterpret_cast<const uint4*>(base), hi = *reinterpret_cast<const uint4*>(base + 16);
-        const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-        v[u].x = __funnelshift_r(word_at(w, q, 0), word_at(w, q, 1), bits);
-        v[u].y = __funnelshift_r(word_at(w, q, 1), word_at(w, q, 2), bits);
-        v[u].z = __funnelshift_r(word_at(w, q, 2), word_at(w, q, 3), bits);
-        v[u].w = __funnelshift_r(word_at(w, q, 3), word_at(w, q, 4), bits);
+      uint4 v;
+      if (whole[u]) {
+        const uint32_t q = shift[u] / 4, bits = 8 * (shift[u] % 4);  // (shift 0: q = 0, bits = 0, v = lo)
+        const uint32_t w[8] = {lo[u].x, lo[u].y, lo[u].z, lo[u].w, hi[u].x, hi[u].y, hi[u].z, hi[u].w};
+        v.x = __funnelshift_r(word_at(w, q, 0), word_at(w, q, 1), bits);
+        v.y = __funnelshift_r(word_at(w, q, 1), word_at(w, q, 2), bits);
+        v.z = __funnelshift_r(word_at(w, q, 2), word_at(w, q, 3), bits);
+        v.w = __funnelshift_r(word_at(w, q, 3), word_at(w, q, 4), bits);
       } else {  // a line's first chunk (source before the line) or its last (past cols)
+        const W* line = static_cast<const W*>(p.src) + walk.row * p.src_row;
         W e[kPer];
 #pragma unroll
         for (int i = 0; i < kPer; ++i) e[i] = c0 + i < p.cols ? line[c0 + i] : W(0);
@@ -106,13 +130,9 @@ __device__ __forceinline__ void pack_rows_body(const PackRowsParams& pr) {
             o[i] = e[i];
           }
         }
-        v[u] = make_uint4(o[0], o[1], o[2], o[3]);
+        v = make_uint4(o[0], o[1], o[2], o[3]);
       }
-    }
-#pragma unroll
-    for (int u = 0; u < kU; ++u) {
-      if (out[u] == nullptr) break;
-      *reinterpret_cast<uint4*>(out[u]) = v[u];
+      *reinterpret_cast<uint4*>(static_cast<W*>(p.dst) + walk.row * p.ld_dst + c0) = v;
     }
   }
 }
