@@ -53,8 +53,13 @@ __device__ __forceinline__ uint32_t word_at(const uint32_t (&w)[8], uint32_t q, 
 // thread per chunk, finding its line by a 64-bit division, took 7.4 + 6.0 us for A and B of
 // 5003x2999x777 and 10.8 + 27.0 for 2049x6001x4097; this kernel 12.5 and 40.8 (bench: 1.6 us
 // less, 1.7 more); a warp per whole line balanced badly on long lines (6.6 us more at
-// 2049x6001x4097), one chunk per lane was slower (14.4, 47.3). 110 MB in 40.8 us is ~2.7 TB/s:
-// room is left.
+// 2049x6001x4097), one chunk per lane was slower (14.4, 47.3). 110 MB in 40.8 us is ~2.7 TB/s.
+// Items that run across line ends with four chunks per lane, all loads issued before the first
+// use (thirtieth session, H100, `tilegemm copy-rate`): short lines faster (6007x1501x513's copies
+// 13.5 -> 12.2 us; the call 36.4 -> 34.0), long ones 1-4 % slower (1023x8191x2047 32.5 -> 33.7);
+// about three times the chunks in flight per SM did not move the long copies (2.2-2.6 TB/s, read +
+// write, on the H100; 2.8-3.2 on the H200 before the change): they are not limited by the loads an
+// SM keeps in flight.
 // Programmatic dependent launch (ptx.cuh): a copy launched with the attribute waits for the
 // caller's kernel before reading its operand. It never triggers its dependents: the GEMM after it
 // is let in as the copy's CTAs complete. NOTES: measured on the H100 (docs/PERF.md, twenty-ninth
