@@ -19,6 +19,7 @@
 #include "bench/suite.hpp"
 #include "call_flags.hpp"
 #include "commands.hpp"
+#include "cuda_holders.hpp"
 #include "api/route.hpp"
 #include "api/tuning.hpp"
 #include "plan/config_spec.hpp"
@@ -169,18 +170,13 @@ int run_bench(const BenchOptions& o, const std::string& title) {
   // With --own-stream both sides run on a stream of their own (non-blocking), not the legacy
   // default stream, whose implicit synchronization with other streams is no place to measure
   // overlap.
-  struct OwnStream {
-    cudaStream_t s = nullptr;
-    ~OwnStream() {
-      if (s != nullptr) cudaStreamDestroy(s);
-    }
-  } own;
+  OwnedStream own;
   if (o.copies.own_stream) {
-    if (cudaError_t e = cudaStreamCreateWithFlags(&own.s, cudaStreamNonBlocking); e != cudaSuccess) {
+    if (cudaError_t e = own.create(); e != cudaSuccess) {
       std::fprintf(stderr, "tilegemm bench: cudaStreamCreateWithFlags failed: %s\n", cudaGetErrorString(e));
       return kExitCheckFailed;
     }
-    run.stream = own.s;
+    run.stream = own.get();
   }
   const bench::Launcher candidate = [gemm_options](const GemmArgs& args) {
     return detail::gemm_with_options(args, gemm_options);

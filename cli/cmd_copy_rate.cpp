@@ -22,6 +22,7 @@
 #include "bench/device_info.hpp"
 #include "bench/suite.hpp"
 #include "commands.hpp"
+#include "cuda_holders.hpp"
 #include "reference/device_fill.hpp"
 #include "tilegemm/tilegemm.hpp"
 
@@ -34,20 +35,6 @@ struct CopyRateArgs {
   std::vector<int> ctas{0, 8, 16, 24, 32, 48};
   int iters = 15;
   bool json = false;
-};
-
-// Device buffers freed on every way out.
-struct DeviceBuffers {
-  std::vector<void*> held;
-  void* get(size_t bytes) {
-    void* p = nullptr;
-    if (cudaMalloc(&p, std::max<size_t>(bytes, 256)) != cudaSuccess) return nullptr;
-    held.push_back(p);
-    return p;
-  }
-  ~DeviceBuffers() {
-    for (void* p : held) cudaFree(p);
-  }
 };
 
 [[noreturn]] void fail(const std::string& message) {

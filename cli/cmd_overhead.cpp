@@ -22,6 +22,7 @@
 #include "bench/device_info.hpp"
 #include "bench/suite.hpp"
 #include "commands.hpp"
+#include "cuda_holders.hpp"
 #include "reference/cublaslt.hpp"
 #include "reference/device_fill.hpp"
 #include "tilegemm/tilegemm.hpp"
@@ -92,21 +93,23 @@ void run_overhead(const OverheadArgs& a) {
     throw CLI::RuntimeError(3);
   }
   const int64_t m = shape->m, n = shape->n, k = shape->k;
-  void *a_ptr = nullptr, *b_ptr = nullptr, *d_ptr = nullptr;
-  if (cudaMalloc(&a_ptr, size_t(m * k) * 2) != cudaSuccess || cudaMalloc(&b_ptr, size_t(n * k) * 2) != cudaSuccess ||
-      cudaMalloc(&d_ptr, size_t(m * n) * 2) != cudaSuccess) {
+  DeviceBuffers buffers;
+  void* const a_ptr = buffers.get(size_t(m * k) * 2);
+  void* const b_ptr = buffers.get(size_t(n * k) * 2);
+  void* const d_ptr = buffers.get(size_t(m * n) * 2);
+  if (a_ptr == nullptr || b_ptr == nullptr || d_ptr == nullptr) {
     std::fprintf(stderr, "tilegemm overhead: out of device memory\n");
     throw CLI::RuntimeError(1);
   }
   ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(a_ptr), size_t(m * k), 1, 1.0f, nullptr);
   ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(b_ptr), size_t(n * k), 2, 1.0f, nullptr);
-  // With --own-stream both sides run on a non-blocking stream of their own (the legacy default
-  // stream synchronizes with every other stream: no place to measure overlap).
-  cudaStream_t stream = nullptr;
-  if (a.own_stream && cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
+  // With --own-stream both sides run on a non-blocking stream of their own (cuda_holders.hpp).
+  OwnedStream own;
+  if (a.own_stream && own.create() != cudaSuccess) {
     std::fprintf(stderr, "tilegemm overhead: cudaStreamCreateWithFlags failed\n");
     throw CLI::RuntimeError(1);
   }
+  const cudaStream_t stream = own.get();
   GemmArgs args;
   args.stream = stream;
   args.a = MatrixRef{a_ptr, m, k, k, DType::bf16, Major::k_major};
@@ -128,10 +131,6 @@ void run_overhead(const OverheadArgs& a) {
     std::fprintf(stderr, "tilegemm overhead: %s\n", error.c_str());
     throw CLI::RuntimeError(1);
   }
-  cudaFree(a_ptr);
-  cudaFree(b_ptr);
-  cudaFree(d_ptr);
-  if (stream != nullptr) cudaStreamDestroy(stream);
   if (a.json) {
     fmt::print("{}\n", nlohmann::json{{"schema", "tilegemm.overhead/1"}, {"shape", a.shape}, {"calls", a.calls},
                                       {"repeats", a.repeats}, {"pdl", options.pdl}, {"own_stream", a.own_stream},
