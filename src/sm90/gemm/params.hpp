@@ -71,10 +71,10 @@ inline constexpr int kPackChunksPerLane = 4;  // line copies: 16-B chunks a lane
 inline constexpr int kPackItemChunks = 32 * kPackChunksPerLane;  // chunks of one item (a warp's step)
 inline constexpr int kPackTile = 32;  // transpose: 32 x 32 elements per block of 32 x 8 threads
 // Line copies confined to a few SMs (launch_packs' pinned_ctas, `tilegemm copy-rate`): blocks of
-// 512 threads (the registers of four chunks in flight per lane fit without spills: 1024 threads
-// would cap them at 64) that ask for more dynamic shared memory than half an SM has (228 KB on Hopper), so
-// each takes an SM of its own and leaves no room there for a GEMM CTA; the rest of the GPU stays
-// free for a GEMM launched beside them with max_ctas = SMs - pinned CTAs.
+// 512 threads (the registers of four chunks in flight per lane fit without spills; 1024 threads
+// would cap them at 64) that ask for more dynamic shared memory than half an SM has (228 KB on
+// Hopper), so each takes an SM of its own and leaves no room there for a GEMM CTA; the rest of the
+// GPU stays free for a GEMM launched beside them with max_ctas = SMs - pinned CTAs.
 inline constexpr int kPackPinnedThreads = 512;
 inline constexpr int kPackPinnedSmemBytes = 120 * 1024;
 
