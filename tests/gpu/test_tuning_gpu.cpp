@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -88,9 +89,22 @@ plan::Config completed(const plan::TuningEntry& e, const plan::DeviceProfile& pr
   return plan::evaluate_config(e.problem, profile, spec.spec.config, spec.spec.stages_given).config;
 }
 
+// The CLI this test runs: $TILEGEMM_CLI, else cli/tilegemm beside this binary's folder (a build
+// tree copied elsewhere, e.g. onto a GPU machine, keeps that layout), else the build tree's.
+std::string tilegemm_cli() {
+  if (const char* env = std::getenv("TILEGEMM_CLI"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path beside = self.parent_path().parent_path() / "cli" / "tilegemm";
+    if (fs::exists(beside, ec)) return beside.string();
+  }
+  return std::string(TILEGEMM_BINARY_DIR) + "/cli/tilegemm";
+}
+
 TEST(TuningGpu, TuneThenGemmRunsTheCachedConfig) {
-  const std::string cli = std::string(TILEGEMM_BINARY_DIR) + "/cli/tilegemm";
-  ASSERT_TRUE(fs::exists(cli)) << cli << " is not built (target tilegemm_cli)";
+  const std::string cli = tilegemm_cli();
+  ASSERT_TRUE(fs::exists(cli)) << cli << " is not built (target tilegemm_cli; or name one in TILEGEMM_CLI)";
   const fs::path dir = fs::temp_directory_path() / ("tilegemm-tuning-gpu-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
