@@ -166,7 +166,8 @@ std::string config_spec_text(const Config& c) {
       s.append(",streamk");
     }
   }
-  if (sm90::partly_staged(c)) s.append(",stage=").append(std::to_string(c.stage_cols));
+  // (stage_cols 0: a config not yet completed, whose staging width the planner will choose.)
+  if (sm90::partly_staged(c) && c.stage_cols > 0) s.append(",stage=").append(std::to_string(c.stage_cols));
   if (c.fixed_n != 0 || c.fixed_k != 0) s.append(",bake");  // N and K of the problem, completed again
   return s;
 }

@@ -32,6 +32,15 @@ TEST(ConfigSpec, ParsesEveryItem) {
   EXPECT_TRUE(st.spec.config.pingpong);
   EXPECT_EQ(st.spec.config.acc_sets, 0);  // the planner's choice
   EXPECT_EQ(parse_config_spec("64x16,accsets=1").spec.config.acc_sets, 1);
+  // A spec's config before the planner completes it (no staging width chosen yet) prints back as a
+  // spec that parses: no "stage=0".
+  for (const char* text : {"128x128,pingpong", "128x256,stage=64", "64x16,swapab,splitk=4"}) {
+    const std::string back = config_spec_text(parse_config_spec(text).spec.config);
+    EXPECT_EQ(back.find("stage=0"), std::string::npos) << back;
+    const ParsedConfigSpec again = parse_config_spec(back);
+    ASSERT_TRUE(again.ok()) << again.error;
+    EXPECT_EQ(again.spec.config.stage_cols, parse_config_spec(text).spec.config.stage_cols) << text;
+  }
 }
 
 TEST(ConfigSpec, DsmMakesTheSplitACluster) {
