@@ -348,11 +348,15 @@ __device__ __forceinline__ void copy_box_rows_fp32_batched(uint8_t* slot, int co
 // unrolled (the swizzle's XOR is then a constant per step: 16w is a multiple of 8). An fp32 D goes
 // through copy_box_rows_fp32_batched. Reading C (!kToGlobal) is the k-split kernels' way; the
 // others load C's boxes by cp.async (issue_c_box_async).
-// NOTES: measured on the H100 (docs/PERF.md, thirty-first session), not kept: the halves written
-// as words shifted by a warp shuffle (10-12 % slower; the shuffle also cost the mainloop its
-// uniform wgmma descriptors), and a test-free copy for boxes inside M and N in four
-// compile-time alignment variants (up to 19 % slower: 2.6x the kernel's code). The copy-out
-// never fills the store queue (lg_throttle 0 in ncu) and makes DRAM read no partial sector.
+// NOTES: what else has been tried for a D that TMA cannot describe, each measured slower than this
+// copy-out and reverted (docs/PERF.md): TMA stores per row class r mod 8, eight tensor maps
+// (fifth session: the restaging and eight small stores per box cost more); the producer's spare
+// warps copying while the consumers go on, and 16-B chunk stores (sixth session: the copy runs
+// at a fixed rate per warp, and the chunks' partial ends cost stores); the halves written as words
+// shifted by a warp shuffle (thirty-first: 10-12 % slower, and the shuffle cost the mainloop its
+// uniform wgmma descriptors); a test-free copy for boxes inside M and N in four compile-time
+// alignment variants (thirty-first: up to 19 % slower, 2.6x the kernel's code). The copy-out never
+// fills the store queue (lg_throttle 0 in ncu) and makes DRAM read no partial sector.
 template <int kElem, bool kToGlobal>
 __device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int thread_in_wg, void* global, int64_t ld,
                                               const TileOut& o) {
