@@ -340,14 +340,64 @@ __device__ __forceinline__ void copy_box_rows_fp32_batched(uint8_t* slot, int co
   }
 }
 
+// A bf16 box to D (copy_box_rows), without branches: warp w's 16 rows of the box, lane l the word
+// of columns col0 + 2l, col0 + 2l + 1 of each, the shared loads of kBatch rows issued before their
+// stores. A row whose address is 4-B aligned is written as one word, any other as its two halves;
+// every row is 2 * ld bytes after the one before it, so the rows alternate between two alignments
+// (or keep one), fixed per warp before the loop. The three stores of a row are predicated in PTX
+// (a word, or a low half and a high half), so that the unrolled rows carry no branch and the
+// compiler interleaves them. NOTES: measured on the H100 (docs/PERF.md, thirty-second session)
+// against the branching copy it replaces (an if per row between the word and the halves, ~18
+// instructions per row): ~200 instructions per warp and box instead of ~295, every odd shape 1-4 %
+// faster (4001x3999x256 29.0 -> 27.8 us, 3001x5003x1027 76.3 -> 73.7). Writing every row as halves
+// (no word store, two predicated stores per row) was as fast at K = 256 and up to 8 % slower at
+// long K (2500x7001x1999): twice the store requests where rows are aligned.
+template <int kBatch>
+__device__ __forceinline__ void copy_box_rows_bf16_batched(uint8_t* slot, int col0, int thread_in_wg, void* global,
+                                                           int64_t ld, const TileOut& o) {
+  static_assert(16 % kBatch == 0);
+  const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
+  const int c = col0 + 2 * lane;                            // this lane's first column
+  const int rows_in_m = o.m_total - (o.row0 + 16 * warp);   // this warp's rows inside M (<= 0: none)
+  const bool lo = c < o.n_total, hi = c + 1 < o.n_total;
+  const int64_t row_step = ld * 2;
+  uint8_t* g0 = static_cast<uint8_t*>(global) + (int64_t(o.row0 + 16 * warp) * ld + c) * 2;
+  // (Whether a row is 4-B aligned is the same for every lane: c is even.)
+  const bool aligned_even = (reinterpret_cast<uintptr_t>(g0) & 3u) == 0;
+  const bool aligned_odd = ((reinterpret_cast<uintptr_t>(g0) + uintptr_t(row_step)) & 3u) == 0;
+  uint8_t* s_warp = slot + 16 * warp * 128;
+  auto smem_word = [&](int rr) {
+    return reinterpret_cast<const uint32_t*>(s_warp + rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)));
+  };
+#pragma unroll
+  for (int b = 0; b < 16; b += kBatch) {
+    uint32_t v[kBatch];
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) v[i] = *smem_word(b + i);
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const int rr = b + i;
+      const bool in_m = rr < rows_in_m;
+      const bool aligned = (rr & 1) ? aligned_odd : aligned_even;
+      const uint32_t pw = in_m && hi && aligned, pl = in_m && lo && !(hi && aligned), ph = in_m && hi && !aligned;
+      asm volatile(
+          "{\n .reg .pred pw, pl, ph;\n"
+          " setp.ne.u32 pw, %2, 0;\n setp.ne.u32 pl, %3, 0;\n setp.ne.u32 ph, %4, 0;\n"
+          " @pw st.global.b32 [%0], %1;\n @pl st.global.b16 [%0], %5;\n @ph st.global.b16 [%0+2], %6;\n}" ::"l"(
+              g0 + rr * row_step),
+          "r"(v[i]), "r"(pw), "r"(pl), "r"(ph), "h"(uint16_t(v[i] & 0xFFFFu)), "h"(uint16_t(v[i] >> 16)));
+    }
+  }
+}
+
 // smem_stores: one staged box <-> global rows [row0, row0 + 64) x columns [col0, col0 + 128 B),
 // clipped to M and N. Warp w takes rows 16w .. 16w + 15, one row per step, lane l the 4 bytes at
 // byte 4l of the row (2 bf16 or 1 fp32): each step is one coalesced 128-B row segment. The global
 // side may be at any element alignment (a bf16 pair that is not 4-B aligned goes as two halves).
-// Everything but the row's pointer and M test is hoisted out of the steps, and the stores' 16 are
-// unrolled (the swizzle's XOR is then a constant per step: 16w is a multiple of 8). An fp32 D goes
-// through copy_box_rows_fp32_batched. Reading C (!kToGlobal) is the k-split kernels' way; the
-// others load C's boxes by cp.async (issue_c_box_async).
+// D goes through copy_box_rows_fp32_batched or copy_box_rows_bf16_batched; reading C (!kToGlobal)
+// is the k-split kernels' way (the others load C's boxes by cp.async: issue_c_box_async), a branch
+// per row between a word and two halves (the swizzle's XOR is a constant per step: 16w is a
+// multiple of 8).
 // NOTES: what else has been tried for a D that TMA cannot describe, each measured slower than this
 // copy-out and reverted (docs/PERF.md): TMA stores per row class r mod 8, eight tensor maps
 // (fifth session: the restaging and eight small stores per box cost more); the producer's spare
@@ -356,48 +406,41 @@ __device__ __forceinline__ void copy_box_rows_fp32_batched(uint8_t* slot, int co
 // shifted by a warp shuffle (thirty-first: 10-12 % slower, and the shuffle cost the mainloop its
 // uniform wgmma descriptors); a test-free copy for boxes inside M and N in four compile-time
 // alignment variants (thirty-first: up to 19 % slower, 2.6x the kernel's code). The copy-out never
-// fills the store queue (lg_throttle 0 in ncu) and makes DRAM read no partial sector.
+// fills the store queue (lg_throttle 0 in ncu) and makes DRAM read no partial sector; its time per
+// warp is set by the instructions one warp issues in a row (ncu thirty-second session: stalls led
+// by `wait`, fixed-latency dependencies, then `selected`), which is why dropping the branches paid.
 template <int kElem, bool kToGlobal>
 __device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int thread_in_wg, void* global, int64_t ld,
                                               const TileOut& o) {
   if constexpr (kToGlobal && kElem == 4) {
     copy_box_rows_fp32_batched<8>(slot, col0, thread_in_wg, global, ld, o);
+  } else if constexpr (kToGlobal) {
+    copy_box_rows_bf16_batched<8>(slot, col0, thread_in_wg, global, ld, o);
   } else {
     const int warp = thread_in_wg / 32, lane = thread_in_wg % 32;
     const int c = col0 + lane * (4 / kElem);                  // this lane's first column
     const int rows_in_m = o.m_total - (o.row0 + 16 * warp);   // this warp's rows inside M (<= 0: none)
     const bool lo = c < o.n_total, hi = c + 4 / kElem - 1 < o.n_total;
     const int64_t row_step = ld * kElem;
-    uint8_t* g = static_cast<uint8_t*>(global) + (int64_t(o.row0 + 16 * warp) * ld + c) * kElem;
+    const uint8_t* g = static_cast<const uint8_t*>(global) + (int64_t(o.row0 + 16 * warp) * ld + c) * kElem;
     uint8_t* s_warp = slot + 16 * warp * 128;
-    // (Reading C: four steps at a time; all 16 in flight spill next to a ping-pong tile's accumulators.)
-#pragma unroll(kToGlobal ? 16 : 4)
+    // (Four steps at a time; all 16 in flight spill next to a ping-pong tile's accumulators.)
+#pragma unroll 4
     for (int rr = 0; rr < 16; ++rr, g += row_step) {
       uint32_t* s = reinterpret_cast<uint32_t*>(s_warp + rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)));
       const bool in_m = rr < rows_in_m;
       if constexpr (kElem == 4) {
-        *s = in_m && lo ? *reinterpret_cast<const uint32_t*>(g) : 0u;  // (fp32 D: the batched helper)
+        *s = in_m && lo ? *reinterpret_cast<const uint32_t*>(g) : 0u;
       } else {
         const bool l = in_m && lo, h = in_m && hi;
-        const bool word = h && (reinterpret_cast<uintptr_t>(g) & 3u) == 0;
-        if constexpr (kToGlobal) {
-          const uint32_t v = *s;
-          if (word) {
-            *reinterpret_cast<uint32_t*>(g) = v;
-          } else {
-            if (l) reinterpret_cast<uint16_t*>(g)[0] = uint16_t(v & 0xFFFFu);
-            if (h) reinterpret_cast<uint16_t*>(g)[1] = uint16_t(v >> 16);
-          }
+        uint32_t v = 0;
+        if (h && (reinterpret_cast<uintptr_t>(g) & 3u) == 0) {
+          v = *reinterpret_cast<const uint32_t*>(g);
         } else {
-          uint32_t v = 0;
-          if (word) {
-            v = *reinterpret_cast<const uint32_t*>(g);
-          } else {
-            if (l) v = reinterpret_cast<const uint16_t*>(g)[0];
-            if (h) v |= uint32_t(reinterpret_cast<const uint16_t*>(g)[1]) << 16;
-          }
-          *s = v;
+          if (l) v = reinterpret_cast<const uint16_t*>(g)[0];
+          if (h) v |= uint32_t(reinterpret_cast<const uint16_t*>(g)[1]) << 16;
         }
+        *s = v;
       }
     }
   }
