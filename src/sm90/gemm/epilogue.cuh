@@ -341,17 +341,20 @@ __device__ __forceinline__ void copy_box_rows_fp32_batched(uint8_t* slot, int co
 }
 
 // A bf16 box to D (copy_box_rows), without branches: warp w's 16 rows of the box, lane l the word
-// of columns col0 + 2l, col0 + 2l + 1 of each, the shared loads of kBatch rows issued before their
-// stores. A row whose address is 4-B aligned is written as one word, any other as its two halves;
+// of columns col0 + 2l, col0 + 2l + 1 of each, read from the slot kBatch rows at a time ahead of
+// their stores. A row whose address is 4-B aligned is written as one word, any other as its two halves;
 // every row is 2 * ld bytes after the one before it, so the rows alternate between two alignments
 // (or keep one), fixed per warp before the loop. The three stores of a row are predicated in PTX
 // (a word, or a low half and a high half), so that the unrolled rows carry no branch and the
-// compiler interleaves them. NOTES: measured on the H100 (docs/PERF.md, thirty-second session)
-// against the branching copy it replaces (an if per row between the word and the halves, ~18
-// instructions per row): ~200 instructions per warp and box instead of ~295, every odd shape 1-4 %
-// faster (4001x3999x256 29.0 -> 27.8 us, 3001x5003x1027 76.3 -> 73.7). Writing every row as halves
-// (no word store, two predicated stores per row) was as fast at K = 256 and up to 8 % slower at
-// long K (2500x7001x1999): twice the store requests where rows are aligned.
+// compiler interleaves them (here it also runs the copy-outs of neighbouring boxes together).
+// NOTES: measured on the H100 (docs/PERF.md, thirty-second session) against the copy it replaced
+// (a branch per row between the word and the halves, ~18 instructions per row; ncu put the copy's
+// stalls on `wait`, fixed-latency dependencies, and branch resolution), one call, 14 odd-N shapes
+// (12 in no suite): geomean 0.94x of its time, 0.88x at K <= 512 (4001x3999x256 28.4 -> 25.5 us,
+// 3999x4001x128 35.0 -> 28.1), none slower beyond run-to-run noise. Two neighbours measured too:
+// the alignment and the word test kept apart (`pw = in_m && hi && aligned`), which compiles to a
+// separate copy-out per box, gained 1-4 %; writing every row as halves (two predicated stores, no
+// word) was up to 8 % slower at long K: twice the store requests where rows are aligned.
 template <int kBatch>
 __device__ __forceinline__ void copy_box_rows_bf16_batched(uint8_t* slot, int col0, int thread_in_wg, void* global,
                                                            int64_t ld, const TileOut& o) {
@@ -363,8 +366,8 @@ __device__ __forceinline__ void copy_box_rows_bf16_batched(uint8_t* slot, int co
   const int64_t row_step = ld * 2;
   uint8_t* g0 = static_cast<uint8_t*>(global) + (int64_t(o.row0 + 16 * warp) * ld + c) * 2;
   // (Whether a row is 4-B aligned is the same for every lane: c is even.)
-  const bool aligned_even = (reinterpret_cast<uintptr_t>(g0) & 3u) == 0;
-  const bool aligned_odd = ((reinterpret_cast<uintptr_t>(g0) + uintptr_t(row_step)) & 3u) == 0;
+  const bool word_even = hi && (reinterpret_cast<uintptr_t>(g0) & 3u) == 0;
+  const bool word_odd = hi && ((reinterpret_cast<uintptr_t>(g0) + uintptr_t(row_step)) & 3u) == 0;
   uint8_t* s_warp = slot + 16 * warp * 128;
   auto smem_word = [&](int rr) {
     return reinterpret_cast<const uint32_t*>(s_warp + rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)));
@@ -378,8 +381,8 @@ __device__ __forceinline__ void copy_box_rows_bf16_batched(uint8_t* slot, int co
     for (int i = 0; i < kBatch; ++i) {
       const int rr = b + i;
       const bool in_m = rr < rows_in_m;
-      const bool aligned = (rr & 1) ? aligned_odd : aligned_even;
-      const uint32_t pw = in_m && hi && aligned, pl = in_m && lo && !(hi && aligned), ph = in_m && hi && !aligned;
+      const bool word = in_m && ((rr & 1) ? word_odd : word_even);
+      const uint32_t pw = word, pl = in_m && lo && !word, ph = in_m && hi && !word;
       asm volatile(
           "{\n .reg .pred pw, pl, ph;\n"
           " setp.ne.u32 pw, %2, 0;\n setp.ne.u32 pl, %3, 0;\n setp.ne.u32 ph, %4, 0;\n"
