@@ -308,6 +308,11 @@ __device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN /
   }
 }
 
+// Byte offset, from warp w's first row of a staged box (row 16w: a multiple of 8), of the 4-B word
+// at byte 4 * lane of its row rr (0..15) in the 128B-swizzled box; with rr a constant of an
+// unrolled step the swizzle's XOR is a constant too.
+__device__ __forceinline__ int box_row_word(int rr, int lane) { return rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)); }
+
 // An fp32 box to D in batches of kBatch rows per thread (copy_box_rows): every shared load of a
 // batch is issued before its first global store (the compiler does not move a load above a store
 // through these generic pointers by itself: the shared and global sides might alias for all it
@@ -325,9 +330,8 @@ __device__ __forceinline__ void copy_box_rows_fp32_batched(uint8_t* slot, int co
   const int64_t row_step = ld * 4;
   uint8_t* g0 = static_cast<uint8_t*>(global) + (int64_t(o.row0 + 16 * warp) * ld + c) * 4;
   uint8_t* s_warp = slot + 16 * warp * 128;
-  // (16w is a multiple of 8, so the swizzle's XOR is a constant per step once unrolled.)
   auto smem_word = [&](int rr) {
-    return reinterpret_cast<uint32_t*>(s_warp + rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)));
+    return reinterpret_cast<uint32_t*>(s_warp + box_row_word(rr, lane));
   };
 #pragma unroll
   for (int b = 0; b < 16; b += kBatch) {
@@ -370,7 +374,7 @@ __device__ __forceinline__ void copy_box_rows_bf16_batched(uint8_t* slot, int co
   const bool word_odd = hi && ((reinterpret_cast<uintptr_t>(g0) + uintptr_t(row_step)) & 3u) == 0;
   uint8_t* s_warp = slot + 16 * warp * 128;
   auto smem_word = [&](int rr) {
-    return reinterpret_cast<const uint32_t*>(s_warp + rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)));
+    return reinterpret_cast<const uint32_t*>(s_warp + box_row_word(rr, lane));
   };
 #pragma unroll
   for (int b = 0; b < 16; b += kBatch) {
@@ -430,7 +434,7 @@ __device__ __forceinline__ void copy_box_rows(uint8_t* slot, int col0, int threa
     // (Four steps at a time; all 16 in flight spill next to a ping-pong tile's accumulators.)
 #pragma unroll 4
     for (int rr = 0; rr < 16; ++rr, g += row_step) {
-      uint32_t* s = reinterpret_cast<uint32_t*>(s_warp + rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)));
+      uint32_t* s = reinterpret_cast<uint32_t*>(s_warp + box_row_word(rr, lane));
       const bool in_m = rr < rows_in_m;
       if constexpr (kElem == 4) {
         *s = in_m && lo ? *reinterpret_cast<const uint32_t*>(g) : 0u;
@@ -481,7 +485,7 @@ __device__ __forceinline__ void issue_c_box_async(uint8_t* slot, uint32_t* side,
     // next to a 128x144 tile's accumulators: the cubin audit.)
 #pragma unroll 4
     for (int rr = 0; rr < 16; ++rr, p += step) {
-      const uint32_t dst = s_warp + uint32_t(rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)));
+      const uint32_t dst = s_warp + uint32_t(box_row_word(rr, lane));
       if constexpr (kElem == 4) {
         cp_async_4(dst, p);
       } else {
@@ -506,7 +510,7 @@ __device__ __forceinline__ void issue_c_box_async(uint8_t* slot, uint32_t* side,
     const bool off = kElem == 2 && (reinterpret_cast<uintptr_t>(row) & 2u) != 0;  // warp-uniform
     const int e = lane * (4 / kElem) - (off ? 1 : 0);  // the word's first element, from col0
     const uint32_t n = in_m ? bytes_in_n(e) : 0u;
-    cp_async_4(s_warp + uint32_t(rr * 128 + ((lane * 4) ^ ((rr & 7) << 4))), n ? row + e * kElem : cbase, n);
+    cp_async_4(s_warp + uint32_t(box_row_word(rr, lane)), n ? row + e * kElem : cbase, n);
     if (off && lane == 31) {
       const uint32_t n2 = in_m ? bytes_in_n(63) : 0u;
       cp_async_4(smem_u32(side + 16 * warp + rr), n2 ? row + 63 * kElem : cbase, n2);
@@ -529,8 +533,8 @@ __device__ __forceinline__ void realign_c_box(uint8_t* slot, const uint32_t* sid
   for (int rr = 0; rr < 16; ++rr) {
     const uint8_t* row = g + rr * step;
     if ((reinterpret_cast<uintptr_t>(row) & 2u) == 0) continue;  // warp-uniform
-    uint32_t* w = reinterpret_cast<uint32_t*>(s_warp + rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)));
-    const uint32_t* wn = lane < 31 ? reinterpret_cast<const uint32_t*>(s_warp + rr * 128 + (((lane + 1) * 4) ^ ((rr & 7) << 4)))
+    uint32_t* w = reinterpret_cast<uint32_t*>(s_warp + box_row_word(rr, lane));
+    const uint32_t* wn = lane < 31 ? reinterpret_cast<const uint32_t*>(s_warp + box_row_word(rr, lane + 1))
                                    : side + 16 * warp + rr;
     uint32_t a = *w;
     const uint32_t b = *wn;
