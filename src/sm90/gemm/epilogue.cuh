@@ -392,7 +392,8 @@ __device__ __forceinline__ void copy_box_rows_bf16_batched(uint8_t* slot, int co
           " setp.ne.u32 pw, %2, 0;\n setp.ne.u32 pl, %3, 0;\n setp.ne.u32 ph, %4, 0;\n"
           " @pw st.global.b32 [%0], %1;\n @pl st.global.b16 [%0], %5;\n @ph st.global.b16 [%0+2], %6;\n}" ::"l"(
               g0 + rr * row_step),
-          "r"(v[i]), "r"(pw), "r"(pl), "r"(ph), "h"(uint16_t(v[i] & 0xFFFFu)), "h"(uint16_t(v[i] >> 16)));
+          "r"(v[i]), "r"(pw), "r"(pl), "r"(ph), "h"(uint16_t(v[i] & 0xFFFFu)), "h"(uint16_t(v[i] >> 16))
+          : "memory");
     }
   }
 }
