@@ -313,6 +313,14 @@ __device__ __forceinline__ void write_box(uint8_t* slot, const float (&acc)[BN /
 // unrolled step the swizzle's XOR is a constant too.
 __device__ __forceinline__ int box_row_word(int rr, int lane) { return rr * 128 + ((lane * 4) ^ ((rr & 7) << 4)); }
 
+// The words lane `lane` of a warp holds in rows b .. b + kBatch - 1 of its 16 rows of a staged box
+// (s_warp: the warp's first row; box_row_word), all read before any store that uses them.
+template <int kBatch>
+__device__ __forceinline__ void load_box_words(const uint8_t* s_warp, int lane, int b, uint32_t (&v)[kBatch]) {
+#pragma unroll
+  for (int i = 0; i < kBatch; ++i) v[i] = *reinterpret_cast<const uint32_t*>(s_warp + box_row_word(b + i, lane));
+}
+
 // An fp32 box to D in batches of kBatch rows per thread (copy_box_rows): every shared load of a
 // batch is issued before its first global store (the compiler does not move a load above a store
 // through these generic pointers by itself: the shared and global sides might alias for all it
@@ -329,15 +337,11 @@ __device__ __forceinline__ void copy_box_rows_fp32_batched(uint8_t* slot, int co
   const bool lo = c < o.n_total;
   const int64_t row_step = ld * 4;
   uint8_t* g0 = static_cast<uint8_t*>(global) + (int64_t(o.row0 + 16 * warp) * ld + c) * 4;
-  uint8_t* s_warp = slot + 16 * warp * 128;
-  auto smem_word = [&](int rr) {
-    return reinterpret_cast<uint32_t*>(s_warp + box_row_word(rr, lane));
-  };
+  const uint8_t* s_warp = slot + 16 * warp * 128;
 #pragma unroll
   for (int b = 0; b < 16; b += kBatch) {
     uint32_t v[kBatch];
-#pragma unroll
-    for (int i = 0; i < kBatch; ++i) v[i] = *smem_word(b + i);
+    load_box_words(s_warp, lane, b, v);
 #pragma unroll
     for (int i = 0; i < kBatch; ++i)
       if (b + i < rows_in_m && lo) *reinterpret_cast<uint32_t*>(g0 + (b + i) * row_step) = v[i];
@@ -372,15 +376,11 @@ __device__ __forceinline__ void copy_box_rows_bf16_batched(uint8_t* slot, int co
   // (Whether a row is 4-B aligned is the same for every lane: c is even.)
   const bool word_even = hi && (reinterpret_cast<uintptr_t>(g0) & 3u) == 0;
   const bool word_odd = hi && ((reinterpret_cast<uintptr_t>(g0) + uintptr_t(row_step)) & 3u) == 0;
-  uint8_t* s_warp = slot + 16 * warp * 128;
-  auto smem_word = [&](int rr) {
-    return reinterpret_cast<const uint32_t*>(s_warp + box_row_word(rr, lane));
-  };
+  const uint8_t* s_warp = slot + 16 * warp * 128;
 #pragma unroll
   for (int b = 0; b < 16; b += kBatch) {
     uint32_t v[kBatch];
-#pragma unroll
-    for (int i = 0; i < kBatch; ++i) v[i] = *smem_word(b + i);
+    load_box_words(s_warp, lane, b, v);
 #pragma unroll
     for (int i = 0; i < kBatch; ++i) {
       const int rr = b + i;
