@@ -350,11 +350,11 @@ __device__ __forceinline__ void copy_box_rows_fp32_batched(uint8_t* slot, int co
 
 // A bf16 box to D (copy_box_rows), without branches: warp w's 16 rows of the box, lane l the word
 // of columns col0 + 2l, col0 + 2l + 1 of each, read from the slot kBatch rows at a time ahead of
-// their stores. A row whose address is 4-B aligned is written as one word, any other as its two halves;
-// every row is 2 * ld bytes after the one before it, so the rows alternate between two alignments
-// (or keep one), fixed per warp before the loop. The three stores of a row are predicated in PTX
-// (a word, or a low half and a high half), so that the unrolled rows carry no branch and the
-// compiler interleaves them (here it also runs the copy-outs of neighbouring boxes together).
+// their stores. A row whose address is 4-B aligned is written as one word, any other as its two
+// halves; every row is 2 * ld bytes after the one before it, so the rows alternate between two
+// alignments (or keep one), fixed per warp before the loop. The three stores of a row are
+// predicated in PTX (a word, or a low half and a high half), so that the unrolled rows carry no
+// branch and the compiler interleaves them (here it also runs neighbouring boxes' copies together).
 // NOTES: measured on the H100 (docs/PERF.md, thirty-second session) against the copy it replaced
 // (a branch per row between the word and the halves, ~18 instructions per row; ncu put the copy's
 // stalls on `wait`, fixed-latency dependencies, and branch resolution), one call, 14 odd-N shapes
@@ -387,12 +387,14 @@ __device__ __forceinline__ void copy_box_rows_bf16_batched(uint8_t* slot, int co
       const bool in_m = rr < rows_in_m;
       const bool word = in_m && ((rr & 1) ? word_odd : word_even);
       const uint32_t pw = word, pl = in_m && lo && !word, ph = in_m && hi && !word;
+      uint8_t* g = g0 + rr * row_step;
       asm volatile(
           "{\n .reg .pred pw, pl, ph;\n"
           " setp.ne.u32 pw, %2, 0;\n setp.ne.u32 pl, %3, 0;\n setp.ne.u32 ph, %4, 0;\n"
-          " @pw st.global.b32 [%0], %1;\n @pl st.global.b16 [%0], %5;\n @ph st.global.b16 [%0+2], %6;\n}" ::"l"(
-              g0 + rr * row_step),
-          "r"(v[i]), "r"(pw), "r"(pl), "r"(ph), "h"(uint16_t(v[i] & 0xFFFFu)), "h"(uint16_t(v[i] >> 16))
+          " @pw st.global.b32 [%0], %1;\n"
+          " @pl st.global.b16 [%0], %5;\n"
+          " @ph st.global.b16 [%0+2], %6;\n}"
+          ::"l"(g), "r"(v[i]), "r"(pw), "r"(pl), "r"(ph), "h"(uint16_t(v[i] & 0xFFFFu)), "h"(uint16_t(v[i] >> 16))
           : "memory");
     }
   }
