@@ -16,12 +16,16 @@ void add_call_flags(CLI::App* cmd, CallFlags* f) {
   cmd->add_option("--c-dtype", f->c_dtype, "C's dtype (default D's; the API takes C with D's dtype)")
       ->check(CLI::IsMember({"bf16", "fp32"}));
   cmd->add_flag("--in-place", f->in_place, "C is D: D = alpha*A*B^T + beta*D (D holds C's values before each check)");
+  cmd->add_option("--ld-pad", f->ld_pad,
+                  "Elements added to every leading dimension (A, B, C and D stored with ld = contiguous extent + PAD)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
 }
 
 std::optional<std::string> apply_call_flags(const CallFlags& f, bench::Case* proto) {
   proto->out = f.out == "fp32" ? DType::fp32 : DType::bf16;
   proto->d_major = f.d_major == "col" ? col_major : row_major;
   proto->alpha = f.alpha;
+  proto->ld_pad = f.ld_pad;
   if (!f.beta && (f.in_place || !f.c_dtype.empty()))
     return std::string(f.in_place ? "--in-place" : "--c-dtype") + " describes C: give --beta B too";
   if (f.in_place && !f.c_dtype.empty() && f.c_dtype != f.out)
@@ -63,6 +67,7 @@ std::string call_label(const CallFlags& f, const bench::Case& proto) {
     label += fmt::format(", no C, alpha {}", proto.alpha);
   else
     label += ", no C";
+  if (proto.ld_pad != 0) label += fmt::format(", leading dimensions padded by {}", proto.ld_pad);
   return label;
 }
 

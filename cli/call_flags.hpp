@@ -3,6 +3,7 @@
 // traced problem is exactly what bench would time.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -20,6 +21,7 @@ struct CallFlags {
   std::optional<float> beta;
   std::string c_dtype;  // empty: D's
   bool in_place = false;
+  int64_t ld_pad = 0;  // added to every leading dimension (odd strides; bench::Case::ld_pad)
 };
 
 // Registers the flags on `cmd` (D's dtype under f->dtype_flag).

@@ -59,6 +59,7 @@ std::vector<TuneProblem> problems_of(const TuneArgs& a, std::string* suite_name)
       c.out = a.out == "fp32" ? DType::fp32 : DType::bf16;
       c.with_c = a.beta.has_value();
       c.beta = a.beta.value_or(0.0f);
+      c.ld_pad = a.ld_pad;
       out.push_back(t);
     }
   return out;
@@ -102,6 +103,7 @@ void plan_problem(TuneProblem& t, const plan::DeviceProfile& profile, int top, c
   // The copies gemm() makes on this device (row repacks, narrow transposes) with these options.
   t.route = detail::route(args, &profile, detail::model_copies(options));
   if (t.route.path != detail::Path::sm90) return;
+  t.copies_us = detail::packs_us(t.route.packs, profile);
   t.plan = plan::make_plan(t.route.problem, profile, detail::plan_options(options));
   t.candidates = plan::tuning_candidates(t.plan, top);
   for (const plan::ConfigSpec& spec : extra) {
@@ -278,6 +280,9 @@ void add_tune_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--out", a->out, "Output dtype")->check(CLI::IsMember({"bf16", "fp32"}))->capture_default_str();
   cmd->add_option("--beta", a->beta, "Add beta*C: a random normal C in D's layout and dtype (0: C given but not read)");
+  cmd->add_option("--ld-pad", a->ld_pad,
+                  "Elements added to every leading dimension (A, B, C and D stored with ld = contiguous extent + PAD)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 20));
   cmd->add_option("--config", a->configs,
                   "Also measure this configuration (repeatable; grammar: tilegemm explain --help) on every problem "
                   "it fits, after the --top list; one that a problem cannot run is named on stderr with the reason");

@@ -15,10 +15,13 @@ namespace {
 using nlohmann::ordered_json;
 
 double measured(const TuneProblem& t, size_t i) { return t.sides[i].timing.median_us; }
-double predicted(const TuneProblem& t, size_t i) { return t.candidates[i].time.predicted_us; }
+// The call's predicted time, as measured: the kernel's and the copies' before it.
+double predicted(const TuneProblem& t, size_t i) { return t.candidates[i].time.predicted_us + t.copies_us; }
 
 std::string call_text(const TuneArgs& a) {
-  return a.beta ? fmt::format("{} C, beta {}", a.out, *a.beta) : std::string("no C");
+  std::string call = a.beta ? fmt::format("{} C, beta {}", a.out, *a.beta) : std::string("no C");
+  if (a.ld_pad != 0) call += fmt::format(", leading dimensions padded by {}", a.ld_pad);
+  return call;
 }
 
 // "ok", the check's verdict, or what ran instead.
@@ -33,6 +36,7 @@ ordered_json candidate_json(const TuneProblem& t, size_t i) {
                       {"label", plan::describe(t.candidates[i].config)},
                       {"config", plan::config_spec_text(t.candidates[i].config)},
                       {"predicted_us", predicted(t, i)},
+                      {"copies_us", t.copies_us},
                       {"measured_us", timed ? ordered_json(measured(t, i)) : ordered_json(nullptr)},
                       {"model_error", timed ? ordered_json(plan::model_error(predicted(t, i), measured(t, i)))
                                             : ordered_json(nullptr)},
@@ -172,7 +176,8 @@ void print_json(const TuneHeader& h, const std::vector<TuneProblem>& problems, c
       {"options", {{"suite", h.suite}, {"layout", a.layout}, {"out", a.out},
                    {"beta", a.beta ? ordered_json(*a.beta) : ordered_json(nullptr)}, {"top", a.top},
                    {"configs", a.configs}, {"iters", a.iters}, {"warmup", a.warmup}, {"seed", a.seed},
-                   {"timer", h.timer}, {"flush", a.flush}, {"narrow_mn_chunks", a.narrow_mn_chunks}}},
+                   {"timer", h.timer}, {"flush", a.flush}, {"narrow_mn_chunks", a.narrow_mn_chunks},
+                   {"ld_pad", a.ld_pad}}},
       {"results", results},
       {"summary", {{"problems", s.problems}, {"tuned", s.tuned}, {"failed", s.failed},
                    {"store_failures", s.store_failures}, {"model_fastest", s.regrets.size() - s.model_beaten},

@@ -21,6 +21,7 @@ struct TuneArgs {
   std::string layout = "nt";        // or "all"
   std::string out = "bf16";
   std::optional<float> beta;        // a C (D's layout and dtype) with this beta
+  int64_t ld_pad = 0;               // --ld-pad: added to every leading dimension (bench::Case::ld_pad)
   int iters = 20, warmup = 3;
   uint64_t seed = 20261129;
   std::string cache;                // empty: the file gemm() reads
@@ -38,6 +39,8 @@ struct TuneProblem {
   std::string layout;
   detail::Route route;                      // as gemm() routes the runner's call
   plan::Plan plan;                          // of route.problem on the live profile
+  double copies_us = 0;                     // route's copies before the kernel (detail::packs_us), in every
+                                            // candidate's measured time and so in its predicted one
   std::vector<plan::Candidate> candidates;  // measured, the model's pick first
   Status setup;                             // allocation / fill (then nothing ran)
   std::vector<bench::SideResult> sides;     // one per candidate

@@ -193,9 +193,8 @@ Status explain_call(const ExplainRequest& rq, std::string* out) {
   // another).
   if (!r.packs.empty() && !pl.ranked.empty()) {
     double bytes = 0;
-    for (const Pack& pk : r.packs) bytes += 2.0 * static_cast<double>(pk.bytes());
+    const double copy_us = packs_us(r.packs, rq.device, &bytes);
     const int launches = pack_launches(r.packs);
-    const double copy_us = plan::copy_us(rq.device, bytes, launches);
     eo.notes.push_back(fmt::format(
         "the copies before the kernel ({} of them in {} launch{}, {:.1f} MB read and written) add about {:.1f} us at "
         "the profile's copy rate: the call about {:.1f} us",

@@ -80,14 +80,14 @@ struct PlanKey {
   int64_t m, n, k;
   Major a_major, b_major;
   DType out;
-  bool accumulate, d_tma, cd_pairs, c_tma, c_in_place, a_sectored, b_sectored, tuning;
+  bool accumulate, d_tma, cd_pairs, c_tma, c_in_place, a_sectored, b_sectored, a_lined, b_lined, tuning;
   int max_ctas;           // GemmOptions::max_ctas: planned for that many SMs
   bool narrow_mn_chunks;  // GemmOptions::narrow_mn_chunks: the planner's candidates
   bool operator==(const PlanKey&) const = default;
 };
 PlanKey plan_key(int device, const plan::Problem& p, const GemmOptions& options) {
   return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate, p.d_tma, p.cd_pairs, p.c_tma,
-                 p.c_in_place, p.a_rows_sectored, p.b_rows_sectored, options.use_tuning_cache, std::max(0, options.max_ctas),
+                 p.c_in_place, p.a_rows_sectored, p.b_rows_sectored, p.a_rows_lined, p.b_rows_lined, options.use_tuning_cache, std::max(0, options.max_ctas),
                  options.narrow_mn_chunks};
 }
 struct PlanKeyHash {
@@ -103,8 +103,9 @@ struct PlanKeyHash {
                   static_cast<size_t>(k.cd_pairs) << 4 | static_cast<size_t>(k.c_tma) << 5 |
                   static_cast<size_t>(k.tuning) << 6 | static_cast<size_t>(k.a_sectored) << 7 |
                   static_cast<size_t>(k.b_sectored) << 8 | static_cast<size_t>(k.c_in_place) << 9 |
-                  static_cast<size_t>(k.narrow_mn_chunks) << 10;
-    return h * 2048u + bits;
+                  static_cast<size_t>(k.narrow_mn_chunks) << 10 | static_cast<size_t>(k.a_lined) << 11 |
+                  static_cast<size_t>(k.b_lined) << 12;
+    return h * 8192u + bits;
   }
 };
 std::shared_mutex g_plan_mutex;

@@ -33,6 +33,10 @@ int64_t line_length(const MatrixRef& x) { return x.major == Major::k_major ? x.c
 bool rows_sectored(const MatrixRef& x) {
   return lines_on_sectors(address(x.ptr), static_cast<unsigned long long>(x.ld * dtype_bytes(x.dtype)), line_count(x));
 }
+// The same on 128-B (L2 line) boundaries.
+bool rows_lined(const MatrixRef& x) {
+  return lines_on_l2_lines(address(x.ptr), static_cast<unsigned long long>(x.ld * dtype_bytes(x.dtype)), line_count(x));
+}
 
 // A planner comparison (plan::choose_row_repack, plan::choose_narrow_transpose) for a problem,
 // remembered per (device profile, problem, what may be copied): route() runs on every call, the
@@ -95,6 +99,13 @@ const char* operand_name(Pack::Operand o) {
   return "?";
 }
 
+double packs_us(const std::vector<Pack>& packs, const plan::DeviceProfile& d, double* bytes) {
+  double moved = 0;
+  for (const Pack& pk : packs) moved += 2.0 * static_cast<double>(pk.bytes());
+  if (bytes != nullptr) *bytes = moved;
+  return packs.empty() ? 0.0 : plan::copy_us(d, moved, pack_launches(packs));
+}
+
 std::vector<PackLaunch> pack_launch_groups(const std::vector<Pack>& packs) {
   std::vector<PackLaunch> groups;
   for (int elem : {2, 4}) {
@@ -126,6 +137,8 @@ plan::Problem problem_of(const GemmArgs& args) {
   p.d_tma = tma_describable(d);
   p.a_rows_sectored = rows_sectored(args.a);
   p.b_rows_sectored = rows_sectored(args.b);
+  p.a_rows_lined = rows_lined(args.a);
+  p.b_rows_lined = rows_lined(args.b);
   p.cd_pairs = address(d.ptr) % (2 * e) == 0 && d.ld % 2 == 0;
   if (p.accumulate) {
     p.cd_pairs = p.cd_pairs && address(args.c->ptr) % (2 * e) == 0 && args.c->ld % 2 == 0;
@@ -253,7 +266,7 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile, ModelCopies 
       // below: the copies must beat that too.
       double in_place_us = nt.as_is_us;
       std::string in_place = fmt_us(nt.as_is_us) + " as is";
-      if (copies.row_repacks && (!as_is.a_rows_sectored || !as_is.b_rows_sectored)) {
+      if (copies.row_repacks && (!as_is.a_lined() || !as_is.b_lined())) {
         const plan::OperandCopies rr = row_repack(as_is);
         if (rr.a || rr.b) {
           in_place_us = rr.chosen_us + rr.copy_us;
@@ -308,19 +321,24 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile, ModelCopies 
   if (transpose_b) add_pack(Pack::Operand::b, args.b, true, narrow_note(args.b, "b"));
   if (!transpose_a && !tma_describable(args.a)) add_pack(Pack::Operand::a, args.a, false, misalignment(args.a, "a"));
   if (!transpose_b && !tma_describable(args.b)) add_pack(Pack::Operand::b, args.b, false, misalignment(args.b, "b"));
-  // Operands TMA can read whose rows start inside L2 sectors: repacked when the time model says so.
-  const bool a_off = !transpose_a && tma_describable(args.a) && !rows_sectored(args.a);
-  const bool b_off = !transpose_b && tma_describable(args.b) && !rows_sectored(args.b);
+  // Operands TMA can read whose rows start off 128-B L2 lines (inside sectors, or on sectors but
+  // between lines): repacked when the time model says so.
+  const bool a_off = !transpose_a && tma_describable(args.a) && !rows_lined(args.a);
+  const bool b_off = !transpose_b && tma_describable(args.b) && !rows_lined(args.b);
   if (profile != nullptr && copies.row_repacks && (a_off || b_off)) {
     MatrixRef c_as_is;
     const plan::Problem as_is = problem_of(launch_args(r, reinterpret_cast<void*>(uintptr_t{1} << 12), &c_as_is));
     const plan::OperandCopies rr = row_repack(as_is);
     auto why = [&](const MatrixRef& x, const char* name) {
-      return std::string(name) + "'s rows do not start on 32-B sector boundaries (" + name + ".ld = " +
-             std::to_string(x.ld) + " elements, base " + std::to_string(address(x.ptr) % 32) +
-             " B past one): TMA reads such rows at about half speed; the time model predicts " +
-             fmt_us(rr.as_is_us) + " as is, " + fmt_us(rr.chosen_us) + " repacked + " + fmt_us(rr.copy_us) +
-             " to repack";
+      const bool in_sector = !rows_sectored(x);
+      const int boundary = in_sector ? 32 : 128;
+      return std::string(name) + "'s rows do not start on " + (in_sector ? "32-B sector" : "128-B L2 line") +
+             " boundaries (" + name + ".ld = " + std::to_string(x.ld) + " elements, base " +
+             std::to_string(address(x.ptr) % boundary) + " B past one): " +
+             (in_sector ? "TMA reads such rows at about half speed"
+                        : "each 128-B TMA box row spans two L2 lines, which L2 serves at about half the rate") +
+             "; the time model predicts " + fmt_us(rr.as_is_us) + " as is, " + fmt_us(rr.chosen_us) + " repacked + " +
+             fmt_us(rr.copy_us) + " to repack";
     };
     if (rr.a) add_pack(Pack::Operand::a, args.a, false, why(args.a, "a"));
     if (rr.b) add_pack(Pack::Operand::b, args.b, false, why(args.b, "b"));

@@ -59,6 +59,9 @@ std::vector<PackLaunch> pack_launch_groups(const std::vector<Pack>& packs);
 inline int pack_launches(const std::vector<Pack>& packs) {
   return static_cast<int>(pack_launch_groups(packs).size());
 }
+// What the copies cost at `d`'s copy rate (plan::copy_us: each byte read and written once, per
+// launch group): the time a call adds before its kernel. `bytes` (if given) gets the bytes moved.
+double packs_us(const std::vector<Pack>& packs, const plan::DeviceProfile& d, double* bytes = nullptr);
 
 struct RouteData {
   Path path = Path::fallback;

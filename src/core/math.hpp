@@ -22,5 +22,10 @@ TG_HD constexpr auto round_up(A a, B b) -> decltype(a + b) {
 TG_HD constexpr bool lines_on_sectors(unsigned long long base, unsigned long long line_bytes, long long lines) {
   return base % 32 == 0 && (lines == 1 || line_bytes % 32 == 0);
 }
+// The same for 128-B L2 line boundaries: where they do not all start on one, a TMA box row of
+// 128 B spans two L2 lines (plan::Problem::a_rows_lined).
+TG_HD constexpr bool lines_on_l2_lines(unsigned long long base, unsigned long long line_bytes, long long lines) {
+  return base % 128 == 0 && (lines == 1 || line_bytes % 128 == 0);
+}
 
 }  // namespace tilegemm

@@ -122,6 +122,8 @@ Problem kernel_problem(const Problem& p, const Config& c) {
   t.ldb = p.lda;
   t.a_rows_sectored = p.b_rows_sectored;
   t.b_rows_sectored = p.a_rows_sectored;
+  t.a_rows_lined = p.b_rows_lined;
+  t.b_rows_lined = p.a_rows_lined;
   return t;
 }
 
@@ -275,7 +277,33 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   const double a_lines = tile_line_cost(c.bm, ks.m, ks.m_blocks, p.a_major, a_chunk, p.a_rows_sectored, d);
   const double b_lines = tile_line_cost(c.bn, ks.n, ks.n_blocks, p.b_major, b_chunk, p.b_rows_sectored, d);
   const double cta_us = cta_kb * (a_lines + b_lines) * line / d.tma_bytes_per_s_per_sm * 1e6;
-  t.l2_us = std::max(fill_us, cta_us);
+  // A third limit, of the whole GPU: the L2 lines the loads touch. A 128-B box row on a line
+  // boundary touches one line, one off it (Problem::a_rows_lined) two; a narrow MN-major chunk's
+  // shorter lines (one sector or two) stay inside one. Every in-bounds line of every tile's k-blocks
+  // counts (zero-filled rows are not read); a line multicast to a CTA pair counts 3/4 for each:
+  // measured on the H100 (docs/PERF.md, thirty-third session), 2x1 clusters ran such problems
+  // 0-4 % faster than 1x1 with narrow tiles (128x176 ping-pong, 4000x4000x2000 103.0 against
+  // 105.0 us, 8192x1024x3024 83.6 against 86.8) and 1-2 % slower with 128x256 (98.5 against 97.5,
+  // 2048x2048x16016 174.4 against 171.5): counting such a line once per pair had predicted them
+  // 8-15 % faster, counting it fully slower than measured (512x4000x4000 128x128 1x2 36.6 us,
+  // measured 31.7); 3/4 puts those within 5 %. Measured, with the rate, in
+  // device_profile.cpp: it binds the narrow tiles of operands off lines, and never whole lines
+  // (the per-SM feed limits them first).
+  double touch_us = 0;
+  if (d.l2_line_touch_bytes_per_s > 0) {
+    // Lines per k-block of the operand's `rows` (in bounds) for one tile across: rows (K-major, or
+    // MN-major in 64-wide chunks: BK lines per 64 rows), 64 / chunk times as many for narrower chunks.
+    const auto touches = [&](int64_t rows, int64_t other_blocks, int cluster_along, Major major, int chunk, bool lined) {
+      const bool narrow = major == Major::mn_major && chunk > 0 && chunk < 64;
+      const double per_row = narrow ? 64.0 / chunk : lined ? 1.0 : 2.0;
+      const double shared = 1.0 - multicast_factor(cluster_along, other_blocks);  // 0.5: every line paired
+      return static_cast<double>(rows) * static_cast<double>(other_blocks) * per_row * (1.0 - shared / 2.0);
+    };
+    const double a_touch = touches(ks.m, ks.n_blocks, c.cluster_n, p.a_major, a_chunk, p.a_lined());
+    const double b_touch = touches(ks.n, ks.m_blocks, c.cluster_m, p.b_major, b_chunk, p.b_lined());
+    touch_us = (a_touch + b_touch) * static_cast<double>(kb_total) * line / d.l2_line_touch_bytes_per_s * 1e6;
+  }
+  t.l2_us = std::max({fill_us, cta_us, touch_us});
   // The last partial wave of a kernel that streams from HBM: its r tiles run on r SMs, each at the
   // per-SM feed rate, and cannot take the GPU's whole HBM bandwidth when r is small. So the HBM
   // term is the full waves' share of the bytes at the HBM rate plus the last wave's, which takes

@@ -158,6 +158,17 @@
 //     streaming: 256 x (1 + 63 x 2.4 + 128) lines of 128 B at 114 GB/s per SM is 80.5 us, where
 //     counting the zero-filled rows as in-bounds ones gives 55.2 (its split-2 and 64x64 runs, 62.1
 //     and 81.9 us, are bound by the fill term and stay so).
+//   - l2_line_touch_bytes_per_s = 16.9e12 (132 line touches per ns): operands whose rows are on
+//     sectors but off 128-B lines (K-major bf16 with K % 64 = 16, 32, 48: K = 2000, 2016, 1040) are
+//     read about 1.3-1.5x slower by the narrow tiles, whose L2 bytes per FLOP are highest, and not
+//     by 128x256 (docs/PERF.md, thirty-third session). Measured on the H100 (build f77b052 + 128-B
+//     L2 promotion for such maps, `tune --ld-pad`): 4096x4096x2000 128x128 ping-pong 126.5 us where
+//     K = 2048 or K = 2000 with ld 2048 took 97.0 / 100.3; it is a limit of the whole GPU, not of
+//     one SM: 1024x1024x16016 (64 tiles, 64 SMs) ran as fast as x16064, 1024x2048x16016 (128
+//     tiles) 1.52x slower. Over 4096^2 x {2000, 2016}, 2048^2 x 16016 and 3000x5000x1040 with
+//     128x128 / 128x176 ping-pong and 128x256, such lines went at 58-74 per ns (lines over the time
+//     less fixed_us): each touches two L2 lines, so 132 touches per ns, 128 B each. Whole lines never
+//     meet this limit first: the per-SM feed caps them at 132 x 114e9 / 128 = 118 per ns.
 //   - repack_bytes_per_s = 3.3e12: the operand repack (sm90/gemm/pack.cuh) read + written bytes;
 //     2049x6001x4097's repacks measured ~40 us for ~130 MB (build b7ff74a). repack_launch_us = 2.0
 //     (assumption): what one more small kernel adds.
@@ -207,6 +218,7 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.one_consumer_cluster_factor_1x2 = 0.87;                 // measured on the H200 (above)
   p.unsectored_row_factor = 2.0;                            // measured on the H200 (above)
   p.oob_row_factor = 2.4;                                   // measured on the H200 (above)
+  p.l2_line_touch_bytes_per_s = 16.9e12;                    // measured on the H100 (above), same L2 on the H200
   p.repack_bytes_per_s = 3.3e12 * hbm_eff_tbps / 4.3;       // measured on the H200 (above), scaled by HBM
   p.repack_launch_us = 2.0;                                 // assumption
   p.limit_norm_p = 16.0;                                    // fitted on the H200 (above)

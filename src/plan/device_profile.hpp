@@ -50,6 +50,9 @@ struct DeviceProfile {
   double cluster_fixup_bytes_per_s_per_sm = 0;  // partial tiles slice 0 receives from its cluster (st.async)
   double unsectored_row_factor = 1;     // TMA feed cost of an operand row starting inside a 32-B sector
   double oob_row_factor = 1;            // TMA feed cost of a tile row past the matrix edge (zero-filled)
+  // L2 lines the TMA loads touch, whole GPU, in bytes (128 per line touched): a box row on a 128-B
+  // boundary touches one line, one off it two (cost_model.cpp). 0: no such limit.
+  double l2_line_touch_bytes_per_s = 0;
   double repack_bytes_per_s = 0;        // operand repack (route.cpp): bytes read + written, whole GPU
   double repack_launch_us = 0;          // operand repack: one more kernel
   double limit_norm_p = 1;              // the throughput limits combine as their p-norm (cost_model.cpp)

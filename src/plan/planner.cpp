@@ -700,10 +700,12 @@ OperandCopies cheapest_copies(const Problem& p, const DeviceProfile& d, const Pl
 
 OperandCopies choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes,
                                 const PlanOptions& options) {
-  return cheapest_copies(p, d, options, !p.a_rows_sectored, !p.b_rows_sectored, a_bytes, b_bytes,
+  return cheapest_copies(p, d, options, !p.a_lined(), !p.b_lined(), a_bytes, b_bytes,
                          [](Problem& q, bool a, bool b) {
                            q.a_rows_sectored = q.a_rows_sectored || a;
                            q.b_rows_sectored = q.b_rows_sectored || b;
+                           q.a_rows_lined = q.a_rows_lined || a;
+                           q.b_rows_lined = q.b_rows_lined || b;
                          });
 }
 
@@ -716,11 +718,13 @@ OperandCopies choose_narrow_transpose(const Problem& p, const DeviceProfile& d, 
       q.a_major = Major::k_major;
       q.lda = ld;
       q.a_rows_sectored = true;
+      q.a_rows_lined = true;
     }
     if (b) {
       q.b_major = Major::k_major;
       q.ldb = ld;
       q.b_rows_sectored = true;
+      q.b_rows_lined = true;
     }
   });
 }

@@ -117,9 +117,9 @@ struct OperandCopies {
   double copy_us = 0;          // predicted time of the chosen copies
 };
 
-// Whether to repack A and/or B, whose rows do not start on 32-B sector boundaries (Problem::
-// a_rows_sectored / b_rows_sectored false), into aligned lines first. An operand whose rows are on
-// sector boundaries is never repacked.
+// Whether to repack A and/or B, whose rows do not start on 128-B L2 line boundaries (Problem::
+// a_rows_lined / b_rows_lined false; inside sectors or between lines), into aligned lines first.
+// An operand whose rows are on line boundaries is never repacked.
 OperandCopies choose_row_repack(const Problem& p, const DeviceProfile& d, double a_bytes, double b_bytes,
                                 const PlanOptions& options = {});
 

@@ -43,6 +43,15 @@ struct Problem {
   // route() repacks the operand when that pays).
   bool a_rows_sectored = true;
   bool b_rows_sectored = true;
+  // The same rows on 128-B (L2 line) boundaries: base and leading dimension multiples of 128 B
+  // (K a multiple of 64 for a dense bf16 K-major operand). Otherwise each 128-B TMA box row spans
+  // two L2 lines, and L2 serves the operand's lines at about half the rate of whole ones: a limit
+  // for the whole GPU, not one SM (DeviceProfile::l2_line_touch_bytes_per_s; route() repacks the
+  // operand when that pays). Rows off sectors are off lines too: a_lined() / b_lined() read both.
+  bool a_rows_lined = true;
+  bool b_rows_lined = true;
+  bool a_lined() const { return a_rows_lined && a_rows_sectored; }
+  bool b_lined() const { return b_rows_lined && b_rows_sectored; }
 };
 
 // The problem the kernel of `c` computes: `p` itself, or with swap-AB (c.d_col_major) the

@@ -41,7 +41,8 @@ ordered_json entry_json(const TuningEntry& e) {
       {"problem", {{"m", p.m}, {"n", p.n}, {"k", p.k}, {"a_major", to_string(p.a_major)},
                    {"b_major", to_string(p.b_major)}, {"out", to_string(p.out)}, {"accumulate", p.accumulate},
                    {"d_tma", p.d_tma}, {"cd_pairs", p.cd_pairs}, {"c_tma", p.c_tma},
-                   {"a_rows_sectored", p.a_rows_sectored}, {"b_rows_sectored", p.b_rows_sectored}}},
+                   {"a_rows_sectored", p.a_rows_sectored}, {"b_rows_sectored", p.b_rows_sectored},
+                   {"a_rows_lined", p.a_rows_lined}, {"b_rows_lined", p.b_rows_lined}}},
       {"best", time_json(e.best)},
       {"model", time_json(e.model)},
       {"label", e.label},
@@ -99,6 +100,8 @@ TuningEntry entry_of(const nlohmann::json& j) {
   // (Entries written before these fields existed were all measured with aligned lines.)
   e.problem.a_rows_sectored = p.contains("a_rows_sectored") ? field<bool>(p, "a_rows_sectored") : true;
   e.problem.b_rows_sectored = p.contains("b_rows_sectored") ? field<bool>(p, "b_rows_sectored") : true;
+  e.problem.a_rows_lined = p.contains("a_rows_lined") ? field<bool>(p, "a_rows_lined") : e.problem.a_rows_sectored;
+  e.problem.b_rows_lined = p.contains("b_rows_lined") ? field<bool>(p, "b_rows_lined") : e.problem.b_rows_sectored;
   e.best = time_of(member(j, "best"));
   e.model = time_of(member(j, "model"));
   e.label = j.contains("label") ? field<std::string>(j, "label") : std::string();
@@ -137,7 +140,8 @@ std::string tuning_problem_key(const Problem& p) {
          " d_tma=" + bit(p.d_tma) + " cd_pairs=" + bit(p.cd_pairs) + " c_tma=" + bit(p.c_tma) +
          (p.a_rows_sectored && p.b_rows_sectored
               ? std::string()  // (the keys of aligned problems are as before these fields)
-              : " a_sectored=" + bit(p.a_rows_sectored) + " b_sectored=" + bit(p.b_rows_sectored));
+              : " a_sectored=" + bit(p.a_rows_sectored) + " b_sectored=" + bit(p.b_rows_sectored)) +
+         (p.a_lined() && p.b_lined() ? std::string() : " a_lined=" + bit(p.a_lined()) + " b_lined=" + bit(p.b_lined()));
 }
 
 TuningCache TuningCache::load(const std::string& path, std::vector<std::string>* warnings) {

@@ -121,9 +121,9 @@ std::string check_tensor_map_args(const TensorMapArgs& a) {
 }
 
 CUtensorMapL2promotion l2_promotion_for(const Matrix2d& m) {
-  const bool sectored = lines_on_sectors(reinterpret_cast<uintptr_t>(m.base), m.ld * tensor_map_element_bytes(m.dtype),
-                                         static_cast<long long>(m.rows));
-  return sectored ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+  const bool lined = lines_on_l2_lines(reinterpret_cast<uintptr_t>(m.base), m.ld * tensor_map_element_bytes(m.dtype),
+                                       static_cast<long long>(m.rows));
+  return lined ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
 }
 
 std::string make_2d_tile_args(const Matrix2d& m, Box2d box, CUtensorMapSwizzle swizzle, TensorMapArgs* out) {

@@ -52,11 +52,14 @@ uint32_t tensor_map_element_bytes(CUtensorMapDataType dtype);
 // Span in bytes of a swizzle mode (32, 64, 128), 0 for SWIZZLE_NONE.
 uint32_t tensor_map_swizzle_span(CUtensorMapSwizzle swizzle);
 
-// The L2 promotion of a map of `m`: 256 B where its rows start on 32-B (L2 sector) boundaries, 128 B
+// The L2 promotion of a map of `m`: 256 B where its rows start on 128-B (L2 line) boundaries, 128 B
 // where they do not. NOTES: measured on the H200 (docs/PERF.md, twenty-third session): 3000^3,
 // whose rows of 6000 B start inside sectors, ran 126.1 us with 256-B promotion and 108.0 with
 // 128 B, 64 B or none (89.1 against 96.1 with B repacked); the sectored 4096^3 179.9 with 256 B,
-// 180.9 / 181.4 / 181.1 with 128 B / 64 B / none.
+// 180.9 / 181.4 / 181.1 with 128 B / 64 B / none. Measured on the H100 (thirty-third session):
+// rows on sectors but between lines gain too, with narrow tiles: 4096x4096x2000 128x128 ping-pong
+// 138.5 -> 126.5 us with 128 B, 2048x2048x16016 317.4 -> 273.7, 3000x5000x1040 with 128x240 56.8
+// -> 54.1 (64 B and none within 1 % of 128 B); K = 2048 unchanged (97.1 / 97.0).
 CUtensorMapL2promotion l2_promotion_for(const Matrix2d& m);
 
 // Pure: fills `out` with the encode arguments for tiles of `box` out of matrix `m` (L2 promotion:

@@ -263,10 +263,16 @@ const plan::DeviceProfile& h200() {
   static const plan::DeviceProfile d = *plan::find_builtin_profile("h200");
   return d;
 }
+const plan::DeviceProfile& h100() {
+  static const plan::DeviceProfile d = *plan::find_builtin_profile("h100");
+  return d;
+}
 
 int row_repacks(const detail::Route& r) {
   int n = 0;
-  for (const auto& pk : r.packs) n += pk.why.find("32-B sector boundaries") != std::string::npos;
+  for (const auto& pk : r.packs)
+    n += pk.why.find("32-B sector boundaries") != std::string::npos ||
+         pk.why.find("128-B L2 line boundaries") != std::string::npos;
   return n;
 }
 
@@ -315,6 +321,97 @@ TEST(RowRepack, RowsOffSectorsSlowTheTmaFeedInTheModel) {
   // The tuning cache keys such problems apart; the keys of the others are as they were.
   EXPECT_NE(plan::tuning_problem_key(split), plan::tuning_problem_key(p));
   EXPECT_EQ(plan::tuning_problem_key(p).find("sectored"), std::string::npos);
+}
+
+TEST(RowRepack, TheProblemSaysWhetherRowsStartOnLineBoundaries) {
+  GemmArgs g = nt(256, 256, 4096);  // rows 8192 B apart, bases 256-B aligned
+  plan::Problem p = detail::problem_of(g);
+  EXPECT_TRUE(p.a_lined() && p.b_lined());
+  g.a.ld = g.a.cols = g.b.ld = g.b.cols = 2000;  // 4000 B: on sectors, between lines
+  p = detail::problem_of(g);
+  EXPECT_TRUE(p.a_rows_sectored && p.b_rows_sectored);
+  EXPECT_FALSE(p.a_lined());
+  EXPECT_FALSE(p.b_lined());
+  g.a.ld = g.a.cols = g.b.cols = 4008;  // 8016 B: inside sectors, so off lines too
+  g.b.ld = 4096;
+  p = detail::problem_of(g);
+  EXPECT_FALSE(p.a_rows_sectored);
+  EXPECT_FALSE(p.a_lined());
+  EXPECT_TRUE(p.b_lined());
+  g = nt(256, 256, 4096);
+  g.b.ptr = fake_ptr(0x90000000 + 32);  // a sector in, not a line
+  p = detail::problem_of(g);
+  EXPECT_TRUE(p.b_rows_sectored);
+  EXPECT_FALSE(p.b_lined());
+  g.b.ptr = fake_ptr(0x90000000 + 128);
+  EXPECT_TRUE(detail::problem_of(g).b_lined());
+  g = nt(1, 256, 2000);  // one row of A: only its base counts
+  EXPECT_TRUE(detail::problem_of(g).a_lined());
+  EXPECT_FALSE(detail::problem_of(g).b_lined());
+  // Swap-AB's kernel problem trades the flags with the operands; the tuning cache keys such
+  // problems apart, and those on lines as before.
+  g = nt(256, 256, 4096);
+  g.b.ptr = fake_ptr(0x90000000 + 64);
+  p = detail::problem_of(g);
+  plan::Config c;
+  c.d_col_major = true;
+  const plan::Problem t = plan::kernel_problem(p, c);
+  EXPECT_FALSE(t.a_lined());
+  EXPECT_TRUE(t.b_lined());
+  const plan::Problem lined = detail::problem_of(nt(256, 256, 4096));
+  EXPECT_NE(plan::tuning_problem_key(p), plan::tuning_problem_key(lined));
+  EXPECT_NE(plan::tuning_problem_key(p).find("b_lined=0"), std::string::npos);
+  EXPECT_EQ(plan::tuning_problem_key(lined).find("lined"), std::string::npos);
+}
+
+TEST(RowRepack, RowsOffLinesLoadTwiceTheL2LinesOfTheWholeGpu) {
+  // Measured on the H100 (docs/PERF.md, thirty-third session), 4096x4096x2000 against the same
+  // rows on lines: 128x128 ping-pong 1.30x the time, 128x256 1.02x; 64 tiles on 64 SMs no slower.
+  const auto config = [](const char* spec) {
+    const plan::ParsedConfigSpec s = plan::parse_config_spec(spec);
+    EXPECT_TRUE(s.ok()) << s.error;
+    return s.spec.config;
+  };
+  const auto predicted = [&](plan::Problem p, bool lined, const char* spec) {
+    p.a_rows_lined = p.b_rows_lined = lined;
+    const plan::Candidate c = plan::evaluate_config(p, h100(), config(spec), false);
+    EXPECT_TRUE(c.feasible()) << spec << ": " << c.reason;
+    return c.time.predicted_us;
+  };
+  plan::Problem p;
+  p.m = p.n = 4096;
+  p.k = 2000;
+  const double narrow = predicted(p, false, "128x128,pingpong") / predicted(p, true, "128x128,pingpong");
+  const double wide = predicted(p, false, "128x256,stage=128") / predicted(p, true, "128x256,stage=128");
+  EXPECT_GT(narrow, 1.25);
+  EXPECT_LT(wide, 1.15);
+  EXPECT_GT(narrow, wide + 0.1);
+  // A limit of the whole GPU: half the SMs busy stay under it.
+  plan::Problem few;
+  few.m = few.n = 1024;
+  few.k = 16016;
+  EXPECT_NEAR(predicted(few, false, "128x128,pingpong"), predicted(few, true, "128x128,pingpong"), 1e-9);
+  // A multicast line counts for less, but not half: measured 0-4 % faster with narrow tiles.
+  const double one = predicted(p, false, "128x176,pingpong");
+  const double pair = predicted(p, false, "128x176,pingpong,cluster=2x1");
+  EXPECT_LT(pair, one);
+  EXPECT_GT(pair, one * 0.8);
+}
+
+TEST(RowRepack, RouteWeighsRepackingRowsOffLines) {
+  // 256x8192x4880 on the H200 profile: A (2.5 MB) is worth copying into whole lines; B (80 MB,
+  // read once) is not.
+  const detail::Route r = detail::route(nt(256, 8192, 4880), &h200());
+  ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
+  ASSERT_EQ(r.packs.size(), 1u);
+  EXPECT_EQ(r.packs[0].operand, detail::Pack::Operand::a);
+  EXPECT_NE(r.packs[0].why.find("128-B L2 line boundaries"), std::string::npos) << r.packs[0].why;
+  EXPECT_NE(r.packs[0].why.find("the time model predicts"), std::string::npos) << r.packs[0].why;
+  EXPECT_EQ(r.packs[0].ld % 64, 0);
+  EXPECT_TRUE(r.problem.a_lined());
+  EXPECT_FALSE(r.problem.b_lined());
+  // Without a device profile route() never weighs it: read in place.
+  EXPECT_TRUE(detail::route(nt(256, 8192, 4880)).packs.empty());
 }
 
 TEST(RowRepack, RouteRepacksWhenTheFasterGemmPaysForTheCopy) {

@@ -118,6 +118,7 @@ class Fuzz(unittest.TestCase):
 
     def test_bench_and_explain_call_options(self):
         self.usage(["bench", "--in-place", "--shape", "64x64x64"], "--in-place", "--beta")
+        self.usage(["bench", "--ld-pad", "-8", "--shape", "64x64x64"], "--ld-pad", "-8")
         self.usage(["bench", "--c-dtype", "fp32", "--shape", "64x64x64"], "--c-dtype", "--beta")
         self.usage(["bench", "--beta", "1", "--in-place", "--c-dtype", "fp32"], "--in-place", "fp32")
         self.usage(["bench", "--d-major", "diag"], "--d-major")
@@ -192,6 +193,8 @@ class Tune(unittest.TestCase):
         self.usage(["tune", "--cache", ""], "empty")
         self.usage(["tune", "--bogus"], "--bogus")
         self.usage(["tune", "--flush", "none"], "--flush", "none")
+        self.usage(["tune", "--ld-pad", "-1"], "--ld-pad", "-1")
+        self.usage(["tune", "--ld-pad", "x"], "--ld-pad")
 
     def test_no_cache_file_is_a_usage_error(self):
         # No --cache and nowhere to put the default file: said before any GPU is looked for.
@@ -208,7 +211,7 @@ class Tune(unittest.TestCase):
         r = run("tune", "--help")
         self.assertEqual(r.returncode, 0, r.stderr)
         for option in ("--suite", "--shape", "--top", "--layout", "--out", "--beta", "--iters", "--cache", "--json",
-                       "--flush"):
+                       "--flush", "--ld-pad"):
             self.assertIn(option, r.stdout)
 
     def test_without_a_gpu_it_says_so(self):

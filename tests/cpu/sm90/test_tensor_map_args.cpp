@@ -67,20 +67,25 @@ TEST(TensorMapArgs, LeadingDimensionLargerThanColsIsAllowed) {
   EXPECT_EQ(a.global_strides[0], 144u);
 }
 
-// L2 promotion: 256 B for rows on 32-B sectors, 128 B for rows that start inside one (an ld or a
-// base that is an odd multiple of 16 B); a single row has only its base.
-TEST(TensorMapArgs, L2PromotionFollowsTheRowsSectors) {
+// L2 promotion: 256 B for rows on 128-B L2 lines, 128 B for rows that start off them (inside a
+// 32-B sector, or on a sector between lines: an ld or base not a multiple of 128 B); a single row
+// has only its base.
+TEST(TensorMapArgs, L2PromotionFollowsTheRowsLines) {
   const unsigned char* base = static_cast<const unsigned char*>(aligned_ptr());
   const struct {
     const void* ptr;
     uint64_t rows, ld;
     CUtensorMapL2promotion want;
-  } cases[] = {{base, 4096, 8192, CU_TENSOR_MAP_L2_PROMOTION_L2_256B},  // 16384-B rows on sectors
+  } cases[] = {{base, 4096, 8192, CU_TENSOR_MAP_L2_PROMOTION_L2_256B},  // 16384-B rows on lines
                {base, 3000, 3000, CU_TENSOR_MAP_L2_PROMOTION_L2_128B},  // 6000-B rows: every other one inside a sector
                {base, 100, 72, CU_TENSOR_MAP_L2_PROMOTION_L2_128B},     // 144-B rows
                {base + 16, 100, 64, CU_TENSOR_MAP_L2_PROMOTION_L2_128B},  // base 16 B past a sector
+               {base, 4096, 2000, CU_TENSOR_MAP_L2_PROMOTION_L2_128B},  // 4000-B rows: on sectors, off lines
+               {base, 4096, 2016, CU_TENSOR_MAP_L2_PROMOTION_L2_128B},  // 4032-B rows: half a line off
+               {base + 32, 64, 64, CU_TENSOR_MAP_L2_PROMOTION_L2_128B},  // base on a sector, off a line
+               {base + 128, 64, 64, CU_TENSOR_MAP_L2_PROMOTION_L2_256B},  // base one line in
                {base, 1, 72, CU_TENSOR_MAP_L2_PROMOTION_L2_256B},       // one row: only its base counts
-               {base + 32, 64, 64, CU_TENSOR_MAP_L2_PROMOTION_L2_256B}};
+               {base + 32, 1, 64, CU_TENSOR_MAP_L2_PROMOTION_L2_128B}};
   for (const auto& c : cases) {
     TensorMapArgs a;
     const Matrix2d m{c.ptr, c.rows, 64, c.ld, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16};
