@@ -353,6 +353,9 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile, ModelCopies 
   MatrixRef c_planned;
   const GemmArgs planned = launch_args(r, reinterpret_cast<void*>(uintptr_t{1} << 12), &c_planned);
   r.problem = problem_of(planned);
+  if (planned.a.cols != args.a.cols)
+    r.notes.push_back("K runs to " + std::to_string(planned.a.cols) + " in the kernel: both copies are zero past K = " +
+                      std::to_string(args.a.cols) + " (whole 128-B lines), so no k-block ends inside a TMA box");
   const char* pairs = r.problem.cd_pairs ? "" : ", element by element (not aligned to element pairs)";
   if (!r.problem.d_tma)
     r.notes.push_back(misalignment(planned.d, "d") +
@@ -365,7 +368,10 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile, ModelCopies 
 
 GemmArgs launch_args(const Route& r, void* workspace, MatrixRef* c_storage) {
   GemmArgs g = r.args;
+  bool a_copied = false, b_copied = false;
   for (const Pack& pk : r.packs) {
+    a_copied = a_copied || pk.operand == Pack::Operand::a;
+    b_copied = b_copied || pk.operand == Pack::Operand::b;
     void* copy = static_cast<uint8_t*>(workspace) + pk.offset;
     if (pk.operand == Pack::Operand::a) {
       g.a.ptr = copy;
@@ -379,6 +385,18 @@ GemmArgs launch_args(const Route& r, void* workspace, MatrixRef* c_storage) {
       *c_storage = MatrixRef{copy, pk.rows, pk.cols, pk.ld, g.c->dtype, row_major};
       g.c = c_storage;
     }
+  }
+  // Both operands copied into K-major lines: they are zero past K up to whole 128-B lines (pack.cuh),
+  // so the kernel may run K up to the next multiple of BK = 64 elements — the extra products are
+  // 0 x 0 — and no k-block ends inside a box. NOTES: measured on the H100 (docs/PERF.md,
+  // thirty-third session), the kernels after such copies ran 4-12 % faster with K padded (the
+  // planner's picks: 4001x3999x2001 141.1 -> 127.9 us, 3001x5003x1027 76.9 -> 71.9, 6007x1501x513
+  // 33.1 -> 29.7, 7001x3001x2999 278.5 -> 267.3; 2049x6001x4097 and 1023x8191x2047 within 1 %),
+  // most with the narrow tiles: a last k-block that TMA must cut off a 16-B boundary in the box
+  // (odd K) is slow to fill.
+  if (a_copied && b_copied && g.a.major == Major::k_major && g.b.major == Major::k_major) {
+    const int64_t k = round_up(g.a.cols, int64_t{64});
+    if (k <= g.a.ld && k <= g.b.ld) g.a.cols = g.b.cols = k;
   }
   return g;
 }

@@ -156,6 +156,30 @@ TEST(Route, OddStridesAndOffsetsStayOnTheSm90Kernel) {
   EXPECT_EQ(launched.b.ptr, fake_ptr(0x700000000 + r.packs[1].offset));
   EXPECT_EQ(launched.b.ld, 64);
   EXPECT_EQ(launched.d.ptr, g.d.ptr) << "D is never copied";
+  // Both copies are zero past K = 13 up to their 64-element lines: the kernel runs K = 64, and the
+  // planner plans that (the route says so); the call's own arguments keep K = 13.
+  EXPECT_EQ(launched.a.cols, 64);
+  EXPECT_EQ(launched.b.cols, 64);
+  EXPECT_EQ(r.problem.k, 64);
+  EXPECT_EQ(r.args.a.cols, 13);
+  bool said = false;
+  for (const auto& step : r.notes) said = said || step.find("K runs to 64") != std::string::npos;
+  EXPECT_TRUE(said);
+  // One copy only: the other operand is read in place, with nothing past K to read: K stays.
+  g = nt(100, 60, 16);
+  g.a.ld = 17;
+  const detail::Route one = detail::route(g);
+  ASSERT_EQ(one.packs.size(), 1u);
+  EXPECT_EQ(detail::launch_args(one, fake_ptr(0x700000000), &c_copy).a.cols, 16);
+  EXPECT_EQ(one.problem.k, 16);
+  // Both copied but MN-major lines (their padding runs along M and N, not K): K stays.
+  g = nt(100, 60, 13);
+  g.a.major = g.b.major = Major::mn_major;
+  g.a.ld = 101;
+  g.b.ld = 61;
+  const detail::Route mn = detail::route(g);
+  ASSERT_EQ(mn.path, detail::Path::sm90) << mn.reason;
+  EXPECT_EQ(mn.problem.k, 13);
 }
 
 // A column-major D is the row-major Dᵀ = B·Aᵀ: the operands swap, each keeps its storage; a C
