@@ -422,6 +422,18 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
     norm = worst->us * std::pow(norm, 1.0 / d.limit_norm_p);
   }
   t.limits_us = norm;
+  // A floor per TMA-store tile: however short its K, a tile holds its CTA tile_floor_us plus
+  // tile_floor_row_us per row (the consumers' turn-taking, the staging and the store's issue;
+  // measured, device_profile.cpp). It binds only where K is a few k-blocks and the tiles are
+  // narrow: at K = 64 the model priced 64x64 and 128x64 ping-pong like 128x128 (HBM-bound, the
+  // same bytes), measured 1.2-1.7x slower.
+  if (c.epilogue == Epilogue::tma_store && d.tile_floor_us > 0) {
+    t.tiles_us = stores * (d.tile_floor_us + d.tile_floor_row_us * c.bm);
+    if (t.tiles_us > t.limits_us) {
+      t.limits_us = t.tiles_us;
+      t.bound = "tiles";
+    }
+  }
   // C's read (accumulating; a k-split's partials are written without it, piece 0 stores with it):
   // not hidden by the mainloop as the HBM term assumes. NOTES: measured on the H200 (docs/PERF.md,
   // nineteenth session), the same configs with and without C: a staged tile's C cost about 1 us

@@ -92,7 +92,9 @@ double mainloop_efficiency(const Config& c);
 //   fixup_bytes_per_s_per_sm.
 struct TimeTerms {
   double l2_us = 0, local_us = 0, hbm_us = 0, tc_us = 0;
-  double limits_us = 0;         // the four above combined: their p-norm (DeviceProfile::limit_norm_p)
+  double tiles_us = 0;          // the TMA-store tiles' floor: the busiest CTA's tiles x the least time of one
+  double limits_us = 0;         // the four above combined (their p-norm, DeviceProfile::limit_norm_p),
+                                // at least tiles_us
   double epilogue_us = 0, c_us = 0, fixed_us = 0, fixup_us = 0;
   double efficiency = 1;        // mainloop_efficiency(config)
   double predicted_us = 0;
@@ -100,7 +102,8 @@ struct TimeTerms {
   double hbm_bytes = 0;         // double: it can exceed int64 for M, N, K near 2^31
   int64_t bytes_L2_AB_eff = 0;  // the seed's bytes_L2_AB with multicast only where the peer exists
   double b_reread = 1;          // times the streamed operand is read from HBM (1 = once)
-  std::string bound;            // "l2", "local", "hbm" or "tensor": the largest of the four
+  std::string bound;            // "l2", "local", "hbm" or "tensor": the largest of the four; "tiles"
+                                // where the tiles' floor is above their norm
 };
 TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, const SeedTerms& s);
 

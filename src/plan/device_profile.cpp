@@ -169,6 +169,15 @@
 //     128x128 / 128x176 ping-pong and 128x256, such lines went at 58-74 per ns (lines over the time
 //     less fixed_us): each touches two L2 lines, so 132 touches per ns, 128 B each. Whole lines never
 //     meet this limit first: the per-SM feed caps them at 132 x 114e9 / 128 = 118 per ns.
+//   - tile_floor_us = 0.34, tile_floor_row_us = 0.0044: the least time a TMA-store tile holds its
+//     CTA (0.62 us for 64-row tiles, 0.90 for 128-row ones), whatever its K. Measured on the H100
+//     (build d646559, docs/PERF.md thirty-third session), K = 64 with 2048-8192 x 2048-6144 (D
+//     written once, HBM-bound): past the best config's time, 64x64 ping-pong tiles cost 0.26-0.28
+//     us each per CTA, 128x64 ones 0.14-0.19, 64x128 and wider ones 0.04-0.09, so 64x64 and 128x64
+//     ran 1.2-1.7x slower than 128x128 ping-pong where the model priced them equal (HBM-bound, the
+//     same bytes): 4096x6144x64 31.3 and 22.6 us against 19.2. Per tile, the floor above
+//     reproduces 4096x6144x64 (47 and 24 tiles per CTA: 29.1 and 21.6 us plus ~2 us of ramp),
+//     8192x2048x64 and 4096x2048x64 within 1 us; wider tiles stay HBM-bound under it.
 //   - repack_bytes_per_s = 3.3e12: the operand repack (sm90/gemm/pack.cuh) read + written bytes;
 //     2049x6001x4097's repacks measured ~40 us for ~130 MB (build b7ff74a). repack_launch_us = 2.0
 //     (assumption): what one more small kernel adds.
@@ -219,6 +228,8 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.unsectored_row_factor = 2.0;                            // measured on the H200 (above)
   p.oob_row_factor = 2.4;                                   // measured on the H200 (above)
   p.l2_line_touch_bytes_per_s = 16.9e12;                    // measured on the H100 (above), same L2 on the H200
+  p.tile_floor_us = 0.34;                                   // measured on the H100 (above)
+  p.tile_floor_row_us = 0.0044;                             // measured on the H100 (above)
   p.repack_bytes_per_s = 3.3e12 * hbm_eff_tbps / 4.3;       // measured on the H200 (above), scaled by HBM
   p.repack_launch_us = 2.0;                                 // assumption
   p.limit_norm_p = 16.0;                                    // fitted on the H200 (above)

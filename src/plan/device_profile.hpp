@@ -53,6 +53,10 @@ struct DeviceProfile {
   // L2 lines the TMA loads touch, whole GPU, in bytes (128 per line touched): a box row on a 128-B
   // boundary touches one line, one off it two (cost_model.cpp). 0: no such limit.
   double l2_line_touch_bytes_per_s = 0;
+  // The least time a tile of the TMA-store epilogue holds its CTA: tile_floor_us + tile_floor_row_us
+  // per row of the tile (cost_model.cpp). 0: no floor.
+  double tile_floor_us = 0;
+  double tile_floor_row_us = 0;
   double repack_bytes_per_s = 0;        // operand repack (route.cpp): bytes read + written, whole GPU
   double repack_launch_us = 0;          // operand repack: one more kernel
   double limit_norm_p = 1;              // the throughput limits combine as their p-norm (cost_model.cpp)

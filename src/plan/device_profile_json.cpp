@@ -23,6 +23,7 @@ nlohmann::ordered_json device_profile_json(const DeviceProfile& d) {
       {"cluster_fixup_bytes_per_s_per_sm", d.cluster_fixup_bytes_per_s_per_sm},
       {"unsectored_row_factor", d.unsectored_row_factor}, {"oob_row_factor", d.oob_row_factor},
       {"l2_line_touch_bytes_per_s", d.l2_line_touch_bytes_per_s},
+      {"tile_floor_us", d.tile_floor_us}, {"tile_floor_row_us", d.tile_floor_row_us},
       {"repack_bytes_per_s", d.repack_bytes_per_s}, {"repack_launch_us", d.repack_launch_us},
       {"limit_norm_p", d.limit_norm_p}, {"ring_bytes", d.ring_bytes}, {"ring_hbm_share", d.ring_hbm_share},
       {"ring_shallow_factor", d.ring_shallow_factor}, {"partial_grid_clock_limit", d.partial_grid_clock_limit},

@@ -54,7 +54,7 @@ ordered_json candidate_json(const Candidate& c) {
                 {"bytes_TC", s.bytes_TC}, {"bytes_CD", s.bytes_CD}, {"cycles_L2", s.cycles_L2},
                 {"cycles_local", s.cycles_local}, {"score", s.score}}},
       {"time", {{"efficiency", t.efficiency}, {"l2_us", t.l2_us}, {"local_us", t.local_us}, {"hbm_us", t.hbm_us}, {"tc_us", t.tc_us},
-                {"limits_us", t.limits_us},
+                {"tiles_us", t.tiles_us}, {"limits_us", t.limits_us},
                 {"epilogue_us", t.epilogue_us}, {"c_us", t.c_us}, {"fixed_us", t.fixed_us}, {"fixup_us", t.fixup_us},
                 {"predicted_us", t.predicted_us}, {"tflops", t.tflops}, {"bound", t.bound},
                 {"hbm_bytes", t.hbm_bytes}, {"bytes_L2_AB_eff", t.bytes_L2_AB_eff},

@@ -422,6 +422,37 @@ TEST(RowRepack, RowsOffLinesLoadTwiceTheL2LinesOfTheWholeGpu) {
   EXPECT_GT(pair, one * 0.8);
 }
 
+TEST(TileFloor, ShortKNarrowTilesCostTheirCountNotTheirBytes) {
+  // Measured on the H100 (docs/PERF.md, thirty-third session): at K = 64, D written once and the
+  // kernel HBM-bound, 64x64 and 128x64 ping-pong ran 1.2-1.7x slower than 128x128 ping-pong, which
+  // the model had priced alike (the same bytes).
+  const auto predicted = [](const plan::Problem& p, const char* spec, const plan::DeviceProfile& d) {
+    const plan::ParsedConfigSpec s = plan::parse_config_spec(spec);
+    EXPECT_TRUE(s.ok()) << s.error;
+    const plan::Candidate c = plan::evaluate_config(p, d, s.spec.config, false);
+    EXPECT_TRUE(c.feasible()) << spec << ": " << c.reason;
+    return c.time;
+  };
+  plan::Problem p;
+  p.m = 4096;
+  p.n = 6144;
+  p.k = 64;
+  const plan::TimeTerms narrow = predicted(p, "64x64,pingpong", h100());
+  const plan::TimeTerms wide = predicted(p, "128x128,pingpong", h100());
+  EXPECT_EQ(narrow.bound, "tiles");
+  EXPECT_GT(narrow.predicted_us, 1.2 * wide.predicted_us);
+  EXPECT_GT(narrow.tiles_us, 2.0 * wide.tiles_us);
+  // Long K: the mainloop is far above the floor, which changes nothing.
+  plan::DeviceProfile no_floor = h100();
+  no_floor.tile_floor_us = no_floor.tile_floor_row_us = 0;
+  p.k = 4096;
+  for (const char* spec : {"64x64,pingpong", "128x128,pingpong", "128x256,stage=128"})
+    EXPECT_DOUBLE_EQ(predicted(p, spec, h100()).predicted_us, predicted(p, spec, no_floor).predicted_us) << spec;
+  // And the planner no longer picks the narrowest tile there.
+  p.k = 64;
+  EXPECT_NE(plan::describe(plan::select_config(p, h100()).config).rfind("64x64x64", 0), 0u);
+}
+
 TEST(RowRepack, RouteWeighsRepackingRowsOffLines) {
   // 256x8192x4880 on the H200 profile: A (2.5 MB) is worth copying into whole lines; B (80 MB,
   // read once) is not.

@@ -43,7 +43,7 @@ const char* const kDeviceKeys[] = {"name", "description", "source", "note", "sm_
                                    "fixup_bytes_per_s_per_sm", "fixup_latency_us",
                                    "cluster_fixup_latency_us", "cluster_fixup_bytes_per_s_per_sm",
                                    "smem_store_bytes_per_cycle", "direct_scalar_store_bytes_per_cycle",
-                                   "unsectored_row_factor", "oob_row_factor", "l2_line_touch_bytes_per_s", "repack_bytes_per_s",
+                                   "unsectored_row_factor", "oob_row_factor", "l2_line_touch_bytes_per_s", "tile_floor_us", "tile_floor_row_us", "repack_bytes_per_s",
                                    "repack_launch_us", "limit_norm_p",
                                    "ring_bytes", "ring_hbm_share", "ring_shallow_factor", "partial_grid_clock_limit",
                                    "partial_grid_power_exponent", "c_tile_us",
