@@ -47,6 +47,7 @@ TEST(Suite, LlmSuiteIsTheBriefsTwentyFourShapes) {
 TEST(Suite, EveryBuiltinSuiteParses) {
   const auto names = builtin_suite_names();
   EXPECT_NE(std::find(names.begin(), names.end(), "squares"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "odd"), names.end());  // docs/PERF.md's odd-shape tables
   for (const auto& name : names) {
     std::string error;
     EXPECT_TRUE(load_suite(name, &error)) << name << ": " << error;
