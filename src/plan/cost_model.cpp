@@ -422,12 +422,15 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
     norm = worst->us * std::pow(norm, 1.0 / d.limit_norm_p);
   }
   t.limits_us = norm;
-  // A floor per TMA-store tile: however short its K, a tile holds its CTA tile_floor_us plus
+  // A floor per staged tile: however short its K, a tile holds its CTA tile_floor_us plus
   // tile_floor_row_us per row (the consumers' turn-taking, the staging and the store's issue;
-  // measured, device_profile.cpp). It binds only where K is a few k-blocks and the tiles are
-  // narrow: at K = 64 the model priced 64x64 and 128x64 ping-pong like 128x128 (HBM-bound, the
-  // same bytes), measured 1.2-1.7x slower.
-  if (c.epilogue == Epilogue::tma_store && d.tile_floor_us > 0) {
+  // measured with the TMA store, device_profile.cpp). It binds only where K is a few k-blocks and
+  // the tiles are narrow: at K = 64 the model priced 64x64 and 128x64 ping-pong like 128x128
+  // (HBM-bound, the same bytes), measured 1.2-1.7x slower. The threads' copy-out of an odd D
+  // (smem_stores) takes a tile longer still, so the same floor holds there: measured on the H100
+  // (build f77b052, tune), 3999x4001x128 with 64x64 ping-pong 27.9 us against 22.9 for 64x128,
+  // 6001x2049x64 20.1 against 16.7 for 128x64, both priced 64x64 first without it.
+  if (sm90::staged_epilogue(c.epilogue) && d.tile_floor_us > 0) {
     t.tiles_us = stores * (d.tile_floor_us + d.tile_floor_row_us * c.bm);
     if (t.tiles_us > t.limits_us) {
       t.limits_us = t.tiles_us;

@@ -92,7 +92,7 @@ double mainloop_efficiency(const Config& c);
 //   fixup_bytes_per_s_per_sm.
 struct TimeTerms {
   double l2_us = 0, local_us = 0, hbm_us = 0, tc_us = 0;
-  double tiles_us = 0;          // the TMA-store tiles' floor: the busiest CTA's tiles x the least time of one
+  double tiles_us = 0;          // the staged tiles' floor: the busiest CTA's tiles x the least time of one
   double limits_us = 0;         // the four above combined (their p-norm, DeviceProfile::limit_norm_p),
                                 // at least tiles_us
   double epilogue_us = 0, c_us = 0, fixed_us = 0, fixup_us = 0;

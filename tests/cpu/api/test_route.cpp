@@ -451,6 +451,13 @@ TEST(TileFloor, ShortKNarrowTilesCostTheirCountNotTheirBytes) {
   // And the planner no longer picks the narrowest tile there.
   p.k = 64;
   EXPECT_NE(plan::describe(plan::select_config(p, h100()).config).rfind("64x64x64", 0), 0u);
+  // The threads' copy-out of an odd D (smem_stores) holds a tile longer still: the same floor.
+  const detail::Route odd = detail::route(nt(3999, 4001, 128), &h100());
+  ASSERT_FALSE(odd.problem.d_tma);
+  const plan::TimeTerms odd_narrow = predicted(odd.problem, "64x64,pingpong", h100());
+  EXPECT_EQ(odd_narrow.bound, "tiles");
+  EXPECT_GT(odd_narrow.tiles_us, 0.0);
+  EXPECT_NE(plan::describe(plan::select_config(odd.problem, h100()).config).rfind("64x64x64", 0), 0u);
 }
 
 TEST(RowRepack, RouteWeighsRepackingRowsOffLines) {
