@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/math.hpp"
+#include "sm90/gemm/config.hpp"
 #include "plan/planner.hpp"
 #include "plan/tuning_cache.hpp"
 
@@ -394,8 +395,11 @@ GemmArgs launch_args(const Route& r, void* workspace, MatrixRef* c_storage) {
   // 33.1 -> 29.7, 7001x3001x2999 278.5 -> 267.3; 2049x6001x4097 and 1023x8191x2047 within 1 %),
   // most with the narrow tiles: a last k-block that TMA must cut off a 16-B boundary in the box
   // (odd K) is slow to fill.
+  // (The k-blocks are as many — BK is sm90::kBlockK = 64 — so a k-split, and its workspace that
+  // gemm() sizes from r.args, are the same.)
+  static_assert(sm90::kBlockK == 64, "K is padded to whole k-blocks");
   if (a_copied && b_copied && g.a.major == Major::k_major && g.b.major == Major::k_major) {
-    const int64_t k = round_up(g.a.cols, int64_t{64});
+    const int64_t k = round_up(g.a.cols, int64_t{sm90::kBlockK});
     if (k <= g.a.ld && k <= g.b.ld) g.a.cols = g.b.cols = k;
   }
   return g;
