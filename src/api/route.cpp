@@ -31,13 +31,13 @@ int64_t line_length(const MatrixRef& x) { return x.major == Major::k_major ? x.c
 
 // Rows (lines) on 32-B (L2 sector) boundaries: base and leading dimension (plan::Problem); a
 // single line has only its base.
-bool rows_sectored(const MatrixRef& x) {
-  return lines_on_sectors(address(x.ptr), static_cast<unsigned long long>(x.ld * dtype_bytes(x.dtype)), line_count(x));
+bool rows_on(const MatrixRef& x, unsigned long long boundary) {
+  return lines_on_boundaries(boundary, address(x.ptr), static_cast<unsigned long long>(x.ld * dtype_bytes(x.dtype)),
+                             line_count(x));
 }
+bool rows_sectored(const MatrixRef& x) { return rows_on(x, 32); }
 // The same on 128-B (L2 line) boundaries.
-bool rows_lined(const MatrixRef& x) {
-  return lines_on_l2_lines(address(x.ptr), static_cast<unsigned long long>(x.ld * dtype_bytes(x.dtype)), line_count(x));
-}
+bool rows_lined(const MatrixRef& x) { return rows_on(x, 128); }
 
 // A planner comparison (plan::choose_row_repack, plan::choose_narrow_transpose) for a problem,
 // remembered per (device profile, problem, what may be copied): route() runs on every call, the

@@ -16,16 +16,17 @@ TG_HD constexpr auto round_up(A a, B b) -> decltype(a + b) {
   return ceil_div(a, b) * b;
 }
 
-// Whether `lines` lines `line_bytes` apart from `base` all start on 32-B L2 sector boundaries (a
-// single line has only its base). The planner's view of an operand (route.cpp, rows_sectored) and
-// its tensor map's L2 promotion (sm90/tensor_map.cpp) both ask this.
-TG_HD constexpr bool lines_on_sectors(unsigned long long base, unsigned long long line_bytes, long long lines) {
-  return base % 32 == 0 && (lines == 1 || line_bytes % 32 == 0);
+// Whether `lines` lines `line_bytes` apart from `base` all start on `boundary`-byte boundaries (a
+// single line has only its base).
+TG_HD constexpr bool lines_on_boundaries(unsigned long long boundary, unsigned long long base,
+                                         unsigned long long line_bytes, long long lines) {
+  return base % boundary == 0 && (lines == 1 || line_bytes % boundary == 0);
 }
-// The same for 128-B L2 line boundaries: where they do not all start on one, a TMA box row of
-// 128 B spans two L2 lines (plan::Problem::a_rows_lined).
+// (The planner's view of an operand asks it for 32-B sectors and 128-B lines: route.cpp, rows_on.)
+// On 128-B L2 lines: where they do not all start on one, a TMA box row of 128 B spans two L2 lines
+// (plan::Problem::a_rows_lined; route.cpp, rows_lined; the L2 promotion of sm90/tensor_map.cpp).
 TG_HD constexpr bool lines_on_l2_lines(unsigned long long base, unsigned long long line_bytes, long long lines) {
-  return base % 128 == 0 && (lines == 1 || line_bytes % 128 == 0);
+  return lines_on_boundaries(128, base, line_bytes, lines);
 }
 
 }  // namespace tilegemm
