@@ -33,8 +33,14 @@ import sys
 NORM_FLOOR = 0.75  # cost_model.cpp: a term under this share of the largest is not in the norm
 
 
-def explain_terms(tilegemm, m, n, k, layout, out_dtype, beta, spec):
-    args = [tilegemm, "explain", str(m), str(n), str(k), "--layout", layout, "--out", out_dtype, "--config", spec, "--json"]
+def device_of(doc):
+    """The builtin profile of the GPU that measured a tune file (its device name): h100 or h200."""
+    return "h100" if "H100" in doc.get("device", {}).get("name", "") else "h200"
+
+
+def explain_terms(tilegemm, m, n, k, layout, out_dtype, beta, spec, device):
+    args = [tilegemm, "explain", str(m), str(n), str(k), "--layout", layout, "--out", out_dtype, "--config", spec,
+            "--device", device, "--json"]
     if beta is not None:
         args += ["--beta", str(beta)]
     out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
@@ -56,7 +62,7 @@ def load(tilegemm, files):
                 if c.get("measured_us") is None:
                     continue
                 cfg, t, seed, norm_p, margin = explain_terms(tilegemm, r["m"], r["n"], r["k"], r["layout"], out_dtype, beta,
-                                                     c["config"])
+                                                             c["config"], device_of(doc))
                 rows.append({"problem": (f, r["m"], r["n"], r["k"], r["layout"], out_dtype, beta), "spec": c["config"],
                              "cfg": cfg, "t": t, "seed": seed, "norm_p": norm_p, "margin": margin,
                              # (the kernel's time: tune's measured call includes route's copies before it)

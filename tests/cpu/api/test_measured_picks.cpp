@@ -1,4 +1,4 @@
-// The planner against what the H200 measured: the `tilegemm tune --json` records kept in
+// The planner against what the H200 (and, for odd and small-K shapes, the H100) measured: the `tilegemm tune --json` records kept in
 // bench/measurements/ (each problem with the 6-12 configurations the tuner timed, checked first,
 // docs/PERF.md names the builds). For every record the problem is routed as explain routes it
 // (route(), the h200 profile), each measured configuration is scored as `explain --config` scores
@@ -38,7 +38,9 @@ struct Measured {
 
 struct Record {
   std::string name;  // file: MxNxK out [+C]
+  std::string device;  // the builtin profile of the GPU that measured it: h200 or h100
   std::vector<Measured> configs;
+  double copies_us = 0;  // route's operand copies, in every measured time (0 without)
 };
 
 void layout_majors(const std::string& layout, plan::Problem* p) {
@@ -47,14 +49,18 @@ void layout_majors(const std::string& layout, plan::Problem* p) {
   p->b_major = layout[1] == 't' ? Major::k_major : Major::mn_major;
 }
 
+// Every record of bench/measurements/, each scored with the builtin profile of the GPU in its
+// file (the H100 records: odd and small-K shapes, thirty-fourth session).
 std::vector<Record> load_records() {
-  const plan::DeviceProfile d = *plan::find_builtin_profile("h200");
   std::vector<Record> records;
   const fs::path dir = fs::path(TILEGEMM_SOURCE_DIR) / "bench" / "measurements";
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".json") continue;
     const nlohmann::json doc = nlohmann::json::parse(std::ifstream(entry.path()));
     if (doc.value("schema", "") != "tilegemm.tune/1") continue;
+    const std::string gpu = doc.at("device").value("name", "");
+    const std::string device = gpu.find("H100") != std::string::npos ? "h100" : "h200";
+    const plan::DeviceProfile d = *plan::find_builtin_profile(device);
     for (const auto& r : doc.at("results")) {
       plan::Problem p;
       p.m = r.at("m").get<int64_t>();
@@ -68,6 +74,7 @@ std::vector<Record> load_records() {
       const detail::Route route = detail::route(detail::explain_args(p, detail::CallStorage{}, &c_storage), &d);
       EXPECT_EQ(route.path, detail::Path::sm90) << entry.path().filename() << " " << p.m << "x" << p.n << "x" << p.k;
       Record rec;
+      rec.device = device;
       rec.name = entry.path().filename().string() + ": " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
                  std::to_string(p.k) + " " + r.at("out").get<std::string>() + (with_c ? " +C" : "");
       for (const auto& c : r.at("candidates")) {
@@ -78,6 +85,7 @@ std::vector<Record> load_records() {
         Measured m;
         m.candidate = plan::evaluate_config(route.problem, d, spec.spec.config, spec.spec.stages_given);
         m.measured_us = c.at("measured_us").get<double>();
+        rec.copies_us = c.value("copies_us", 0.0);  // the same for every config of the problem
         // A configuration the planner's rules now reject is not one it could pick: left out.
         if (m.candidate.feasible()) rec.configs.push_back(std::move(m));
       }
@@ -87,11 +95,26 @@ std::vector<Record> load_records() {
   return records;
 }
 
-TEST(MeasuredPicks, TheRankingPicksNearTheFastestMeasured) {
-  const std::vector<Record> records = load_records();
-  ASSERT_GE(records.size(), 150u);  // six files, 192 problems when this test was written
-  double log_sum = 0, worst = 0;
+std::vector<Record> records_of(const std::string& device) {
+  std::vector<Record> all = load_records(), out;
+  for (Record& r : all)
+    if (r.device == device) out.push_back(std::move(r));
+  return out;
+}
+
+// The ranking's pick against the fastest measured, over a set of records: the regret's geomean
+// and worst, and the model's median error (the predicted time plus the route's copies, which
+// every measured time includes, against the measured).
+struct Score {
+  size_t problems = 0;
+  double geomean = 0, worst = 0, median_error = 0;
   std::string worst_name;
+};
+
+Score score(const std::vector<Record>& records) {
+  Score s;
+  s.problems = records.size();
+  double log_sum = 0;
   std::vector<double> errors;
   for (const Record& rec : records) {
     const Measured* pick = &rec.configs.front();
@@ -99,26 +122,47 @@ TEST(MeasuredPicks, TheRankingPicksNearTheFastestMeasured) {
     for (const Measured& m : rec.configs) {
       if (plan::ranks_before(m.candidate, pick->candidate, plan::Ranking::time)) pick = &m;
       if (m.measured_us < fastest->measured_us) fastest = &m;
-      errors.push_back(std::abs(m.candidate.time.predicted_us - m.measured_us) / m.measured_us);
+      errors.push_back(std::abs(m.candidate.time.predicted_us + rec.copies_us - m.measured_us) / m.measured_us);
     }
     const double regret = pick->measured_us / fastest->measured_us - 1.0;
     log_sum += std::log1p(regret);
-    if (regret > worst) {
-      worst = regret;
-      worst_name = rec.name;
+    if (regret > s.worst) {
+      s.worst = regret;
+      s.worst_name = rec.name;
     }
   }
-  const double geomean = std::expm1(log_sum / static_cast<double>(records.size()));
+  if (records.empty()) return s;
+  s.geomean = std::expm1(log_sum / static_cast<double>(records.size()));
   std::nth_element(errors.begin(), errors.begin() + errors.size() / 2, errors.end());
-  const double median_error = errors[errors.size() / 2];
+  s.median_error = errors[errors.size() / 2];
   std::printf("%zu measured problems: regret geomean %.2f %%, worst %.1f %% (%s); median model error %.1f %%\n",
-              records.size(), 100 * geomean, 100 * worst, worst_name.c_str(), 100 * median_error);
+              s.problems, 100 * s.geomean, 100 * s.worst, s.worst_name.c_str(), 100 * s.median_error);
+  return s;
+}
+
+TEST(MeasuredPicks, TheRankingPicksNearTheFastestMeasured) {
+  const Score s = score(records_of("h200"));
+  ASSERT_GE(s.problems, 150u);  // six files, 192 problems when this test was written
   // Bounds a little above what the model of this commit scores (regret geomean 0.95 %, median
   // error 3.5 %; the worst, 31 %, is a record from before its kernel was changed: docs/PERF.md,
   // twenty-fourth session): issue 10 asks regret <= 3 % and median error <= 15 %.
-  EXPECT_LE(geomean, 0.0125);
-  EXPECT_LE(median_error, 0.05);
-  EXPECT_LE(worst, 0.35) << worst_name;
+  EXPECT_LE(s.geomean, 0.0125);
+  EXPECT_LE(s.median_error, 0.05);
+  EXPECT_LE(s.worst, 0.35) << s.worst_name;
+}
+
+// The H100 records (970bb95, thirty-fourth session): the odd suite (operands copied, D written by
+// the threads), aligned and odd shapes at K = 64-300, and M or N just off multiples of 128. Off
+// the llm suite, where the model is weakest: the bounds hold it to what it scored when they were
+// recorded (regret geomean 4.5 %, worst 21.6 % at 7001x3001x2999, whose 128x128 ping-pong pick
+// ran 21.6 % behind 128x256, docs/PERF.md; median error 7.0 %), so that
+// a change to the model cannot make these picks worse unnoticed.
+TEST(MeasuredPicks, TheH100RecordsOfOddAndSmallKShapes) {
+  const Score s = score(records_of("h100"));
+  ASSERT_GE(s.problems, 30u);  // three files, 32 problems when this test was written
+  EXPECT_LE(s.geomean, 0.05);
+  EXPECT_LE(s.median_error, 0.08);
+  EXPECT_LE(s.worst, 0.23) << s.worst_name;
 }
 
 // Where the best k-split and the best unsplit tile of one problem were predicted within the margin
