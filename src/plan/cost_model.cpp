@@ -209,6 +209,16 @@ KSplitWork ksplit_work(const Problem& p, const Config& c, const DeviceProfile& d
   return w;
 }
 
+double short_k_norm_p(int64_t k, int bk, const DeviceProfile& d) {
+  if (d.short_k_norm_p <= 0 || d.short_k_blocks <= 0) return 0;
+  const int64_t kb = ceil_div(k, int64_t(std::max(1, bk)));
+  if (kb >= d.short_k_blocks) return 0;
+  if (kb <= d.short_k_full_blocks) return d.short_k_norm_p;
+  const double f = static_cast<double>(kb - d.short_k_full_blocks) /
+                   static_cast<double>(d.short_k_blocks - d.short_k_full_blocks);
+  return d.short_k_norm_p + (d.limit_norm_p - d.short_k_norm_p) * f;
+}
+
 TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, const SeedTerms& s) {
   const KernelShape ks = kernel_shape(p, c);
   TimeTerms t;
@@ -401,27 +411,6 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
     t.fixup_us += std::max(0.0, sk_hbm_us - std::max(sk_tc_us, sk_in_hbm_limit_us));
   }
 
-  struct Term { const char* name; double us; };
-  const Term terms[] = {{"l2", t.l2_us}, {"local", t.local_us}, {"hbm", t.hbm_us}, {"tensor", t.tc_us}};
-  const Term* worst = &terms[0];
-  for (const Term& term : terms)
-    if (term.us > worst->us) worst = &term;
-  t.bound = worst->name;
-  // The limits overlap, but not perfectly: near two of them at once a kernel runs slower than either
-  // alone (an SM whose TMA feed runs near its per-SM rate cannot keep enough loads in flight once
-  // HBM's latency rises near saturation). So they combine as their p-norm (p = limit_norm_p,
-  // device_profile.cpp): the largest when the others are well below it, up to 2^(1/p) times it
-  // when two are equal. A limit under 3/4 of the largest adds nothing: at p = 16 it would add under
-  // 0.06 %, too little to mean anything but enough to break exact ties (e.g. two tile orders whose
-  // HBM terms differ far below the tensor term) that the planner's stated tie-break should decide.
-  constexpr double kNormFloor = 0.75;
-  double norm = 0;
-  if (worst->us > 0) {
-    for (const Term& term : terms)
-      if (term.us >= kNormFloor * worst->us) norm += std::pow(term.us / worst->us, d.limit_norm_p);
-    norm = worst->us * std::pow(norm, 1.0 / d.limit_norm_p);
-  }
-  t.limits_us = norm;
   // A floor per staged tile: however short its K, a tile holds its CTA tile_floor_us plus
   // tile_floor_row_us per row (the consumers' turn-taking, the staging and the store's issue;
   // measured with the TMA store, device_profile.cpp). It binds only where K is a few k-blocks and
@@ -430,12 +419,43 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // (smem_stores) takes a tile longer still, so the same floor holds there: measured on the H100
   // (build f77b052, tune), 3999x4001x128 with 64x64 ping-pong 27.9 us against 22.9 for 64x128,
   // 6001x2049x64 20.1 against 16.7 for 128x64, both priced 64x64 first without it.
-  if (sm90::staged_epilogue(c.epilogue) && d.tile_floor_us > 0) {
+  if (sm90::staged_epilogue(c.epilogue) && d.tile_floor_us > 0)
     t.tiles_us = stores * (d.tile_floor_us + d.tile_floor_row_us * c.bm);
-    if (t.tiles_us > t.limits_us) {
-      t.limits_us = t.tiles_us;
-      t.bound = "tiles";
-    }
+
+  struct Term { const char* name; double us; };
+  const Term terms[] = {{"l2", t.l2_us}, {"local", t.local_us}, {"hbm", t.hbm_us}, {"tensor", t.tc_us},
+                        {"tiles", t.tiles_us}};
+  const double short_p = short_k_norm_p(p.k, c.bk, d);
+  // (Without a short K the tiles' floor is not one of the norm's terms: below.)
+  const int n_terms = short_p > 0 ? 5 : 4;
+  const Term* worst = &terms[0];
+  for (int i = 0; i < n_terms; ++i)
+    if (terms[i].us > worst->us) worst = &terms[i];
+  t.bound = worst->name;
+  // The limits overlap, but not perfectly: near two of them at once a kernel runs slower than either
+  // alone (an SM whose TMA feed runs near its per-SM rate cannot keep enough loads in flight once
+  // HBM's latency rises near saturation). So they combine as their p-norm (p = limit_norm_p,
+  // device_profile.cpp): the largest when the others are well below it, up to 2^(1/p) times it
+  // when two are equal. A limit under 3/4 of the largest adds nothing: at p = 16 it would add under
+  // 0.06 %, too little to mean anything but enough to break exact ties (e.g. two tile orders whose
+  // HBM terms differ far below the tensor term) that the planner's stated tie-break should decide.
+  // A short K (a few k-blocks per tile, short_k_norm_p): a tile's loads, math and store barely
+  // overlap, so every limit adds, the tiles' floor among them, at a lower p and without the floor.
+  const double norm_p = short_p > 0 ? short_p : d.limit_norm_p;
+  const double norm_floor = short_p > 0 ? 0.0 : 0.75;
+  double norm = 0;
+  if (worst->us > 0) {
+    for (int i = 0; i < n_terms; ++i)
+      if (terms[i].us >= norm_floor * worst->us) norm += std::pow(terms[i].us / worst->us, norm_p);
+    norm = worst->us * std::pow(norm, 1.0 / norm_p);
+  }
+  t.limits_us = norm;
+  t.norm_p = norm_p;
+  t.short_k = short_p > 0;
+  // Otherwise the floor is a floor: it binds where it is above the norm.
+  if (short_p == 0 && t.tiles_us > t.limits_us) {
+    t.limits_us = t.tiles_us;
+    t.bound = "tiles";
   }
   // C's read (accumulating; a k-split's partials are written without it, piece 0 stores with it):
   // not hidden by the mainloop as the HBM term assumes. NOTES: measured on the H200 (docs/PERF.md,

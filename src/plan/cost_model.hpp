@@ -63,7 +63,8 @@ double mainloop_efficiency(const Config& c);
 
 // Predicted time (microseconds):
 //   predicted = (limits + epilogue + c + fixed + fixup) / cluster factor
-//   limits    = the limit_norm_p-norm of (l2, local, hbm, tc) over those within 3/4 of the largest
+//   limits    = the limit_norm_p-norm of (l2, local, hbm, tc) over those within 3/4 of the largest,
+//               at least tiles; with a short K (short_k_norm_p) the lower-p norm of all five
 // (the cluster factor, measured, only for 2-CTA clusters: their two rings run in lock-step).
 // The busiest CTA's k-blocks ("cta_kb"): waves * the k-blocks of a unit without k-splitting; with
 // stream_k its data-parallel tiles plus its workers' ranges (KSplitWork).
@@ -94,7 +95,9 @@ struct TimeTerms {
   double l2_us = 0, local_us = 0, hbm_us = 0, tc_us = 0;
   double tiles_us = 0;          // the staged tiles' floor: the busiest CTA's tiles x the least time of one
   double limits_us = 0;         // the four above combined (their p-norm, DeviceProfile::limit_norm_p),
-                                // at least tiles_us
+                                // at least tiles_us; with a short K the norm of all five (short_k_norm_p)
+  double norm_p = 0;            // the p of the limits' norm: limit_norm_p, or short_k_norm_p's
+  bool short_k = false;         // a short K: the norm is of all five, the tiles' floor among them
   double epilogue_us = 0, c_us = 0, fixed_us = 0, fixup_us = 0;
   double efficiency = 1;        // mainloop_efficiency(config)
   double predicted_us = 0;
@@ -106,6 +109,11 @@ struct TimeTerms {
                                 // where the tiles' floor is above their norm
 };
 TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, const SeedTerms& s);
+
+// The p of the limits' norm for a short K (fewer than DeviceProfile::short_k_blocks k-blocks of
+// bk): short_k_norm_p up to short_k_full_blocks, rising linearly to limit_norm_p; there every limit
+// and the tiles' floor add, none under a floor. 0 where K is not short (the norm as above).
+double short_k_norm_p(int64_t k, int bk, const DeviceProfile& d);
 
 // The work of the busiest CTA under a config's k-split (sm90::config_k_split on the profile's
 // SM count), for the time model and explain.

@@ -178,6 +178,18 @@
 //     same bytes): 4096x6144x64 31.3 and 22.6 us against 19.2. Per tile, the floor above
 //     reproduces 4096x6144x64 (47 and 24 tiles per CTA: 29.1 and 21.6 us plus ~2 us of ramp),
 //     8192x2048x64 and 4096x2048x64 within 1 us; wider tiles stay HBM-bound under it.
+//   - short_k_norm_p = 6, short_k_full_blocks = 2, short_k_blocks = 8: with K of a few k-blocks a
+//     tile's loads, math and store barely overlap, so its limits add more than the norm above lets
+//     them: below 8 k-blocks every limit and the tiles' floor enter a norm with no 3/4 floor, of
+//     p = 6 up to 2 k-blocks (K <= 128), rising linearly to limit_norm_p at 8 (K = 512). Measured
+//     on the H100 (docs/PERF.md, thirty-fourth session; bench/measurements/h100-*), `tune` records
+//     at K = 64-300 on the kernels of d646559 / 970bb95: fitted on 20 shapes of 2048-8192 x
+//     2048-6144 x {64, 128, 256}, the regret of the pick among each shape's measured configs went
+//     6.8 % -> 2.7 % there and 10.8 % -> 0.9 %, 8.7 % -> 3.0 % on 9 and 4 held-out shapes; over
+//     the 22 of those shapes where the planner's old and new picks were both measured, 7.5 % ->
+//     2.6 %, none slower. At K <= 192 the model had priced 64-row ping-pong tiles ahead of 128x128
+//     ping-pong on near-ties of the HBM term, measured 6-21 % the other way. p = 5-6 fit alike; at
+//     K >= 512 (every suite shape but the odd suite's) nothing changes.
 //   - repack_bytes_per_s = 3.3e12: the operand repack (sm90/gemm/pack.cuh) read + written bytes;
 //     2049x6001x4097's repacks measured ~40 us for ~130 MB (build b7ff74a). repack_launch_us = 2.0
 //     (assumption): what one more small kernel adds.
@@ -233,6 +245,9 @@ DeviceProfile make(std::string name, std::string description, int sms, double cl
   p.repack_bytes_per_s = 3.3e12 * hbm_eff_tbps / 4.3;       // measured on the H200 (above), scaled by HBM
   p.repack_launch_us = 2.0;                                 // assumption
   p.limit_norm_p = 16.0;                                    // fitted on the H200 (above)
+  p.short_k_norm_p = 6.0;                                   // fitted on the H100 (above)
+  p.short_k_full_blocks = 2;                                // fitted on the H100 (above)
+  p.short_k_blocks = 8;                                     // fitted on the H100 (above)
   p.ring_bytes = 144.0 * 1024;                              // measured on the H200 (above)
   p.ring_hbm_share = 0.105;                                 // measured on the H200 (above)
   p.ring_shallow_factor = 0.98;                             // measured on the H200 (above)

@@ -60,6 +60,12 @@ struct DeviceProfile {
   double repack_bytes_per_s = 0;        // operand repack (route.cpp): bytes read + written, whole GPU
   double repack_launch_us = 0;          // operand repack: one more kernel
   double limit_norm_p = 1;              // the throughput limits combine as their p-norm (cost_model.cpp)
+  // A short K (cost_model.cpp, short_k_norm_p): below short_k_blocks k-blocks every limit and the
+  // tiles' floor add in a norm of p = short_k_norm_p (up to short_k_full_blocks, then rising
+  // linearly to limit_norm_p). short_k_norm_p = 0: no such rule.
+  double short_k_norm_p = 0;
+  int short_k_full_blocks = 0;
+  int short_k_blocks = 0;
   // A shallow ring under an HBM-heavy feed (cost_model.cpp): a 128-row tile whose ring holds less
   // than ring_bytes in flight, when at least ring_hbm_share of its TMA bytes come from HBM, runs its
   // mainloop at ring_shallow_factor.

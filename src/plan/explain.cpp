@@ -54,7 +54,7 @@ ordered_json candidate_json(const Candidate& c) {
                 {"bytes_TC", s.bytes_TC}, {"bytes_CD", s.bytes_CD}, {"cycles_L2", s.cycles_L2},
                 {"cycles_local", s.cycles_local}, {"score", s.score}}},
       {"time", {{"efficiency", t.efficiency}, {"l2_us", t.l2_us}, {"local_us", t.local_us}, {"hbm_us", t.hbm_us}, {"tc_us", t.tc_us},
-                {"tiles_us", t.tiles_us}, {"limits_us", t.limits_us},
+                {"tiles_us", t.tiles_us}, {"limits_us", t.limits_us}, {"norm_p", t.norm_p}, {"short_k", t.short_k},
                 {"epilogue_us", t.epilogue_us}, {"c_us", t.c_us}, {"fixed_us", t.fixed_us}, {"fixup_us", t.fixup_us},
                 {"predicted_us", t.predicted_us}, {"tflops", t.tflops}, {"bound", t.bound},
                 {"hbm_bytes", t.hbm_bytes}, {"bytes_L2_AB_eff", t.bytes_L2_AB_eff},
@@ -138,10 +138,11 @@ void append_summary(std::string& out, const Candidate& c, const char* indent) {
   const TimeTerms& t = c.time;
   auto o = std::back_inserter(out);
   fmt::format_to(o, "{}{}\n", indent, describe(k));
-  fmt::format_to(o, "{}predicted {:.1f} us, {:.0f} TFLOPS, {}-bound: limits {:.2f} (norm of l2 {:.2f}, local {:.2f}, "
-                 "hbm {:.2f}, tensor {:.2f}) + epilogue {:.2f}{} + fixed {:.2f}{} us\n",
-                 indent, t.predicted_us, t.tflops, t.bound, t.limits_us, t.l2_us, t.local_us, t.hbm_us, t.tc_us,
-                 t.epilogue_us, t.c_us > 0 ? fmt::format(" + reading C {:.2f}", t.c_us) : "", t.fixed_us,
+  fmt::format_to(o, "{}predicted {:.1f} us, {:.0f} TFLOPS, {}-bound: limits {:.2f} ({}norm of l2 {:.2f}, local {:.2f}, "
+                 "hbm {:.2f}, tensor {:.2f}{}) + epilogue {:.2f}{} + fixed {:.2f}{} us\n",
+                 indent, t.predicted_us, t.tflops, t.bound, t.limits_us,
+                 t.short_k ? fmt::format("a short K's {:.3g}-", t.norm_p) : std::string(), t.l2_us, t.local_us, t.hbm_us,
+                 t.tc_us, t.short_k ? fmt::format(", tiles {:.2f}", t.tiles_us) : std::string(), t.epilogue_us, t.c_us > 0 ? fmt::format(" + reading C {:.2f}", t.c_us) : "", t.fixed_us,
                  t.fixup_us > 0 ? fmt::format(" + k-split fix-up {:.2f}", t.fixup_us) : "");
   fmt::format_to(o, "{}seed: score {:.0f} = max(cycles_local {:.0f}, cycles_L2 {:.0f}) / wave_eff {:.3f} "
                  "({} blocks, {} waves)\n",
@@ -349,8 +350,11 @@ std::string explain_text(const Plan& plan, const std::optional<Candidate>& user,
                    i + 1, describe(c.config), lw, s.num_blocks, s.num_waves, s.wave_eff, s.bytes_L2_AB,
                    s.bytes_local_AB, s.bytes_TC, s.bytes_CD, s.cycles_L2, s.cycles_local, s.score);
   }
-  fmt::format_to(w, "\ntop {}: predicted time (us) = limits + epi (+ reading C) + fixed + fixup, limits = the {:g}-norm of "
-                 "(l2, local, hbm, tensor)\n", n_top, plan.device.limit_norm_p);
+  const bool short_k = !plan.ranked.empty() && plan.ranked[0].time.short_k;
+  fmt::format_to(w, "\ntop {}: predicted time (us) = limits + epi (+ reading C) + fixed + fixup, limits = {}\n", n_top,
+                 short_k ? fmt::format("a short K's {:.3g}-norm of (l2, local, hbm, tensor, tiles)",
+                                       plan.ranked[0].time.norm_p)
+                         : fmt::format("the {:g}-norm of (l2, local, hbm, tensor)", plan.device.limit_norm_p));
   fmt::format_to(w, "{:>3}  {:<{}} {:>8} {:>8} {:>8} {:>8} {:>8} {:>5} {:>5} {:>5} {:>9} {:>6} {:>6}\n", "#", "config",
                  lw, "l2", "local", "hbm", "tensor", "limits", "epi", "fixed", "fixup", "predicted", "TFLOPS", "bound");
   for (size_t i = 0; i < n_top; ++i) {

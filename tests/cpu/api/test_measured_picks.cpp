@@ -151,17 +151,18 @@ TEST(MeasuredPicks, TheRankingPicksNearTheFastestMeasured) {
   EXPECT_LE(s.worst, 0.35) << s.worst_name;
 }
 
-// The H100 records (970bb95, thirty-fourth session): the odd suite (operands copied, D written by
-// the threads), aligned and odd shapes at K = 64-300, and M or N just off multiples of 128. Off
-// the llm suite, where the model is weakest: the bounds hold it to what it scored when they were
-// recorded (regret geomean 4.5 %, worst 21.6 % at 7001x3001x2999, whose 128x128 ping-pong pick
-// ran 21.6 % behind 128x256, docs/PERF.md; median error 7.0 %), so that
-// a change to the model cannot make these picks worse unnoticed.
+// The H100 records (thirty-third and thirty-fourth sessions, kernels of d646559 and 970bb95): the
+// odd suite (operands copied, D written by the threads), 46 shapes at K = 64-300 (aligned, and odd
+// beside them), and M or N just off multiples of 128. Off the llm suite, where the model is
+// weakest: the bounds hold it to what it scored when they were set (regret geomean 2.7 %, 6.0 %
+// before short_k_norm_p; worst 21.6 % at 7001x3001x2999, whose 128x128 ping-pong pick ran 21.6 %
+// behind 128x256, docs/PERF.md; median error 13.4 %, mostly fixed_us's 5 us against kernels of
+// 5-30 us), so that a change to the model cannot make these picks worse unnoticed.
 TEST(MeasuredPicks, TheH100RecordsOfOddAndSmallKShapes) {
   const Score s = score(records_of("h100"));
-  ASSERT_GE(s.problems, 30u);  // three files, 32 problems when this test was written
-  EXPECT_LE(s.geomean, 0.05);
-  EXPECT_LE(s.median_error, 0.08);
+  ASSERT_GE(s.problems, 60u);  // five files, 66 problems when this test was written
+  EXPECT_LE(s.geomean, 0.0325);
+  EXPECT_LE(s.median_error, 0.15);
   EXPECT_LE(s.worst, 0.23) << s.worst_name;
 }
 

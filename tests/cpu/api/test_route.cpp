@@ -5,6 +5,7 @@
 // dereferenced.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include "api/route.hpp"
 #include "api/sm90_launch.hpp"
 #include "plan/config_spec.hpp"
+#include "plan/cost_model.hpp"
 #include "plan/device_profile.hpp"
 #include "plan/planner.hpp"
 #include "plan/tuning_cache.hpp"
@@ -458,6 +460,55 @@ TEST(TileFloor, ShortKNarrowTilesCostTheirCountNotTheirBytes) {
   EXPECT_EQ(odd_narrow.bound, "tiles");
   EXPECT_GT(odd_narrow.tiles_us, 0.0);
   EXPECT_NE(plan::describe(plan::select_config(odd.problem, h100()).config).rfind("64x64x64", 0), 0u);
+}
+
+TEST(ShortK, TheLimitsAddWhereAFewKBlocksBarelyOverlap) {
+  // Measured on the H100 (docs/PERF.md, thirty-fourth session; bench/measurements/h100-*): at
+  // K <= 192 128x128 ping-pong ran 6-21 % ahead of the 64-row ping-pong tiles that the 16-norm
+  // priced first on near-ties of the HBM term, e.g. 4096x6144x128: 128x128 20.4 us, 64x128 23.6,
+  // 64x112 26.0.
+  const plan::DeviceProfile& d = h100();
+  EXPECT_DOUBLE_EQ(plan::short_k_norm_p(64, 64, d), d.short_k_norm_p);
+  EXPECT_DOUBLE_EQ(plan::short_k_norm_p(128, 64, d), d.short_k_norm_p);
+  EXPECT_EQ(plan::short_k_norm_p(512, 64, d), 0.0);  // 8 k-blocks: the usual norm
+  EXPECT_EQ(plan::short_k_norm_p(7168, 64, d), 0.0);
+  double last = 0;
+  for (int64_t k = 64; k < 512; k += 64) {  // rising from short_k_norm_p toward limit_norm_p
+    const double p = plan::short_k_norm_p(k, 64, d);
+    EXPECT_GE(p, last) << k;
+    EXPECT_LT(p, d.limit_norm_p) << k;
+    last = p;
+  }
+  const auto eval = [&](int64_t m, int64_t n, int64_t k, const char* spec, const plan::DeviceProfile& prof) {
+    const plan::ParsedConfigSpec s = plan::parse_config_spec(spec);
+    EXPECT_TRUE(s.ok()) << s.error;
+    plan::Problem p;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    const plan::Candidate c = plan::evaluate_config(p, prof, s.spec.config, false);
+    EXPECT_TRUE(c.feasible()) << spec << ": " << c.reason;
+    return c.time;
+  };
+  const plan::TimeTerms wide = eval(4096, 6144, 128, "128x128,pingpong", d);
+  EXPECT_TRUE(wide.short_k);
+  EXPECT_LT(wide.predicted_us, eval(4096, 6144, 128, "64x128,pingpong", d).predicted_us);
+  EXPECT_LT(wide.predicted_us, eval(4096, 6144, 128, "64x112,pingpong", d).predicted_us);
+  // The norm of all five: at least the largest, at most their sum.
+  const double terms[] = {wide.l2_us, wide.local_us, wide.hbm_us, wide.tc_us, wide.tiles_us};
+  double top = 0, sum = 0;
+  for (double t : terms) top = std::max(top, t), sum += t;
+  EXPECT_GE(wide.limits_us, top);
+  EXPECT_LE(wide.limits_us, sum);
+  // K >= 512: nothing changes (every suite shape but the odd suite's).
+  plan::DeviceProfile off = d;
+  off.short_k_norm_p = 0;
+  for (const int64_t k : {512, 7168})
+    for (const char* spec : {"64x128,pingpong", "128x128,pingpong", "128x256,stage=128"}) {
+      const plan::TimeTerms on = eval(4096, 6144, k, spec, d);
+      EXPECT_FALSE(on.short_k);
+      EXPECT_DOUBLE_EQ(on.predicted_us, eval(4096, 6144, k, spec, off).predicted_us) << k << " " << spec;
+    }
 }
 
 TEST(RowRepack, RouteWeighsRepackingRowsOffLines) {

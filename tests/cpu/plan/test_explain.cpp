@@ -44,7 +44,7 @@ const char* const kDeviceKeys[] = {"name", "description", "source", "note", "sm_
                                    "cluster_fixup_latency_us", "cluster_fixup_bytes_per_s_per_sm",
                                    "smem_store_bytes_per_cycle", "direct_scalar_store_bytes_per_cycle",
                                    "unsectored_row_factor", "oob_row_factor", "l2_line_touch_bytes_per_s", "tile_floor_us", "tile_floor_row_us", "repack_bytes_per_s",
-                                   "repack_launch_us", "limit_norm_p",
+                                   "repack_launch_us", "limit_norm_p", "short_k_norm_p", "short_k_full_blocks", "short_k_blocks",
                                    "ring_bytes", "ring_hbm_share", "ring_shallow_factor", "partial_grid_clock_limit",
                                    "partial_grid_power_exponent", "c_tile_us",
                                    "c_tile_direct_us", "c_direct_line_us", "c_reload_bytes_per_s_per_sm", "c_slot_round_us",
