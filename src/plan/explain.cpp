@@ -142,7 +142,8 @@ void append_summary(std::string& out, const Candidate& c, const char* indent) {
                  "hbm {:.2f}, tensor {:.2f}{}) + epilogue {:.2f}{} + fixed {:.2f}{} us\n",
                  indent, t.predicted_us, t.tflops, t.bound, t.limits_us,
                  t.short_k ? fmt::format("a short K's {:.3g}-", t.norm_p) : std::string(), t.l2_us, t.local_us, t.hbm_us,
-                 t.tc_us, t.short_k ? fmt::format(", tiles {:.2f}", t.tiles_us) : std::string(), t.epilogue_us, t.c_us > 0 ? fmt::format(" + reading C {:.2f}", t.c_us) : "", t.fixed_us,
+                 t.tc_us, t.short_k ? fmt::format(", tiles {:.2f}", t.tiles_us) : std::string(), t.epilogue_us,
+                 t.c_us > 0 ? fmt::format(" + reading C {:.2f}", t.c_us) : "", t.fixed_us,
                  t.fixup_us > 0 ? fmt::format(" + k-split fix-up {:.2f}", t.fixup_us) : "");
   fmt::format_to(o, "{}seed: score {:.0f} = max(cycles_local {:.0f}, cycles_L2 {:.0f}) / wave_eff {:.3f} "
                  "({} blocks, {} waves)\n",
