@@ -294,6 +294,16 @@ const plan::DeviceProfile& h100() {
   return d;
 }
 
+// The candidate evaluate_config makes of the config spec `spec` for `p` on `d`, checked parsed and
+// feasible.
+plan::Candidate spec_candidate(const plan::Problem& p, const char* spec, const plan::DeviceProfile& d) {
+  const plan::ParsedConfigSpec s = plan::parse_config_spec(spec);
+  EXPECT_TRUE(s.ok()) << spec << ": " << s.error;
+  const plan::Candidate c = plan::evaluate_config(p, d, s.spec.config, false);
+  EXPECT_TRUE(c.feasible()) << spec << ": " << c.reason;
+  return c;
+}
+
 int row_repacks(const detail::Route& r) {
   int n = 0;
   for (const auto& pk : r.packs)
@@ -393,16 +403,9 @@ TEST(RowRepack, TheProblemSaysWhetherRowsStartOnLineBoundaries) {
 TEST(RowRepack, RowsOffLinesLoadTwiceTheL2LinesOfTheWholeGpu) {
   // Measured on the H100 (docs/PERF.md, thirty-third session), 4096x4096x2000 against the same
   // rows on lines: 128x128 ping-pong 1.30x the time, 128x256 1.02x; 64 tiles on 64 SMs no slower.
-  const auto config = [](const char* spec) {
-    const plan::ParsedConfigSpec s = plan::parse_config_spec(spec);
-    EXPECT_TRUE(s.ok()) << s.error;
-    return s.spec.config;
-  };
   const auto predicted = [&](plan::Problem p, bool lined, const char* spec) {
     p.a_rows_lined = p.b_rows_lined = lined;
-    const plan::Candidate c = plan::evaluate_config(p, h100(), config(spec), false);
-    EXPECT_TRUE(c.feasible()) << spec << ": " << c.reason;
-    return c.time.predicted_us;
+    return spec_candidate(p, spec, h100()).time.predicted_us;
   };
   plan::Problem p;
   p.m = p.n = 4096;
@@ -429,11 +432,7 @@ TEST(TileFloor, ShortKNarrowTilesCostTheirCountNotTheirBytes) {
   // kernel HBM-bound, 64x64 and 128x64 ping-pong ran 1.2-1.7x slower than 128x128 ping-pong, which
   // the model had priced alike (the same bytes).
   const auto predicted = [](const plan::Problem& p, const char* spec, const plan::DeviceProfile& d) {
-    const plan::ParsedConfigSpec s = plan::parse_config_spec(spec);
-    EXPECT_TRUE(s.ok()) << s.error;
-    const plan::Candidate c = plan::evaluate_config(p, d, s.spec.config, false);
-    EXPECT_TRUE(c.feasible()) << spec << ": " << c.reason;
-    return c.time;
+    return spec_candidate(p, spec, d).time;
   };
   plan::Problem p;
   p.m = 4096;
@@ -480,15 +479,11 @@ TEST(ShortK, TheLimitsAddWhereAFewKBlocksBarelyOverlap) {
     last = p;
   }
   const auto eval = [&](int64_t m, int64_t n, int64_t k, const char* spec, const plan::DeviceProfile& prof) {
-    const plan::ParsedConfigSpec s = plan::parse_config_spec(spec);
-    EXPECT_TRUE(s.ok()) << s.error;
     plan::Problem p;
     p.m = m;
     p.n = n;
     p.k = k;
-    const plan::Candidate c = plan::evaluate_config(p, prof, s.spec.config, false);
-    EXPECT_TRUE(c.feasible()) << spec << ": " << c.reason;
-    return c.time;
+    return spec_candidate(p, spec, prof).time;
   };
   const plan::TimeTerms wide = eval(4096, 6144, 128, "128x128,pingpong", d);
   EXPECT_TRUE(wide.short_k);
