@@ -113,6 +113,40 @@ TG_HD constexpr SmemLayout compute_smem_layout(int bm, int bn, int bk, int stage
   return L;
 }
 
+// Tiles that run past the end of an operand (the last M or N block when BM or BN does not divide
+// it): a K-major operand's box for such a tile starts edge_shift_rows(...) rows above the tile,
+// so that at most 7 of its rows lie past the end, and the consumers read the tile's rows that
+// many rows further into the stage. The rows they then read past the stage's own are other data
+// (the next stage, or what follows the last one), but those rows only ever reach accumulators of
+// rows or columns past M or N, which no epilogue stores. 0 for a tile inside, and for the first
+// (row0 = 0: the box cannot start above the operand). A multiple of 8 rows (whole 1024-B 128-B
+// swizzle atoms, so the wgmma descriptors stay atom-aligned), at most `cap`.
+// NOTES: measured on the H100 (docs/PERF.md, thirty-fourth session), a 128x128 tile whose box
+// hangs mostly past M or N slowed the whole kernel: 4000x4096x2048 102.2 us (32 of the last
+// block's 128 rows inside M) against 94.4 at 4096^2 with the same 1024 tiles, 4032 rows 97.
+// With the shift (thirty-fifth session, same call as the control): 4000x4096x2048 104.6 -> 96.7,
+// 4000x4000x2048 112.1 -> 95.6 (128x128 ping-pong), 7001x3001x2999 274.4 -> 211.2.
+TG_HD constexpr int edge_shift_rows(int row0, int rows, int total, int cap) {
+  const int over = row0 + rows - total;
+  if (cap < 8 || row0 == 0 || over < 8) return 0;
+  const int shift = over & ~7;  // over < rows <= row0: the box still starts at a row >= 0
+  return shift < cap ? shift : cap;
+}
+
+// The largest shift (a multiple of 8 below `rows`) for which the consumers' reads of the last
+// stage, `rows` rows of 128 B from `stage_offset` plus the shift, stay inside the used bytes.
+TG_HD constexpr int edge_shift_cap(const SmemLayout& L, int stage_offset, int rows) {
+  const int slack_rows = (L.used_bytes - stage_offset - rows * 128) / 128;
+  const int cap = rows - 8 < slack_rows ? rows - 8 : slack_rows;
+  return cap < 8 ? 0 : cap / 8 * 8;
+}
+TG_HD constexpr int a_edge_shift_cap(const SmemLayout& L, int bm) {
+  return edge_shift_cap(L, L.a_offset(L.stages - 1), bm < kWgmmaM ? kWgmmaM : bm);
+}
+TG_HD constexpr int b_edge_shift_cap(const SmemLayout& L, int bn) {
+  return edge_shift_cap(L, L.b_offset(L.stages - 1), bn);
+}
+
 // The deepest pipeline that fits: largest stages in [1, kMaxStages] with total_bytes <= limit, or 0
 // when even one stage does not fit. (The planner then requires >= kMinStages.) d_stage_cols as in
 // compute_smem_layout (0 = full tile).

@@ -181,6 +181,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       }
       const TraceMark t = rec.unit_begin(unit);
       consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, row_block0, lane, rec,
+                           edge_shift_rows(unit.work.tile.m_block * C.bm, C.bm, m_total, T::kAShiftCap),
+                           edge_shift_rows(n0, C.bn, n_total, T::kBShiftCap),
                            C.pingpong ? &turn[1 - consumer] : nullptr);
       const TraceMark te = rec.now();  // the epilogue (container): the fix-up, then the store
       TraceMark ts = te;               // the store's own step

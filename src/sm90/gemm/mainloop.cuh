@@ -87,7 +87,11 @@ template <Config C>
 __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full, uint64_t* empty,
                                                    RingState<C.stages>& ring, const GemmParams& p,
                                                    const UnitWork& unit, uint32_t rank, TraceLane<C.trace>& rec) {
+  using T = GemmTraits<C>;
   const int m0 = unit.work.tile.m_block * C.bm, n0 = unit.work.tile.n_block * C.bn;
+  // The boxes of a tile past M or N start higher (smem_layout.hpp, edge_shift_rows).
+  const int box_m0 = m0 - edge_shift_rows(m0, C.bm, p.m, T::kAShiftCap);
+  const int box_n0 = n0 - edge_shift_rows(n0, C.bn, C.fixed_n > 0 ? C.fixed_n : p.n, T::kBShiftCap);
   // NOTES: with C, the tile's C rows are prefetched into L2 a few rows per k-block while the
   // mainloop runs, so the epilogue's loads of C hit L2 (epilogue_direct.cuh). They are not free:
   // measured on the H200 (docs/PERF.md, twentieth session), a direct 64x32 tile at
@@ -115,7 +119,7 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
     mbar_wait(&empty[s], ring.empty_parity());  // every consumer warp of the cluster released it
     rec.record(t, trace::EventKind::wait_empty, s, kb);
     t = rec.now();
-    producer_load_stage<C>(smem, s, &full[s], p, kb, m0, n0, rank);
+    producer_load_stage<C>(smem, s, &full[s], p, kb, box_m0, box_n0, rank);
     rec.record(t, trace::EventKind::tma_issue, s, kb);
     ring.advance();
     if (prefetch_c) {
@@ -172,7 +176,8 @@ template <Config C>
 __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kRowBlocks][C.bn / 2],
                                                   uint32_t smem_base, uint64_t* full, uint64_t* empty,
                                                   RingState<C.stages>& ring, const UnitWork& unit, int row_block0,
-                                                  int lane, TraceLane<C.trace>& rec, uint64_t* turn_next = nullptr) {
+                                                  int lane, TraceLane<C.trace>& rec, int a_shift, int b_shift,
+                                                  uint64_t* turn_next = nullptr) {
   using T = GemmTraits<C>;
   constexpr SmemLayout L = T::kLayout;
   constexpr int kSets = C.acc_sets == 2 ? 2 : 1;
@@ -195,13 +200,17 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
   // the H200 (docs/PERF.md, twentieth session): bf16 suites 0.1-0.7 % faster (geomean), with C
   // and fp32 out 1.3 %; 128x2112x7168 fp32 64x32 16.9 -> 16.6 us.
   static_assert(L.a_stage_stride % 16 == 0 && L.b_stage_stride % 16 == 0, "16-B aligned stages");
-  const uint64_t desc_b0 = operand_desc<T::kBChunk>(smem_base + L.b_offset(0));
+  // (a_shift / b_shift: rows the producer started a tile's boxes higher, edge_shift_rows.)
+  a_shift = __shfl_sync(0xffffffffu, a_shift, 0);
+  b_shift = __shfl_sync(0xffffffffu, b_shift, 0);
+  const uint64_t desc_b0 = operand_desc<T::kBChunk>(smem_base + L.b_offset(0) + uint32_t(b_shift) * 128u);
   const uint32_t b_hi = uint32_t(desc_b0 >> 32);
   const uint32_t b_lo0 = uint32_t(desc_b0);
   uint32_t a_lo0[T::kRowBlocks], a_hi[T::kRowBlocks];
 #pragma unroll
   for (int r = 0; r < T::kRowBlocks; ++r) {
-    const uint64_t d = operand_desc<T::kAChunk>(smem_base + L.a_offset(0) + (row_block0 + r) * 64 * 128);
+    const uint64_t d =
+        operand_desc<T::kAChunk>(smem_base + L.a_offset(0) + ((row_block0 + r) * 64 + a_shift) * 128);
     a_lo0[r] = uint32_t(d);
     a_hi[r] = uint32_t(d >> 32);
   }

@@ -98,6 +98,10 @@ struct GemmTraits {
   // one TMA box per chunk.
   static constexpr int kAChunk = a_mn_chunk(C);  // 0 for a K-major operand
   static constexpr int kBChunk = b_mn_chunk(C);
+  // The most rows a K-major operand's box may start above a tile that runs past M (A) or N (B)
+  // (smem_layout.hpp, edge_shift_rows). 0 for an MN-major operand (its boxes are chunks along MN).
+  static constexpr int kAShiftCap = kAChunk != 0 ? 0 : a_edge_shift_cap(kLayout, C.bm);
+  static constexpr int kBShiftCap = kBChunk != 0 ? 0 : b_edge_shift_cap(kLayout, C.bn);
   // Epilogue staging: each consumer stages its 64 rows in kSlots boxes of 64 rows x 128 B at a time.
   static constexpr int kBoxCols = store_box_cols(C.out_dtype);
   static constexpr int kBoxesPerConsumer = store_boxes(C.bn, C.out_dtype);  // the last may overlap (config.hpp)

@@ -117,6 +117,64 @@ TEST(SmemLayout, SmallBmReadsSixtyFourRowsIntoValidSmem) {
   EXPECT_LE(L.a_offset(2) + L.wgmma_a_read_bytes, L.used_bytes);
 }
 
+// A tile past the end of M or N: its box starts edge_shift_rows higher, the consumers read that
+// much further into the stage. Over every offset of the last block: the box starts at a row >= 0,
+// whole 8-row swizzle atoms, at most 7 rows of it past the end when the cap allows, every row of
+// the tile inside the operand still read from the box (row0 + i = box row shift + i), and nothing
+// for a block inside or for the first.
+TEST(SmemLayout, EdgeShiftKeepsTheTileInsideTheBox) {
+  for (int rows : {16, 64, 128, 256}) {
+    for (int cap : {0, 8, 56, rows - 8}) {
+      for (int blocks = 1; blocks <= 3; ++blocks) {
+        for (int total = (blocks - 1) * rows + 1; total <= blocks * rows; ++total) {
+          const int row0 = (blocks - 1) * rows;
+          SCOPED_TRACE(testing::Message() << "rows " << rows << " cap " << cap << " total " << total);
+          const int shift = edge_shift_rows(row0, rows, total, cap);
+          ASSERT_EQ(shift % 8, 0);
+          ASSERT_GE(shift, 0);
+          ASSERT_LE(shift, cap);
+          ASSERT_GE(row0 - shift, 0);
+          if (row0 == 0 || total - row0 == rows) ASSERT_EQ(shift, 0);
+          // The tile's rows inside the operand, [row0, total), lie in the box [row0 - shift, + rows).
+          ASSERT_LE(total - (row0 - shift), rows);
+          const int past = row0 - shift + rows - total;  // box rows past the end
+          if (row0 > 0 && cap == rows - 8) ASSERT_LT(past, 8);  // the full cap: at most 7 rows outside
+        }
+      }
+    }
+  }
+}
+
+// The caps keep the consumers' shifted reads of the last stage inside the used shared memory
+// (for every layout the template can have), and give the full shift to the planner's wide tiles.
+TEST(SmemLayout, EdgeShiftCapsStayInsideTheUsedBytes) {
+  for (int bm : {64, 128}) {
+    for (int bn = 8; bn <= 256; bn += 8) {
+      for (int d_cols : {0, 64, bn}) {
+        if (d_cols > bn) continue;
+        for (int stages = 1; stages <= kMaxStages; ++stages) {
+          const SmemLayout L = compute_smem_layout(bm, bn, 64, stages, 2, 2, d_cols);
+          SCOPED_TRACE(testing::Message() << bm << "x" << bn << " cols" << d_cols << " s" << stages);
+          const int a_cap = a_edge_shift_cap(L, bm), b_cap = b_edge_shift_cap(L, bn);
+          ASSERT_EQ(a_cap % 8, 0);
+          ASSERT_EQ(b_cap % 8, 0);
+          ASSERT_LE(a_cap, bm - 8);
+          ASSERT_LE(b_cap, bn - 8 < 0 ? 0 : bn - 8);
+          ASSERT_LE(L.a_offset(stages - 1) + (bm + a_cap) * 128, L.used_bytes);
+          ASSERT_LE(L.b_offset(stages - 1) + (bn + b_cap) * 128, L.used_bytes);
+        }
+      }
+    }
+  }
+  // The ping-pong 128x128 and the 128x256 tiles get the largest shift on both operands.
+  const SmemLayout pp = compute_smem_layout(128, 128, 64, 6, 2, 2, 0, 0, /*d_rows=*/64);
+  EXPECT_EQ(a_edge_shift_cap(pp, 128), 120);
+  EXPECT_EQ(b_edge_shift_cap(pp, 128), 120);
+  const SmemLayout wide = compute_smem_layout(128, 256, 64, 4, 2, 2, 128);
+  EXPECT_EQ(a_edge_shift_cap(wide, 128), 120);
+  EXPECT_EQ(b_edge_shift_cap(wide, 256), 248);
+}
+
 TEST(SmemLayout, MaxStagesIsTheDeepestThatFits) {
   for (int bm : {16, 32, 64, 128, 256}) {
     for (int bn = 16; bn <= 256; bn += 16) {
