@@ -340,13 +340,21 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // that a narrower epilogue staging costs nothing, runs its mainloop at ring_shallow_factor.
   // Measured on the H200 (device_profile.cpp): one more stage, bought by staging the epilogue 64
   // columns at a time, made such tiles 0.7-2.8 % faster and changed nothing where less of the
-  // feed comes from HBM.
+  // feed comes from HBM. A ping-pong tile whose D the threads copy out (smem_stores) gains the
+  // stage whatever its HBM share: its long copy-out runs beside the other consumer's mainloop,
+  // which the ring must feed while it also fills for the next tile. NOTES: measured on the H100
+  // (docs/PERF.md, thirty-fourth and thirty-fifth sessions), 128x144 ping-pong smem_stores with 6
+  // stages (staged 64 columns) against 5 (staged whole) at HBM shares of 2-4 %: faster in all 9
+  // pairs timed, 1-11 % (0.9-3.4 % once tiles past M or N stopped paying for zero-filled boxes,
+  // 4 pairs: 4001x3999x2001 121.4 -> 118.5 us, 2500x7001x1999 142.2 -> 137.5); with the TMA-store
+  // epilogue the same trade measured even (H200: 128x176 ping-pong 4 stages against 5 staged 64,
+  // 4096x7168x2048 155.6 / 156.5, 4096x2112x7168 160.8 / 160.8).
   {
     const double tma_bytes = static_cast<double>(ks.m_blocks * ks.n_blocks) * static_cast<double>(kb_total) *
                              static_cast<double>(c.bm + c.bn) * line;
     const double in_flight = static_cast<double>(c.stages - 1) * static_cast<double>(c.bm + c.bn) * line;
     if (c.bm >= 128 && ceil_div(ks.k_split, c.bk) >= 32 && in_flight < d.ring_bytes &&
-        ab.bytes >= d.ring_hbm_share * tma_bytes)
+        ((c.pingpong && c.epilogue == Epilogue::smem_stores) || ab.bytes >= d.ring_hbm_share * tma_bytes))
       t.efficiency *= d.ring_shallow_factor;
   }
   t.tc_us = cycles_to_us(cta_kb * kblock_flops / (d.tc_flops_per_cycle_per_sm() * t.efficiency), d);
