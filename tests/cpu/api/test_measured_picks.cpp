@@ -158,15 +158,15 @@ void expect_score_within(const std::string& device, size_t problems, double geom
 // problems when this test was written.)
 TEST(MeasuredPicks, TheRankingPicksNearTheFastestMeasured) { expect_score_within("h200", 150, 0.0125, 0.05, 0.35); }
 
-// The H100 records (thirty-third and thirty-fourth sessions, kernels of d646559 and 970bb95): the
-// odd suite (operands copied, D written by the threads), 46 shapes at K = 64-300 (aligned, and odd
-// beside them), and M or N just off multiples of 128. Off the llm suite, where the model is
-// weakest: the bounds hold it to what it scored when they were set (regret geomean 2.7 %, 6.0 %
-// before short_k_norm_p; worst 21.6 % at 7001x3001x2999, whose 128x128 ping-pong pick ran 21.6 %
-// behind 128x256, docs/PERF.md; median error 13.4 %, mostly fixed_us's 5 us against kernels of
-// 5-30 us), so that a change to the model cannot make these picks worse unnoticed.
-// (Five files, 66 problems when this test was written.)
-TEST(MeasuredPicks, TheH100RecordsOfOddAndSmallKShapes) { expect_score_within("h100", 60, 0.0325, 0.15, 0.23); }
+// The H100 records (thirty-third to thirty-fifth sessions; kernels of d646559 and, since tiles past
+// M or N start their boxes higher, 625b92c): the odd suite (operands copied, D written by the
+// threads), 46 shapes at K = 64-300 (aligned, and odd beside them), and M or N just off multiples
+// of 128. Off the llm suite, where the model is weakest: the bounds hold it to what it scored when
+// they were set (regret geomean 1.7 %; worst 18.9 % at 6001x2049x64, whose 64x192 ping-pong pick
+// ran behind the cooperative 64x192, docs/PERF.md; median error 14.5 %, mostly fixed_us's 5 us
+// against kernels of 5-30 us), so that a change to the model cannot make these picks worse
+// unnoticed. (Five files, 71 problems when these bounds were set.)
+TEST(MeasuredPicks, TheH100RecordsOfOddAndSmallKShapes) { expect_score_within("h100", 65, 0.0225, 0.155, 0.20); }
 
 // Where the best k-split and the best unsplit tile of one problem were predicted within the margin
 // of each other (either way round) and both measured, the ranking's first of the two must be the

@@ -11,7 +11,7 @@ import tempfile
 
 root = sys.argv[1]
 script = os.path.join(root, "scripts", "tune_table.py")
-record = os.path.join(root, "bench", "measurements", "h100-2026-12-05-tune-odd.json")
+record = os.path.join(root, "bench", "measurements", "h100-2026-12-05-tune-odd-625b92c.json")
 
 
 def run(*args):
