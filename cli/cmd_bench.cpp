@@ -362,7 +362,7 @@ void add_bench_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "bench", "Benchmark tilegemm::gemm against cuBLASLt (each case checked before it is timed; exit 1 if any fails)");
   CLI::Option* suite = cmd->add_option("--suite", o->suite,
-                                       "Suite file (one 'M N K' per line) or builtin name: llm (default), llama, models, midm, odd, squares");
+                                       suite_option_help("llm"));
   CLI::Option* shape = cmd->add_option("--shape", o->shapes, "Shape(s) MxNxK instead of a suite (repeatable)");
   suite->excludes(shape);
   cmd->add_option("--layout", o->layout,

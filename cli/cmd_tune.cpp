@@ -270,7 +270,7 @@ void add_tune_command(CLI::App& app) {
       "tune", "Measure the planner's top configurations per problem on the GPU (each checked first) and store the "
               "fastest in the tuning cache gemm() reads (exit 1 if a check fails, 3 without a Hopper GPU)");
   CLI::Option* suite = cmd->add_option("--suite", a->suite,
-                                       "Suite file (one 'M N K' per line) or builtin name: llm (default), llama, models, midm, odd, squares");
+                                       suite_option_help("llm"));
   CLI::Option* shape = cmd->add_option("--shape", a->shapes, "Shape(s) MxNxK instead of a suite (repeatable)");
   suite->excludes(shape);
   cmd->add_option("--top", a->top, "Configurations measured per problem: the model's pick, the best of each other tile family near it (up to half), then the next ones by rank")

@@ -176,7 +176,7 @@ void add_warmup_command(CLI::App& app) {
   auto args = std::make_shared<WarmupArgs>();
   auto* cmd = app.add_subcommand(
       "warmup", "Compile (or load from the disk cache) every kernel gemm() would run for a suite, ahead of time");
-  cmd->add_option("--suite", args->suite, "suite file (one 'M N K' per line) or builtin name: llm, llama, models, midm, odd, squares");
+  cmd->add_option("--suite", args->suite, suite_option_help(""));
   cmd->add_option("--shape", args->shapes, "shape(s) MxNxK instead of a suite (repeatable)");
   cmd->add_option("--layout", args->layout, "nt | nn | tn | tt | all (DeepGEMM names)")->capture_default_str();
   cmd->add_option("--device", args->device,

@@ -9,6 +9,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bench/suite.hpp"
+
 namespace tilegemm::cli {
 
 void add_info_command(CLI::App& app);     // cmd_info.cpp    device facts
@@ -56,6 +58,18 @@ inline CLI::Validator whole_int64() {
         return "";
       },
       "INT64", "INT64");
+}
+
+// The --suite option's help: a file, or one of the builtin suites (bench/suites/*.txt compiled in),
+// listed as the library has them; `default_name` (if not empty) is marked as the default.
+inline std::string suite_option_help(const std::string& default_name) {
+  std::string help = "Suite file (one 'M N K' per line) or builtin name:";
+  const char* sep = " ";
+  for (const std::string& name : bench::builtin_suite_names()) {
+    help += sep + name + (name == default_name ? " (default)" : "");
+    sep = ", ";
+  }
+  return help;
 }
 
 }  // namespace tilegemm::cli

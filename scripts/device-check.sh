@@ -6,6 +6,7 @@
 #     shards  the GPU tests in 6 parallel shards (scripts/gpu-tests.sh: the whole binary in ~2 min)
 #     odd     the odd-shape table: bench --suite odd --neighbours --no-tuning (issue 9's fractions)
 #     model   the llm suite from the model alone: bench --suite llm --no-tuning
+#     smallk  the small-K suite from the model alone: bench --suite smallk --no-tuning
 #     fuzz    fuzz --count 3000 --seed ${FUZZ_SEED:-1} --jobs 16
 set -uo pipefail
 build=${1:-build}; shift || true
@@ -40,6 +41,9 @@ for w in $what; do
     model)
       "$cli" bench --suite llm --no-tuning --json-out "$out/bench-model.json" > "$out/bench-model.txt" 2>&1
       rc=$?; log "model-only bench rc=$rc: $(line_of "$out/bench-model.txt" 'geomean speed')"; [ "$rc" = 0 ] || status=1 ;;
+    smallk)
+      "$cli" bench --suite smallk --no-tuning --json-out "$out/bench-smallk.json" > "$out/bench-smallk.txt" 2>&1
+      rc=$?; log "small-K bench rc=$rc: $(line_of "$out/bench-smallk.txt" 'geomean speed')"; [ "$rc" = 0 ] || status=1 ;;
     fuzz)
       "$cli" fuzz --count 3000 --seed "${FUZZ_SEED:-1}" --jobs 16 > "$out/fuzz.txt" 2>&1
       rc=$?; log "fuzz rc=$rc: $(line_of "$out/fuzz.txt" 'problem(s) in')"; [ "$rc" = 0 ] || status=1 ;;
