@@ -11,6 +11,11 @@ measured configuration, fastest first: '*' marks the model's pick in that run, t
 the model's rank, the predicted time (with route's operand copies, `copies_us`, which the measured
 time includes), the measured time, how far behind the fastest it ran and the model's error. Then
 the regret of the model's pick (t(pick) / t(fastest) - 1) over the problems: geomean and max.
+
+  scripts/tune_table.py A.json --against B.json [--shape SUBSTRING]
+
+compares two runs instead (e.g. two builds timed in one call): one row per (problem, config)
+measured in both, A's time, B's, B / A - 1; then the geomean of B / A over those rows.
 Exit 2 on a file that is not tune JSON.
 """
 import argparse
@@ -30,24 +35,69 @@ def measured(r):
     return sorted(rows, key=lambda c: c["measured_us"])
 
 
+def load(path):
+    """The tune JSON document at path, or None (after a message) when it is not one."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"tune_table.py: {path}: {e}", file=sys.stderr)
+        return None
+    if not isinstance(doc, dict) or doc.get("schema") != "tilegemm.tune/1":
+        print(f"tune_table.py: {path}: not tilegemm.tune/1 JSON (schema {doc.get('schema') if isinstance(doc, dict) else None!r})",
+              file=sys.stderr)
+        return None
+    return doc
+
+
+def times_by_config(doc, shape):
+    """{(problem, config label): measured us} of a tune document, in its order."""
+    out = {}
+    for r in doc.get("results", []):
+        name = problem_name(r)
+        if shape and shape not in name:
+            continue
+        for c in measured(r):
+            out[(name, c.get("label", c.get("config", "?")))] = c["measured_us"]
+    return out
+
+
+def compare(a_path, b_path, shape):
+    a_doc, b_doc = load(a_path), load(b_path)
+    if a_doc is None or b_doc is None:
+        return 2
+    a, b = times_by_config(a_doc, shape), times_by_config(b_doc, shape)
+    both = [key for key in a if key in b]
+    print(f"{'problem':<24} {'config':<64} {'A us':>8} {'B us':>8} {'B/A-1':>7}   (A {a_path}, B {b_path})")
+    for name, label in both:
+        ta, tb = a[(name, label)], b[(name, label)]
+        print(f"{name:<24} {label[:64]:<64} {ta:>8.1f} {tb:>8.1f} {100 * (tb / ta - 1):>+6.1f}%")
+    if both:
+        g = math.exp(sum(math.log(b[key] / a[key]) for key in both) / len(both))
+        print(f"geomean B / A over {len(both)} config(s) measured in both: {g:.3f}")
+    else:
+        print("no (problem, config) measured in both files")
+    return 0
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("files", nargs="+", help="tilegemm tune --json output (schema tilegemm.tune/1)")
     ap.add_argument("--top", type=int, default=0, help="rows per problem (0: all)")
     ap.add_argument("--shape", default="", help="only problems whose name contains this (e.g. 4000x4000)")
+    ap.add_argument("--against", default="", metavar="B.json",
+                    help="compare with another run: the times of every (problem, config) in both files")
     args = ap.parse_args(argv)
+    if args.against:
+        if len(args.files) != 1:
+            print("tune_table.py: --against compares exactly one FILE with B.json", file=sys.stderr)
+            return 2
+        return compare(args.files[0], args.against, args.shape)
 
     regrets = []
     for path in args.files:
-        try:
-            with open(path) as f:
-                doc = json.load(f)
-        except (OSError, ValueError) as e:
-            print(f"tune_table.py: {path}: {e}", file=sys.stderr)
-            return 2
-        if not isinstance(doc, dict) or doc.get("schema") != "tilegemm.tune/1":
-            print(f"tune_table.py: {path}: not tilegemm.tune/1 JSON (schema {doc.get('schema') if isinstance(doc, dict) else None!r})",
-                  file=sys.stderr)
+        doc = load(path)
+        if doc is None:
             return 2
         gpu = doc.get("device", {}).get("name", "?")
         for r in doc.get("results", []):

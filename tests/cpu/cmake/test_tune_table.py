@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """scripts/tune_table.py over the H100 records kept in bench/measurements/: every problem printed,
 its rows fastest first with the first 0.0 % behind, the model's pick marked once, the regret line
-recomputed from the JSON; --top and --shape cut; a file that is not tune JSON exits 2."""
+recomputed from the JSON; --top and --shape cut; --against compares two runs config by config (a
+record against itself: every row +0.0 %, geomean 1.000; against a copy with one problem's times
+scaled: those rows and the geomean as computed here); a file that is not tune JSON exits 2."""
 import json
 import math
 import os
@@ -63,6 +65,31 @@ if top.returncode != 0 or top.stdout.count("(" + record) != 1:
     fail(f"--shape 7001x3001 printed {top.stdout.count('(' + record)} problems")
 if len([line for line in top.stdout.splitlines() if line[:3] in ("   ", " * ") and "config" not in line]) != 2:
     fail("--top 2 printed another number of rows")
+
+same = run(record, "--against", record)
+n_configs = sum(1 for r in doc["results"] for c in r["candidates"] if isinstance(c.get("measured_us"), (int, float)))
+rows = [line for line in same.stdout.splitlines() if line.endswith("%")]
+if same.returncode != 0 or len(rows) != n_configs or any(not line.endswith("+0.0%") for line in rows):
+    fail(f"--against itself: exit {same.returncode}, {len(rows)} rows of {n_configs}, or a row not +0.0 %")
+if f"geomean B / A over {n_configs} config(s) measured in both: 1.000" not in same.stdout:
+    fail(f"--against itself: {same.stdout.splitlines()[-1]!r}")
+scaled = json.loads(json.dumps(doc))
+target = scaled["results"][0]
+for c in target["candidates"]:
+    if isinstance(c.get("measured_us"), (int, float)):
+        c["measured_us"] *= 0.8
+with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+    json.dump(scaled, f)
+vs = run(record, "--against", f.name)
+os.unlink(f.name)
+n_target = sum(1 for c in target["candidates"] if isinstance(c.get("measured_us"), (int, float)))
+want_g = math.exp(n_target * math.log(0.8) / n_configs)
+if vs.returncode != 0 or sum(1 for line in vs.stdout.splitlines() if line.endswith("-20.0%")) != n_target:
+    fail(f"--against a scaled copy: exit {vs.returncode}, not {n_target} rows at -20.0 %")
+if f"measured in both: {want_g:.3f}" not in vs.stdout:
+    fail(f"--against a scaled copy: want geomean {want_g:.3f} in {vs.stdout.splitlines()[-1]!r}")
+if run(record, record, "--against", record).returncode != 2:
+    fail("--against with two FILEs did not exit 2")
 
 with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
     json.dump({"schema": "tilegemm.bench/1"}, f)
