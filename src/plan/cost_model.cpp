@@ -450,7 +450,8 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // A short K (a few k-blocks per tile, short_k_norm_p): a tile's loads, math and store barely
   // overlap, so every limit adds, the tiles' floor among them, at a lower p and without the floor.
   const double norm_p = short_p > 0 ? short_p : d.limit_norm_p;
-  const double norm_floor = short_p > 0 ? 0.0 : 0.75;
+  constexpr double kNormFloor = 0.75;
+  const double norm_floor = short_p > 0 ? 0.0 : kNormFloor;
   double norm = 0;
   if (worst->us > 0) {
     for (int i = 0; i < n_terms; ++i)

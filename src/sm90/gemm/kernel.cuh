@@ -103,7 +103,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       for (UnitWork unit; scheduler.next(unit, gridDim.x);) {
         if (!unit.work.has_tile) continue;
         const TraceMark t = rec.unit_begin(unit);
-        producer_load_unit<C>(smem, full, empty, ring, p, unit, rank, rec);
+        producer_load_unit<C>(smem, full, empty, ring, p, unit, tile_edge_shifts<C>(unit, m_total, n_total), rank,
+                              rec);
         rec.unit_end(t, unit);
       }
       // The next kernel in the stream may be scheduled from here on (its griddep_wait still holds
@@ -181,8 +182,7 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       }
       const TraceMark t = rec.unit_begin(unit);
       consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, row_block0, lane, rec,
-                           edge_shift_rows(unit.work.tile.m_block * C.bm, C.bm, m_total, T::kAShiftCap),
-                           edge_shift_rows(n0, C.bn, n_total, T::kBShiftCap),
+                           tile_edge_shifts<C>(unit, m_total, n_total),
                            C.pingpong ? &turn[1 - consumer] : nullptr);
       const TraceMark te = rec.now();  // the epilogue (container): the fix-up, then the store
       TraceMark ts = te;               // the store's own step

@@ -83,15 +83,26 @@ __device__ __forceinline__ void prefetch_c_lines(const GemmParams& p, int m0, in
   }
 }
 
+// Rows the boxes of a unit's tile start above it, A's and B's (a tile past M or N:
+// smem_layout.hpp, edge_shift_rows); the producer loads from there, the consumers read as much
+// further into the stage. m_total / n_total: the kernel's M and N (N baked in when fixed_n).
+struct EdgeShifts {
+  int a = 0, b = 0;
+};
+template <Config C>
+__device__ __forceinline__ EdgeShifts tile_edge_shifts(const UnitWork& unit, int m_total, int n_total) {
+  using T = GemmTraits<C>;
+  return {edge_shift_rows(unit.work.tile.m_block * C.bm, C.bm, m_total, T::kAShiftCap),
+          edge_shift_rows(unit.work.tile.n_block * C.bn, C.bn, n_total, T::kBShiftCap)};
+}
+
 template <Config C>
 __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full, uint64_t* empty,
                                                    RingState<C.stages>& ring, const GemmParams& p,
-                                                   const UnitWork& unit, uint32_t rank, TraceLane<C.trace>& rec) {
-  using T = GemmTraits<C>;
+                                                   const UnitWork& unit, EdgeShifts shift, uint32_t rank,
+                                                   TraceLane<C.trace>& rec) {
   const int m0 = unit.work.tile.m_block * C.bm, n0 = unit.work.tile.n_block * C.bn;
-  // The boxes of a tile past M or N start higher (smem_layout.hpp, edge_shift_rows).
-  const int box_m0 = m0 - edge_shift_rows(m0, C.bm, p.m, T::kAShiftCap);
-  const int box_n0 = n0 - edge_shift_rows(n0, C.bn, C.fixed_n > 0 ? C.fixed_n : p.n, T::kBShiftCap);
+  const int box_m0 = m0 - shift.a, box_n0 = n0 - shift.b;
   // NOTES: with C, the tile's C rows are prefetched into L2 a few rows per k-block while the
   // mainloop runs, so the epilogue's loads of C hit L2 (epilogue_direct.cuh). They are not free:
   // measured on the H200 (docs/PERF.md, twentieth session), a direct 64x32 tile at
@@ -176,7 +187,7 @@ template <Config C>
 __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kRowBlocks][C.bn / 2],
                                                   uint32_t smem_base, uint64_t* full, uint64_t* empty,
                                                   RingState<C.stages>& ring, const UnitWork& unit, int row_block0,
-                                                  int lane, TraceLane<C.trace>& rec, int a_shift, int b_shift,
+                                                  int lane, TraceLane<C.trace>& rec, EdgeShifts shift,
                                                   uint64_t* turn_next = nullptr) {
   using T = GemmTraits<C>;
   constexpr SmemLayout L = T::kLayout;
@@ -200,9 +211,10 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
   // the H200 (docs/PERF.md, twentieth session): bf16 suites 0.1-0.7 % faster (geomean), with C
   // and fp32 out 1.3 %; 128x2112x7168 fp32 64x32 16.9 -> 16.6 us.
   static_assert(L.a_stage_stride % 16 == 0 && L.b_stage_stride % 16 == 0, "16-B aligned stages");
-  // (a_shift / b_shift: rows the producer started a tile's boxes higher, edge_shift_rows.)
-  a_shift = __shfl_sync(0xffffffffu, a_shift, 0);
-  b_shift = __shfl_sync(0xffffffffu, b_shift, 0);
+  // (The shifts through a shuffle from lane 0: warp-uniform, so the descriptors stay in uniform
+  // registers.)
+  const int a_shift = __shfl_sync(0xffffffffu, shift.a, 0);
+  const int b_shift = __shfl_sync(0xffffffffu, shift.b, 0);
   const uint64_t desc_b0 = operand_desc<T::kBChunk>(smem_base + L.b_offset(0) + uint32_t(b_shift) * 128u);
   const uint32_t b_hi = uint32_t(desc_b0 >> 32);
   const uint32_t b_lo0 = uint32_t(desc_b0);
