@@ -304,6 +304,18 @@ bool pdl_default() {
   return on;
 }
 
+bool pack_l2_setting(const std::function<const char*(const char*)>& getenv) {
+  const char* v = getenv(kPackL2Env);
+  if (v == nullptr) return false;
+  const std::string value(v);
+  return value == "on" || value == "1";
+}
+
+bool pack_l2_default() {
+  static const bool on = pack_l2_setting([](const char* name) { return std::getenv(name); });
+  return on;
+}
+
 plan::PlanOptions plan_options(const GemmOptions& options) {
   plan::PlanOptions o;
   o.narrow_mn_chunks = options.narrow_mn_chunks;

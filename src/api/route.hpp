@@ -158,6 +158,13 @@ inline constexpr char kPdlEnv[] = "TILEGEMM_PDL";
 bool pdl_setting(const std::function<const char*(const char*)>& getenv);
 bool pdl_default();
 
+// Whether the operand line copies read their source with L2 evict_first and write the copy with
+// L2 evict_last (sm90/gemm/pack.cuh, kL2Hints): on when TILEGEMM_PACK_L2 is "on" or "1". An
+// experiment's switch while its measurement is pending (docs/PERF.md); off by default.
+inline constexpr char kPackL2Env[] = "TILEGEMM_PACK_L2";
+bool pack_l2_setting(const std::function<const char*(const char*)>& getenv);
+bool pack_l2_default();
+
 // gemm() with what the public API does not expose (the CLI's --config/--mapping, tests).
 struct GemmOptions {
   bool force_fallback = false;

@@ -264,7 +264,7 @@ Status launch_packs(const Route& r, void* workspace, cudaStream_t stream, bool p
   for (const PackLaunch& g : pack_launch_groups(r.packs)) {
     const jit::Kernel* kernel = nullptr;
     const bool pinned = pinned_ctas > 0 && !g.transposes;
-    if (Status s = helper_kernel(jit::pack_source(g.elem_bytes, g.transposes, pinned), &kernel); !s.ok()) return s;
+    if (Status s = helper_kernel(jit::pack_source(g.elem_bytes, g.transposes, pinned, pack_l2_default()), &kernel); !s.ok()) return s;
     jit::LaunchDims dims;
     dims.stream = stream;
     dims.programmatic = programmatic;

@@ -26,7 +26,8 @@ GeneratedSource gemm_kernel_source(const sm90::Config& c);
 // The operand repack kernel (sm90/gemm/pack.cuh) for elements of `elem_bytes` (2 or 4), copying
 // lines as they are (transpose = false) or into the other major (true). `pinned`: the line copy in
 // blocks of sm90::kPackPinnedThreads (one per SM, launch_packs' pinned_ctas); not for transposes.
-GeneratedSource pack_source(int elem_bytes, bool transpose, bool pinned = false);
+// `l2_hints`: the line copy with L2 eviction hints (pack.cuh, kL2Hints); not for transposes.
+GeneratedSource pack_source(int elem_bytes, bool transpose, bool pinned = false, bool l2_hints = false);
 
 // The C++ initializer of a Config with every field named: "tilegemm::sm90::Config{.bm = 128, ...}".
 std::string config_initializer(const sm90::Config& c);

@@ -362,6 +362,34 @@ __device__ __forceinline__ void store_global_streaming_16(void* dst, uint32_t a,
   asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
 }
 
+// L2 eviction policies (PTX ISA, createpolicy): fraction 1.0, every access made with the policy
+// gets the priority. For the .L2::cache_hint loads and stores below.
+__device__ __forceinline__ uint64_t l2_policy_evict_first() {
+  uint64_t p;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+__device__ __forceinline__ uint64_t l2_policy_evict_last() {
+  uint64_t p;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+// 16-B read-only global load / global store with an L2 policy (PTX ISA, ld and st: .L2::cache_hint;
+// sm_90 takes the priority only this way for 16-B accesses, the .L2::evict_* qualifiers need
+// 32-B ones). Addresses 16-B aligned.
+__device__ __forceinline__ uint4 load_global_nc_16_hint(const void* src, uint64_t policy) {
+  uint4 v;
+  asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+               : "l"(src), "l"(policy));
+  return v;
+}
+__device__ __forceinline__ void store_global_16_hint(void* dst, uint4 v, uint64_t policy) {
+  asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(dst), "r"(v.x), "r"(v.y),
+               "r"(v.z), "r"(v.w), "l"(policy)
+               : "memory");
+}
+
 // ---- conversions (PTX ISA: cvt) --------------------------------------------------------------
 // Two floats -> one register of two bf16, round to nearest even; lo is the first (lower) column.
 // cvt.rn.bf16x2.f32 d, a, b puts a in the upper half and b in the lower.

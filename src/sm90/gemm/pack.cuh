@@ -66,13 +66,21 @@ __device__ __forceinline__ uint32_t word_at(const uint32_t (&w)[8], uint32_t q, 
 // session), a trigger at the start of every copy CTA made copy + GEMM 17-33 us slower
 // (1023x8191x2047, 2049x6001x4097, 3000^3).
 
-template <int kElem>
+// kL2Hints: the source read with L2 evict_first and the copy written with L2 evict_last (ptx.cuh), so
+// that the copy, which the GEMM reads next, stays in L2 ahead of the source it was made from.
+template <int kElem, bool kL2Hints = false>
 __device__ __forceinline__ void pack_rows_body(const PackRowsParams& pr) {
   using W = typename PackWord<kElem>::type;
   constexpr int kPer = 16 / kElem;  // elements per 16-B chunk
   constexpr int kU = kPackChunksPerLane;
   const int lane = threadIdx.x % 32, warps = blockDim.x / 32;
   const int64_t items = pr.item_begin[kPackJobs];
+  const uint64_t read_policy = kL2Hints ? l2_policy_evict_first() : 0;
+  const uint64_t write_policy = kL2Hints ? l2_policy_evict_last() : 0;
+  auto load16 = [&](uintptr_t a) {
+    if constexpr (kL2Hints) return load_global_nc_16_hint(reinterpret_cast<const void*>(a), read_policy);
+    else return __ldg(reinterpret_cast<const uint4*>(a));
+  };
   griddep_wait();  // (programmatic dependent launch, above)
   for (int64_t g = int64_t(blockIdx.x) * warps + threadIdx.x / 32; g < items; g += int64_t(gridDim.x) * warps) {
     const PackItem it = pack_item(pr, g);
@@ -99,12 +107,12 @@ __device__ __forceinline__ void pack_rows_body(const PackRowsParams& pr) {
         const uintptr_t base = reinterpret_cast<uintptr_t>(line + c0) - shift[u];
         if (c0 + kPer <= p.cols && shift[u] == 0) {
           whole[u] = true;
-          lo[u] = __ldg(reinterpret_cast<const uint4*>(base));
+          lo[u] = load16(base);
           hi[u] = lo[u];
         } else if (c0 + kPer <= p.cols && base >= reinterpret_cast<uintptr_t>(line) && base + 32 <= line_end) {
           whole[u] = true;
-          lo[u] = __ldg(reinterpret_cast<const uint4*>(base));
-          hi[u] = __ldg(reinterpret_cast<const uint4*>(base + 16));
+          lo[u] = load16(base);
+          hi[u] = load16(base + 16);
         }
       }
     }
@@ -137,7 +145,12 @@ __device__ __forceinline__ void pack_rows_body(const PackRowsParams& pr) {
         }
         v = make_uint4(o[0], o[1], o[2], o[3]);
       }
-      *reinterpret_cast<uint4*>(static_cast<W*>(p.dst) + walk.row * p.ld_dst + c0) = v;
+      W* out = static_cast<W*>(p.dst) + walk.row * p.ld_dst + c0;
+      if constexpr (kL2Hints) {
+        store_global_16_hint(out, v, write_policy);
+      } else {
+        *reinterpret_cast<uint4*>(out) = v;
+      }
     }
   }
 }

@@ -641,6 +641,10 @@ TEST(CubinAudit, HelperKernels) {
     for (bool transpose : {false, true}) sources.push_back(pack_source(elem, transpose));
   for (int elem : {2, 4}) sources.push_back(pack_source(elem, false, /*pinned=*/true));
   EXPECT_NE(sources.back().code.find("kPackPinnedThreads, 1"), std::string::npos);
+  for (int elem : {2, 4}) sources.push_back(pack_source(elem, false, false, /*l2_hints=*/true));
+  EXPECT_NE(sources.back().code.find(", true>(params)"), std::string::npos);
+  EXPECT_NE(sources.back().kernel_name, pack_source(4, false).kernel_name);
+  EXPECT_EQ(pack_source(2, true, false, true).kernel_name, pack_source(2, true).kernel_name);  // (no hinted transpose)
   EXPECT_EQ(pack_source(2, true, true).kernel_name, pack_source(2, true).kernel_name);  // (no pinned transpose)
   for (const GeneratedSource& g : sources) {
     SCOPED_TRACE(g.label);
