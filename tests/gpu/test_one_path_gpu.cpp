@@ -308,5 +308,64 @@ TEST(OnePathGpu, PinnedOperandCopiesWriteWhatTheSpreadOnesDo) {
   EXPECT_TRUE(std::equal(row.begin(), row.end(), copies[1].begin() + static_cast<std::ptrdiff_t>(pa.offset)));
 }
 
+// The bulk-copy ring (launch_packs' `bulk`, pack_rows_bulk_body) writes exactly what gemm()'s line
+// copies write, over the GPU and on 3 SMs: dense odd lines several to a unit, lines longer than a
+// slot (in runs), lines with a gap too wide to read (one per unit), bases at odd elements (the
+// span clipped at the source's first and last 16-B blocks), and an fp32 C with an odd ldc.
+TEST(OnePathGpu, BulkOperandCopiesWriteWhatTheLineCopiesDo) {
+  struct Case {
+    int64_t m, n, k, extra_ld, offset;  // A and B: ld = k + extra_ld, data from element `offset`
+    bool c_fp32;
+  };
+  const Case cases[] = {{1023, 2049, 1001, 0, 0, false}, {300, 77, 5001, 0, 3, false},  {129, 200, 513, 300, 1, false},
+                        {65, 9, 7, 0, 5, false},          {257, 130, 96, 3, 0, true},   {1, 1, 3, 0, 7, false}};
+  for (const Case& cs : cases) {
+    SCOPED_TRACE(::testing::Message() << cs.m << "x" << cs.n << "x" << cs.k << " ld+" << cs.extra_ld << " offset "
+                                      << cs.offset << (cs.c_fp32 ? " fp32 C" : ""));
+    const int64_t ld = cs.k + cs.extra_ld;
+    Buffers buf;
+    const size_t a_elems = size_t((cs.m - 1) * ld + cs.k + cs.offset), b_elems = size_t((cs.n - 1) * ld + cs.k + cs.offset);
+    ASSERT_EQ(cudaMalloc(&buf.a, a_elems * 2), cudaSuccess);
+    ASSERT_EQ(cudaMalloc(&buf.b, b_elems * 2), cudaSuccess);
+    ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(buf.a), a_elems, 41, 1.0f, nullptr), cudaSuccess);
+    ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(buf.b), b_elems, 42, 1.0f, nullptr), cudaSuccess);
+    const int64_t ldc = cs.n + 1;
+    ASSERT_EQ(cudaMalloc(&buf.d, size_t(cs.m * ldc) * 4), cudaSuccess);
+    ASSERT_EQ(cudaMemset(buf.d, 0x3C, size_t(cs.m * ldc) * 4), cudaSuccess);
+    Buffers cbuf;
+    ASSERT_EQ(cudaMalloc(&cbuf.a, size_t(cs.m * ldc) * 4), cudaSuccess);
+    ASSERT_EQ(cudaMemset(cbuf.a, 0x41, size_t(cs.m * ldc) * 4), cudaSuccess);
+    GemmArgs args;
+    args.a = MatrixRef{static_cast<__nv_bfloat16*>(buf.a) + cs.offset, cs.m, cs.k, ld, DType::bf16, Major::k_major};
+    args.b = MatrixRef{static_cast<__nv_bfloat16*>(buf.b) + cs.offset, cs.n, cs.k, ld, DType::bf16, Major::k_major};
+    const MatrixRef c{cbuf.a, cs.m, cs.n, ldc, DType::fp32, row_major};
+    args.d = MutMatrixRef{buf.d, cs.m, cs.n, ldc, cs.c_fp32 ? DType::fp32 : DType::bf16, row_major};
+    if (cs.c_fp32) {
+      args.c = &c;
+      args.beta = 1.0f;
+    }
+    const detail::Route r = detail::route(args);
+    ASSERT_FALSE(r.packs.empty());
+    std::vector<std::vector<uint8_t>> copies;
+    for (auto [bulk, pinned] : {std::pair{false, 0}, std::pair{true, 0}, std::pair{true, 3}}) {
+      Buffers ws;
+      ASSERT_EQ(cudaMalloc(&ws.a, r.pack_bytes), cudaSuccess);
+      ASSERT_EQ(cudaMemset(ws.a, bulk ? 0x5A : 0xA5, r.pack_bytes), cudaSuccess);
+      const Status st = detail::launch_packs(r, ws.a, nullptr, false, pinned, bulk);
+      ASSERT_TRUE(st.ok()) << st.message;
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      copies.emplace_back(r.pack_bytes);
+      ASSERT_EQ(cudaMemcpy(copies.back().data(), ws.a, r.pack_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    }
+    // Compare only the packs' own bytes (the workspace's alignment gaps between them keep the poison).
+    for (const detail::Pack& pk : r.packs) {
+      const auto begin = static_cast<std::ptrdiff_t>(pk.offset);
+      const auto end = begin + static_cast<std::ptrdiff_t>(size_t(pk.rows) * size_t(pk.ld) * size_t(pk.elem_bytes));
+      EXPECT_TRUE(std::equal(copies[0].begin() + begin, copies[0].begin() + end, copies[1].begin() + begin)) << "spread";
+      EXPECT_TRUE(std::equal(copies[0].begin() + begin, copies[0].begin() + end, copies[2].begin() + begin)) << "3 SMs";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tilegemm

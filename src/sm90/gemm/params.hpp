@@ -78,6 +78,31 @@ inline constexpr int kPackTile = 32;  // transpose: 32 x 32 elements per block o
 inline constexpr int kPackPinnedThreads = 512;
 inline constexpr int kPackPinnedSmemBytes = 120 * 1024;
 
+// The line copies again, read by bulk copies into a ring of shared-memory slots (pack.cuh,
+// pack_rows_bulk_body): one block per SM, a warp issuing the loads, the others shifting the bytes
+// into place and storing 16-B chunks. A job is cut into units, each one slot's load: several whole
+// lines where the source lines are (nearly) contiguous and short enough, else a run of one line's
+// dst chunks. A block takes units blockIdx.x, + gridDim.x, ... in order.
+inline constexpr int kPackBulkThreads = 512;           // warp 0 issues, 15 warps copy
+inline constexpr int kPackBulkSlots = 24;
+inline constexpr int kPackBulkSlotBytes = 8192;        // a unit's source span, 16-B aligned, fits one
+inline constexpr int kPackBulkSmemBytes = kPackBulkSlots * kPackBulkSlotBytes;  // (+ static barriers)
+struct PackBulkShape {
+  int64_t lines_per_unit = 1;   // > 1 only where every unit holds whole lines
+  int64_t chunks_per_unit = 1;  // dst chunks of a line in one unit (the whole line when lines_per_unit > 1)
+  int64_t units_per_line = 1;   // ceil(line chunks / chunks_per_unit) when lines_per_unit == 1
+  int64_t units = 0;            // of the job
+};
+struct PackBulkParams {
+  PackParams job[kPackJobs];
+  PackBulkShape shape[kPackJobs];
+  int64_t unit_begin[kPackJobs + 1] = {};  // prefix sums of shape[j].units
+  int32_t jobs = 0;
+  int32_t pad_ = 0;
+};
+static_assert(sizeof(PackBulkShape) == 32 && sizeof(PackBulkParams) == 3 * 56 + 3 * 32 + 4 * 8 + 8,
+              "PackBulkParams layout is shared by g++ and NVRTC");
+
 // 16-B chunks of one dst line, and of the whole job, for kElem-byte elements.
 TG_HD constexpr int64_t pack_line_chunks(const PackParams& p, int elem_bytes) { return p.ld_dst / (16 / elem_bytes); }
 TG_HD constexpr int64_t pack_job_items(const PackParams& p, int elem_bytes) {
@@ -93,6 +118,67 @@ inline bool append_pack_job(PackRowsParams& pr, const PackParams& job, int elem_
   ++pr.jobs;
   for (int j = pr.jobs; j <= kPackJobs; ++j) pr.item_begin[j] = begin + pack_job_items(job, elem_bytes);
   return true;
+}
+
+// How a job is cut into bulk units (host side of pack_rows_bulk_body). A unit's source span is its
+// first element to its last, widened to 16-B blocks: at most (lines - 1) * src_row + cols elements
+// plus 30 bytes. Whole lines go several to a unit when the gaps between source lines are at most a
+// quarter of a line (the span reads them) and at least two lines fit a slot.
+TG_HD constexpr PackBulkShape pack_bulk_shape(const PackParams& p, int elem_bytes) {
+  PackBulkShape sh;
+  const int64_t line_chunks = pack_line_chunks(p, elem_bytes);
+  const int64_t room = kPackBulkSlotBytes - 32;  // bytes of source a unit may span, its misalignment aside
+  const int64_t line_bytes = p.cols * elem_bytes, row_bytes = p.src_row * elem_bytes;
+  const bool near_dense = p.src_col == 1 && row_bytes >= line_bytes && 4 * (row_bytes - line_bytes) <= line_bytes;
+  if (near_dense && line_bytes + row_bytes <= room) {
+    sh.lines_per_unit = (room - line_bytes) / row_bytes + 1;
+    sh.chunks_per_unit = line_chunks;
+    sh.units_per_line = 1;
+    sh.units = (p.rows + sh.lines_per_unit - 1) / sh.lines_per_unit;
+  } else {
+    sh.lines_per_unit = 1;
+    sh.chunks_per_unit = (room - 16) / 16;  // chunks whose source, misaligned, still fits the slot
+    sh.units_per_line = (line_chunks + sh.chunks_per_unit - 1) / sh.chunks_per_unit;
+    sh.units = p.rows * sh.units_per_line;
+  }
+  return sh;
+}
+
+// Appends a bulk line-copy job (host side); false when kPackJobs are taken.
+inline bool append_pack_bulk_job(PackBulkParams& pb, const PackParams& job, int elem_bytes) {
+  if (pb.jobs == kPackJobs) return false;
+  const int64_t begin = pb.unit_begin[pb.jobs];
+  pb.job[pb.jobs] = job;
+  pb.shape[pb.jobs] = pack_bulk_shape(job, elem_bytes);
+  ++pb.jobs;
+  for (int j = pb.jobs; j <= kPackJobs; ++j) pb.unit_begin[j] = begin + pb.shape[pb.jobs - 1].units;
+  return true;
+}
+
+// Unit u of a bulk launch: its job, first line, lines, and dst chunk range [chunk0, chunk1) of each line.
+struct PackBulkUnit {
+  int job = 0;
+  int64_t row0 = 0, lines = 1, chunk0 = 0, chunk1 = 0;
+};
+TG_HD inline PackBulkUnit pack_bulk_unit(const PackBulkParams& pb, int64_t u, int elem_bytes) {
+  PackBulkUnit un;
+  un.job = (u >= pb.unit_begin[1]) + (u >= pb.unit_begin[2]);
+  const int64_t t = u - (un.job == 2 ? pb.unit_begin[2] : un.job == 1 ? pb.unit_begin[1] : 0);
+  const PackBulkShape& sh = un.job == 2 ? pb.shape[2] : un.job == 1 ? pb.shape[1] : pb.shape[0];
+  const PackParams& p = un.job == 2 ? pb.job[2] : un.job == 1 ? pb.job[1] : pb.job[0];
+  const int64_t line_chunks = pack_line_chunks(p, elem_bytes);
+  if (sh.lines_per_unit > 1) {
+    un.row0 = t * sh.lines_per_unit;
+    un.lines = p.rows - un.row0 < sh.lines_per_unit ? p.rows - un.row0 : sh.lines_per_unit;
+    un.chunk0 = 0;
+    un.chunk1 = line_chunks;
+  } else {
+    un.row0 = t / sh.units_per_line;
+    un.lines = 1;
+    un.chunk0 = (t % sh.units_per_line) * sh.chunks_per_unit;
+    un.chunk1 = un.chunk0 + sh.chunks_per_unit < line_chunks ? un.chunk0 + sh.chunks_per_unit : line_chunks;
+  }
+  return un;
 }
 
 // Item g of a launch: its job and the first chunk of the job's dst (counted over its lines).
