@@ -262,7 +262,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
     }
   }
   uint8_t* const ws = static_cast<uint8_t*>(workspace);
-  Status launched = launch_packs(r, ws ? ws + pack_offset : nullptr, stream, options.pdl);
+  Status launched = launch_packs(r, ws ? ws + pack_offset : nullptr, stream, options.pdl, 0, pack_bulk_default());
   MatrixRef c_copy;
   const GemmArgs args = launch_args(r, ws ? ws + pack_offset : nullptr, &c_copy);
   if (launched.ok() && options.trace) {
@@ -304,15 +304,20 @@ bool pdl_default() {
   return on;
 }
 
-bool pack_l2_setting(const std::function<const char*(const char*)>& getenv) {
-  const char* v = getenv(kPackL2Env);
+bool env_switch(const std::function<const char*(const char*)>& getenv, const char* name) {
+  const char* v = getenv(name);
   if (v == nullptr) return false;
   const std::string value(v);
   return value == "on" || value == "1";
 }
 
 bool pack_l2_default() {
-  static const bool on = pack_l2_setting([](const char* name) { return std::getenv(name); });
+  static const bool on = env_switch([](const char* name) { return std::getenv(name); }, kPackL2Env);
+  return on;
+}
+
+bool pack_bulk_default() {
+  static const bool on = env_switch([](const char* name) { return std::getenv(name); }, kPackBulkEnv);
   return on;
 }
 
