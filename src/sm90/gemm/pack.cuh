@@ -13,6 +13,8 @@
 //                        dst (across line ends). Per 16 B of dst: two aligned 16-B loads
 //                        funnel-shifted into place (the source may start anywhere), one aligned
 //                        16-B store.
+//   pack_rows_bulk_body  the same line copies, the source read by bulk copies into a ring of
+//                        shared-memory slots (one block per SM): an experiment (TILEGEMM_PACK_BULK).
 //   pack_transpose_body  src_row = 1: the other major, through a 32 x 32 smem tile so that both
 //                        the reads (along r) and the writes (along c) are coalesced.
 #pragma once
