@@ -171,21 +171,33 @@ __device__ __forceinline__ uint4 zero_chunk_tail(uint4 v, int n) {
 }
 
 // The line copies through bulk copies into shared memory (PackBulkParams, params.hpp): warp 0's
-// elected lane loads each of the block's units into the next slot of a ring of kPackBulkSlots
-// (cp.async.bulk of the unit's source span widened to 16-B blocks, completing on full[s]); the
-// other warps wait for the slot, build every 16-B dst chunk of the unit from two aligned 16-B
-// shared loads funnel-shifted into place, store it, and release the slot (empty[s], a warp each).
-// A block keeps up to kPackBulkSmemBytes of source in flight, where a lane of pack_rows_body keeps
-// its four chunks: the point is a fast copy on a few SMs. The span is clipped to the 16-B blocks
-// that lie wholly inside the source (first element to last), so nothing outside it is read; the
-// chunks it then misses (at the source's two ends only) are read element by element from global
-// memory. Grid: any number of blocks of kPackBulkThreads with kPackBulkSmemBytes of dynamic smem.
+// elected lane decodes each of the block's units, writes its description beside the next slot of
+// a ring of kPackBulkSlots and loads the unit's source span there (cp.async.bulk of the span
+// widened to 16-B blocks, completing on full[s]); the other warps wait for the slot, build every
+// 16-B dst chunk of the unit's lines from two aligned 16-B shared loads funnel-shifted into place,
+// store it, and release the slot (empty[s], a warp each). A block keeps up to kPackBulkSmemBytes of
+// source in flight, where a lane of pack_rows_body keeps its four chunks: the point is a fast copy
+// on a few SMs. The span is clipped to the 16-B blocks that lie wholly inside the source (first
+// element to last), so nothing outside it is read; the chunks it then misses (at the source's two
+// ends only) are read element by element from global memory. Grid: any number of blocks of
+// kPackBulkThreads with kPackBulkSmemBytes of dynamic shared memory.
+// NOTES: the first version (8-KB slots, 15 copying warps, each warp decoding every unit itself
+// with 64-bit divisions) copied 7 GB/s per SM on the H100, a third of pack_rows_body's pinned
+// blocks (docs/PERF.md, thirty-sixth session): the warps' per-unit work, not the loads, set the
+// pace. So the issuing lane decodes a unit once, the slots are 16 KB, and 8 warps copy.
+struct PackBulkSlotInfo {
+  int64_t row0;
+  uint64_t lo, hi;  // the span loaded: [lo, hi) in global memory (lo == hi: none)
+  uint32_t lines, chunk0, chunk1;
+  int32_t job;
+};
 template <int kElem>
 __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, uint8_t* slots) {
   using W = typename PackWord<kElem>::type;
   constexpr int kPer = 16 / kElem;
   constexpr int kWorkers = kPackBulkThreads / 32 - 1;
   __shared__ alignas(8) uint64_t full[kPackBulkSlots], empty[kPackBulkSlots];
+  __shared__ PackBulkSlotInfo info[kPackBulkSlots];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (threadIdx.x == 0) {
     for (int s = 0; s < kPackBulkSlots; ++s) {
@@ -197,92 +209,94 @@ __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, ui
   __syncthreads();
   griddep_wait();  // (programmatic dependent launch, above)
   const int64_t units = pb.unit_begin[kPackJobs];
-  // A unit's source span in global memory: [lo, hi), 16-B aligned, clipped to the source's whole blocks.
-  struct Span {
-    uintptr_t lo = 0, hi = 0;
-  };
-  auto span_of = [&](const PackBulkUnit& un, const PackParams& p) {
-    Span sp;
-    if (un.chunk0 * kPer >= p.cols) return sp;  // dst padding only
-    const uintptr_t base = reinterpret_cast<uintptr_t>(p.src);
-    const int64_t last_col = un.chunk1 * kPer < p.cols ? un.chunk1 * kPer : p.cols;
-    const uintptr_t first = base + uintptr_t(un.row0 * p.src_row + un.chunk0 * kPer) * kElem;
-    const uintptr_t end = base + uintptr_t((un.row0 + un.lines - 1) * p.src_row + last_col) * kElem;
-    const uintptr_t src_end = base + uintptr_t((p.rows - 1) * p.src_row + p.cols) * kElem;
-    const uintptr_t safe_lo = (base + 15) & ~uintptr_t(15), safe_hi = src_end & ~uintptr_t(15);
-    sp.lo = first & ~uintptr_t(15);
-    sp.hi = (end + 15) & ~uintptr_t(15);
-    if (sp.lo < safe_lo) sp.lo = safe_lo;
-    if (sp.hi > safe_hi) sp.hi = safe_hi;
-    if (sp.hi <= sp.lo) sp.lo = sp.hi = 0;
-    return sp;
-  };
   if (warp == 0) {
     if (lane == 0) {
-      int64_t i = 0;
-      for (int64_t u = blockIdx.x; u < units; u += gridDim.x, ++i) {
-        const int s = int(i % kPackBulkSlots);
-        mbar_wait(&empty[s], uint32_t((i / kPackBulkSlots) & 1) ^ 1u);
+      int s = 0;
+      uint32_t phase = 0;
+      for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
+        mbar_wait(&empty[s], phase ^ 1u);
         const PackBulkUnit un = pack_bulk_unit(pb, u, kElem);
         const PackParams& p = un.job == 2 ? pb.job[2] : un.job == 1 ? pb.job[1] : pb.job[0];
-        const Span sp = span_of(un, p);
-        const uint32_t bytes = uint32_t(sp.hi - sp.lo);
-        mbar_arrive_expect_tx(&full[s], bytes);
-        if (bytes > 0) bulk_load_g2s(slots + s * kPackBulkSlotBytes, reinterpret_cast<const void*>(sp.lo), bytes, &full[s]);
+        // The span: the unit's first element to its last, widened to 16-B blocks, clipped to the
+        // blocks wholly inside the source.
+        uintptr_t lo = 0, hi = 0;
+        if (un.chunk0 * kPer < p.cols) {
+          const uintptr_t base = reinterpret_cast<uintptr_t>(p.src);
+          const int64_t last_col = un.chunk1 * kPer < p.cols ? un.chunk1 * kPer : p.cols;
+          const uintptr_t first = base + uintptr_t(un.row0 * p.src_row + un.chunk0 * kPer) * kElem;
+          const uintptr_t end = base + uintptr_t((un.row0 + un.lines - 1) * p.src_row + last_col) * kElem;
+          const uintptr_t src_end = base + uintptr_t((p.rows - 1) * p.src_row + p.cols) * kElem;
+          const uintptr_t safe_lo = (base + 15) & ~uintptr_t(15), safe_hi = src_end & ~uintptr_t(15);
+          lo = first & ~uintptr_t(15);
+          hi = (end + 15) & ~uintptr_t(15);
+          if (lo < safe_lo) lo = safe_lo;
+          if (hi > safe_hi) hi = safe_hi;
+          if (hi <= lo) lo = hi = 0;
+        }
+        info[s] = PackBulkSlotInfo{un.row0, lo, hi, uint32_t(un.lines), uint32_t(un.chunk0), uint32_t(un.chunk1), un.job};
+        const uint32_t bytes = uint32_t(hi - lo);
+        mbar_arrive_expect_tx(&full[s], bytes);  // (release: the description is seen by the waiters)
+        if (bytes > 0) bulk_load_g2s(slots + s * kPackBulkSlotBytes, reinterpret_cast<const void*>(lo), bytes, &full[s]);
+        if (++s == kPackBulkSlots) {
+          s = 0;
+          phase ^= 1u;
+        }
       }
     }
     return;
   }
   const int worker = threadIdx.x - 32;  // 0 .. kWorkers * 32 - 1
-  int64_t i = 0;
-  for (int64_t u = blockIdx.x; u < units; u += gridDim.x, ++i) {
-    const int s = int(i % kPackBulkSlots);
-    const PackBulkUnit un = pack_bulk_unit(pb, u, kElem);
-    const PackParams& p = un.job == 2 ? pb.job[2] : un.job == 1 ? pb.job[1] : pb.job[0];
-    const Span sp = span_of(un, p);
+  int s = 0;
+  uint32_t phase = 0;
+  for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
+    mbar_wait(&full[s], phase);
+    const PackBulkSlotInfo in = info[s];
+    const PackParams& p = in.job == 2 ? pb.job[2] : in.job == 1 ? pb.job[1] : pb.job[0];
     const uint8_t* slot = slots + s * kPackBulkSlotBytes;
-    // (A unit's chunks fit its slot, kPackBulkSlotBytes / 16 of them: 32-bit arithmetic.)
-    const uint32_t per_line = uint32_t(un.chunk1 - un.chunk0), count = uint32_t(un.lines) * per_line;
-    mbar_wait(&full[s], uint32_t((i / kPackBulkSlots) & 1));
-    for (uint32_t f = uint32_t(worker); f < count; f += kWorkers * 32) {
-      const uint32_t l = f / per_line;
-      const int64_t c0 = (un.chunk0 + int64_t(f - l * per_line)) * kPer;
-      const int64_t row = un.row0 + l;
-      const int64_t left = p.cols - c0;
-      const int n = left >= kPer ? kPer : left > 0 ? int(left) : 0;  // source elements in the chunk
-      const uintptr_t first = reinterpret_cast<uintptr_t>(static_cast<const W*>(p.src) + row * p.src_row + c0);
-      uint4 v = make_uint4(0, 0, 0, 0);
-      if (n > 0 && first >= sp.lo && first + 16 <= sp.hi) {  // 16 bytes from the slot (any past n zeroed)
-        const uint32_t off = uint32_t(first - sp.lo), sh = off & 15u, q = off - sh;
-        const uint4 lo = *reinterpret_cast<const uint4*>(slot + q);
-        const uint4 hi = sh != 0 ? *reinterpret_cast<const uint4*>(slot + q + 16) : lo;
-        const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-        const uint32_t wq = sh / 4, bits = 8 * (sh % 4);
-        v.x = __funnelshift_r(word_at(w, wq, 0), word_at(w, wq, 1), bits);
-        v.y = __funnelshift_r(word_at(w, wq, 1), word_at(w, wq, 2), bits);
-        v.z = __funnelshift_r(word_at(w, wq, 2), word_at(w, wq, 3), bits);
-        v.w = __funnelshift_r(word_at(w, wq, 3), word_at(w, wq, 4), bits);
-        if (n < kPer) v = zero_chunk_tail<kElem>(v, n);
-      } else if (n > 0) {  // a chunk at the source's ends (or a line end past the span): element by element
-        const W* line = static_cast<const W*>(p.src) + row * p.src_row;
-        uint32_t o[4] = {0, 0, 0, 0};
+    for (uint32_t l = 0; l < in.lines; ++l) {
+      const W* line = static_cast<const W*>(p.src) + (in.row0 + l) * p.src_row;
+      W* out = static_cast<W*>(p.dst) + (in.row0 + l) * p.ld_dst;
+      for (uint32_t c = in.chunk0 + uint32_t(worker); c < in.chunk1; c += kWorkers * 32) {
+        const int64_t c0 = int64_t(c) * kPer;
+        const int64_t left = p.cols - c0;
+        const int n = left >= kPer ? kPer : left > 0 ? int(left) : 0;  // source elements in the chunk
+        const uintptr_t first = reinterpret_cast<uintptr_t>(line + c0);
+        uint4 v = make_uint4(0, 0, 0, 0);
+        if (n > 0 && first >= in.lo && first + 16 <= in.hi) {  // 16 bytes from the slot (any past n zeroed)
+          const uint32_t off = uint32_t(first - in.lo), sh = off & 15u, q = off - sh;
+          const uint4 lo = *reinterpret_cast<const uint4*>(slot + q);
+          const uint4 hi = sh != 0 ? *reinterpret_cast<const uint4*>(slot + q + 16) : lo;
+          const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+          const uint32_t wq = sh / 4, bits = 8 * (sh % 4);
+          v.x = __funnelshift_r(word_at(w, wq, 0), word_at(w, wq, 1), bits);
+          v.y = __funnelshift_r(word_at(w, wq, 1), word_at(w, wq, 2), bits);
+          v.z = __funnelshift_r(word_at(w, wq, 2), word_at(w, wq, 3), bits);
+          v.w = __funnelshift_r(word_at(w, wq, 3), word_at(w, wq, 4), bits);
+          if (n < kPer) v = zero_chunk_tail<kElem>(v, n);
+        } else if (n > 0) {  // a chunk at the source's ends (or a line end past the span): element by element
+          uint32_t o[4] = {0, 0, 0, 0};
 #pragma unroll
-        for (int e = 0; e < kPer; ++e) {
-          const uintptr_t a = reinterpret_cast<uintptr_t>(line + c0 + e);
-          W x = 0;
-          if (e < n) x = a >= sp.lo && a + kElem <= sp.hi ? *reinterpret_cast<const W*>(slot + (a - sp.lo)) : line[c0 + e];
-          if constexpr (kElem == 2) {
-            o[e / 2] |= uint32_t(x) << (16 * (e % 2));
-          } else {
-            o[e] = x;
+          for (int e = 0; e < kPer; ++e) {
+            const uintptr_t a = reinterpret_cast<uintptr_t>(line + c0 + e);
+            W x = 0;
+            if (e < n) x = a >= in.lo && a + kElem <= in.hi ? *reinterpret_cast<const W*>(slot + (a - in.lo)) : line[c0 + e];
+            if constexpr (kElem == 2) {
+              o[e / 2] |= uint32_t(x) << (16 * (e % 2));
+            } else {
+              o[e] = x;
+            }
           }
+          v = make_uint4(o[0], o[1], o[2], o[3]);
         }
-        v = make_uint4(o[0], o[1], o[2], o[3]);
+        *reinterpret_cast<uint4*>(out + c0) = v;
       }
-      *reinterpret_cast<uint4*>(static_cast<W*>(p.dst) + row * p.ld_dst + c0) = v;
     }
     __syncwarp();
     if (lane == 0) mbar_arrive(&empty[s]);
+    if (++s == kPackBulkSlots) {
+      s = 0;
+      phase ^= 1u;
+    }
   }
 }
 

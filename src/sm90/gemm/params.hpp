@@ -83,9 +83,9 @@ inline constexpr int kPackPinnedSmemBytes = 120 * 1024;
 // into place and storing 16-B chunks. A job is cut into units, each one slot's load: several whole
 // lines where the source lines are (nearly) contiguous and short enough, else a run of one line's
 // dst chunks. A block takes units blockIdx.x, + gridDim.x, ... in order.
-inline constexpr int kPackBulkThreads = 512;           // warp 0 issues, 15 warps copy
-inline constexpr int kPackBulkSlots = 24;
-inline constexpr int kPackBulkSlotBytes = 8192;        // a unit's source span, 16-B aligned, fits one
+inline constexpr int kPackBulkThreads = 288;           // warp 0 issues, 8 warps copy
+inline constexpr int kPackBulkSlots = 12;
+inline constexpr int kPackBulkSlotBytes = 16384;       // a unit's source span, 16-B aligned, fits one
 inline constexpr int kPackBulkSmemBytes = kPackBulkSlots * kPackBulkSlotBytes;  // (+ static barriers)
 struct PackBulkShape {
   int64_t lines_per_unit = 1;   // > 1 only where every unit holds whole lines
@@ -173,9 +173,12 @@ TG_HD inline PackBulkUnit pack_bulk_unit(const PackBulkParams& pb, int64_t u, in
     un.chunk0 = 0;
     un.chunk1 = line_chunks;
   } else {
-    un.row0 = t / sh.units_per_line;
+    // (one division per unit, 32-bit where the numbers fit: the issuing lane decodes every unit)
+    un.row0 = t <= 0xFFFFFFFFll && sh.units_per_line <= 0xFFFFFFFFll
+                  ? int64_t(uint32_t(t) / uint32_t(sh.units_per_line))
+                  : t / sh.units_per_line;
     un.lines = 1;
-    un.chunk0 = (t % sh.units_per_line) * sh.chunks_per_unit;
+    un.chunk0 = (t - un.row0 * sh.units_per_line) * sh.chunks_per_unit;
     un.chunk1 = un.chunk0 + sh.chunks_per_unit < line_chunks ? un.chunk0 + sh.chunks_per_unit : line_chunks;
   }
   return un;
