@@ -157,19 +157,6 @@ __device__ __forceinline__ void pack_rows_body(const PackRowsParams& pr) {
   }
 }
 
-// Elements [n, 16 / kElem) of a 16-B chunk set to zero (n in 0..16 / kElem).
-template <int kElem>
-__device__ __forceinline__ uint4 zero_chunk_tail(uint4 v, int n) {
-  const int keep_bytes = n * kElem;  // 0..16
-  uint32_t w[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const int b = keep_bytes - 4 * i;  // bytes of word i kept
-    w[i] = b >= 4 ? w[i] : b <= 0 ? 0u : (w[i] & 0xFFFFu);  // (b == 2: bf16's low half)
-  }
-  return make_uint4(w[0], w[1], w[2], w[3]);
-}
-
 // The line copies through bulk copies into shared memory (PackBulkParams, params.hpp): warp 0's
 // elected lane decodes each of the block's units, writes its description beside the next slot of
 // a ring of kPackBulkSlots and loads the unit's source span there (cp.async.bulk of the span
@@ -185,6 +172,28 @@ __device__ __forceinline__ uint4 zero_chunk_tail(uint4 v, int n) {
 // with 64-bit divisions) copied 7 GB/s per SM on the H100, a third of pack_rows_body's pinned
 // blocks (docs/PERF.md, thirty-sixth session): the warps' per-unit work, not the loads, set the
 // pace. So the issuing lane decodes a unit once, the slots are 16 KB, and 8 warps copy.
+// A run of one line's chunks whose 16 source bytes all lie in the loaded span (the bulk ring's
+// fast path): chunk c's bytes start at base + 16 c + sh, where base + 16 c is 16-B aligned in
+// shared memory and sh (the line's misalignment in the span, a multiple of the element size) is
+// the same for every chunk of the line. kQ = sh / 4 is a template argument, so the two aligned
+// 16-B loads are funnel-shifted by fixed word positions (kQ = -1: sh = 0, one load, no shift).
+// Lanes take chunks c_begin + lane0, + stride, ...
+template <int kQ>
+__device__ __forceinline__ void pack_line_run(const uint8_t* base, uint32_t bits, uint4* out, uint32_t c_begin,
+                                              uint32_t c_end, uint32_t stride) {
+  for (uint32_t c = c_begin; c < c_end; c += stride) {
+    const uint4 lo = *reinterpret_cast<const uint4*>(base + 16 * c);
+    if constexpr (kQ < 0) {
+      out[c] = lo;
+    } else {
+      const uint4 hi = *reinterpret_cast<const uint4*>(base + 16 * c + 16);
+      const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+      out[c] = make_uint4(__funnelshift_r(w[kQ], w[kQ + 1], bits), __funnelshift_r(w[kQ + 1], w[kQ + 2], bits),
+                          __funnelshift_r(w[kQ + 2], w[kQ + 3], bits), __funnelshift_r(w[kQ + 3], w[kQ + 4], bits));
+    }
+  }
+}
+
 struct PackBulkSlotInfo {
   int64_t row0;
   uint64_t lo, hi;  // the span loaded: [lo, hi) in global memory (lo == hi: none)
@@ -256,40 +265,47 @@ __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, ui
     for (uint32_t l = 0; l < in.lines; ++l) {
       const W* line = static_cast<const W*>(p.src) + (in.row0 + l) * p.src_row;
       W* out = static_cast<W*>(p.dst) + (in.row0 + l) * p.ld_dst;
-      for (uint32_t c = in.chunk0 + uint32_t(worker); c < in.chunk1; c += kWorkers * 32) {
-        const int64_t c0 = int64_t(c) * kPer;
-        const int64_t left = p.cols - c0;
-        const int n = left >= kPer ? kPer : left > 0 ? int(left) : 0;  // source elements in the chunk
-        const uintptr_t first = reinterpret_cast<uintptr_t>(line + c0);
-        uint4 v = make_uint4(0, 0, 0, 0);
-        if (n > 0 && first >= in.lo && first + 16 <= in.hi) {  // 16 bytes from the slot (any past n zeroed)
-          const uint32_t off = uint32_t(first - in.lo), sh = off & 15u, q = off - sh;
-          const uint4 lo = *reinterpret_cast<const uint4*>(slot + q);
-          const uint4 hi = sh != 0 ? *reinterpret_cast<const uint4*>(slot + q + 16) : lo;
-          const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-          const uint32_t wq = sh / 4, bits = 8 * (sh % 4);
-          v.x = __funnelshift_r(word_at(w, wq, 0), word_at(w, wq, 1), bits);
-          v.y = __funnelshift_r(word_at(w, wq, 1), word_at(w, wq, 2), bits);
-          v.z = __funnelshift_r(word_at(w, wq, 2), word_at(w, wq, 3), bits);
-          v.w = __funnelshift_r(word_at(w, wq, 3), word_at(w, wq, 4), bits);
-          if (n < kPer) v = zero_chunk_tail<kElem>(v, n);
-        } else if (n > 0) {  // a chunk at the source's ends (or a line end past the span): element by element
-          uint32_t o[4] = {0, 0, 0, 0};
-#pragma unroll
-          for (int e = 0; e < kPer; ++e) {
-            const uintptr_t a = reinterpret_cast<uintptr_t>(line + c0 + e);
-            W x = 0;
-            if (e < n) x = a >= in.lo && a + kElem <= in.hi ? *reinterpret_cast<const W*>(slot + (a - in.lo)) : line[c0 + e];
-            if constexpr (kElem == 2) {
-              o[e / 2] |= uint32_t(x) << (16 * (e % 2));
-            } else {
-              o[e] = x;
-            }
-          }
-          v = make_uint4(o[0], o[1], o[2], o[3]);
+      // The line's chunks whose 16 source bytes lie wholly in the span: [fast0, fast1) (the line's
+      // first byte is `rel` bytes into the span, possibly before it where the span was clipped).
+      const int64_t rel = int64_t(reinterpret_cast<uintptr_t>(line)) - int64_t(in.lo);
+      const PackFastRange fast =
+          pack_bulk_fast_range(rel, int64_t(in.hi - in.lo), p.cols, kPer, int64_t(in.chunk0), int64_t(in.chunk1));
+      const int64_t fast0 = fast.first, fast1 = fast.second;
+      if (fast1 > fast0) {
+        const uint32_t sh = uint32_t(rel & 15);  // (rel's low bits: the same for every chunk of the line)
+        const uint8_t* base = slot + (rel - int64_t(sh));
+        uint4* out4 = reinterpret_cast<uint4*>(out);
+        const uint32_t c0 = uint32_t(fast0) + uint32_t(worker), c1 = uint32_t(fast1), bits = 8 * (sh % 4);
+        switch (sh == 0 ? -1 : int(sh / 4)) {
+          case -1: pack_line_run<-1>(base, 0, out4, c0, c1, kWorkers * 32); break;
+          case 0: pack_line_run<0>(base, bits, out4, c0, c1, kWorkers * 32); break;
+          case 1: pack_line_run<1>(base, bits, out4, c0, c1, kWorkers * 32); break;
+          case 2: pack_line_run<2>(base, bits, out4, c0, c1, kWorkers * 32); break;
+          default: pack_line_run<3>(base, bits, out4, c0, c1, kWorkers * 32); break;
         }
-        *reinterpret_cast<uint4*>(out + c0) = v;
       }
+      // The other chunks (a line's partial last chunk and its padding, chunks at the source's two
+      // ends): element by element, from the slot where the span holds the element.
+      auto other = [&](uint32_t c) {
+        const int64_t e0 = int64_t(c) * kPer;
+        const int64_t left = p.cols - e0;
+        const int n = left >= kPer ? kPer : left > 0 ? int(left) : 0;  // source elements in the chunk
+        uint32_t o[4] = {0, 0, 0, 0};
+#pragma unroll
+        for (int e = 0; e < kPer; ++e) {
+          const uintptr_t a = reinterpret_cast<uintptr_t>(line + e0 + e);
+          W x = 0;
+          if (e < n) x = a >= in.lo && a + kElem <= in.hi ? *reinterpret_cast<const W*>(slot + (a - in.lo)) : line[e0 + e];
+          if constexpr (kElem == 2) {
+            o[e / 2] |= uint32_t(x) << (16 * (e % 2));
+          } else {
+            o[e] = x;
+          }
+        }
+        *reinterpret_cast<uint4*>(out + e0) = make_uint4(o[0], o[1], o[2], o[3]);
+      };
+      for (uint32_t c = in.chunk0 + uint32_t(worker); c < uint32_t(fast0); c += kWorkers * 32) other(c);
+      for (uint32_t c = uint32_t(fast1) + uint32_t(worker); c < in.chunk1; c += kWorkers * 32) other(c);
     }
     __syncwarp();
     if (lane == 0) mbar_arrive(&empty[s]);

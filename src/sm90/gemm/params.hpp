@@ -184,6 +184,26 @@ TG_HD inline PackBulkUnit pack_bulk_unit(const PackBulkParams& pb, int64_t u, in
   return un;
 }
 
+// The bulk ring's fast chunks of one line (pack.cuh, pack_rows_bulk_body): among the unit's dst
+// chunks [chunk0, chunk1), those with elem_per_chunk source elements (c < cols / elem_per_chunk)
+// whose 16 source bytes [rel + 16 c, rel + 16 c + 16) lie in the loaded span [0, span) (rel: the
+// line's first byte relative to the span's start, negative where the span was clipped at the
+// source's start; span == 0: nothing loaded). Returned as [first, second), empty when first == second.
+struct PackFastRange {
+  int64_t first = 0, second = 0;
+};
+TG_HD constexpr PackFastRange pack_bulk_fast_range(int64_t rel, int64_t span, int64_t cols, int elem_per_chunk,
+                                                   int64_t chunk0, int64_t chunk1) {
+  if (span <= 0) return {chunk0, chunk0};
+  int64_t f0 = rel >= 0 ? 0 : (-rel + 15) / 16;
+  int64_t f1 = span - 16 - rel >= 0 ? (span - 16 - rel) / 16 + 1 : 0;
+  f0 = f0 > chunk0 ? f0 : chunk0;
+  f1 = f1 < chunk1 ? f1 : chunk1;
+  const int64_t full = cols / elem_per_chunk;
+  f1 = f1 < full ? f1 : full;
+  return f1 > f0 ? PackFastRange{f0, f1} : PackFastRange{f0, f0};
+}
+
 // Item g of a launch: its job and the first chunk of the job's dst (counted over its lines).
 struct PackItem {
   int job = 0;

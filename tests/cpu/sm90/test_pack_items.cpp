@@ -3,6 +3,8 @@
 // belongs to exactly one (item, lane, step) of the launch, and none outside them does.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "sm90/gemm/params.hpp"
@@ -84,6 +86,93 @@ TEST(PackItems, ItemsPerJobAndTheJobLimit) {
   EXPECT_EQ(pr.jobs, kPackJobs);
   EXPECT_EQ(pr.item_begin[1], 1);
   EXPECT_EQ(pr.item_begin[kPackJobs], 3);
+}
+
+}  // namespace
+}  // namespace tilegemm::sm90
+
+namespace tilegemm::sm90 {
+namespace {
+
+// The bulk ring's unit split (append_pack_bulk_job, pack_bulk_unit; pack.cuh, pack_rows_bulk_body):
+// every dst chunk of every job in exactly one unit, and every unit's source span (its first
+// element to its last, widened to 16-B blocks, the kernel's arithmetic from a 16-B aligned base
+// plus `offset` elements) fits a slot.
+void expect_every_chunk_once_bulk(const std::vector<PackParams>& jobs, int elem, int64_t offset) {
+  PackBulkParams pb;
+  for (const PackParams& j : jobs) ASSERT_TRUE(append_pack_bulk_job(pb, j, elem));
+  const int per = 16 / elem;
+  std::vector<std::vector<int>> writes(jobs.size());
+  for (size_t j = 0; j < jobs.size(); ++j) writes[j].assign(static_cast<size_t>(jobs[j].rows * (jobs[j].ld_dst / per)), 0);
+  for (int64_t u = 0; u < pb.unit_begin[kPackJobs]; ++u) {
+    const PackBulkUnit un = pack_bulk_unit(pb, u, elem);
+    ASSERT_GE(un.job, 0);
+    ASSERT_LT(un.job, pb.jobs);
+    const PackParams& p = jobs[static_cast<size_t>(un.job)];
+    const int64_t chunks = p.ld_dst / per;
+    ASSERT_GE(un.lines, 1);
+    ASSERT_LE(un.row0 + un.lines, p.rows);
+    ASSERT_LT(un.chunk0, un.chunk1);
+    ASSERT_LE(un.chunk1, chunks);
+    if (un.chunk0 * per < p.cols) {
+      const int64_t last = std::min(un.chunk1 * per, p.cols);
+      const int64_t first_byte = (offset + un.row0 * p.src_row + un.chunk0 * per) * elem;
+      const int64_t end_byte = (offset + (un.row0 + un.lines - 1) * p.src_row + last) * elem;
+      const int64_t lo = first_byte / 16 * 16, hi = (end_byte + 15) / 16 * 16;
+      EXPECT_LE(hi - lo, kPackBulkSlotBytes) << "unit " << u;
+    }
+    for (int64_t l = 0; l < un.lines; ++l)
+      for (int64_t c = un.chunk0; c < un.chunk1; ++c) ++writes[static_cast<size_t>(un.job)][static_cast<size_t>((un.row0 + l) * chunks + c)];
+  }
+  for (size_t j = 0; j < jobs.size(); ++j)
+    for (size_t i = 0; i < writes[j].size(); ++i) ASSERT_EQ(writes[j][i], 1) << "job " << j << " chunk " << i;
+}
+
+PackParams strided_job(int64_t rows, int64_t cols, int64_t src_row, int64_t ld_dst) {
+  PackParams p;
+  p.rows = rows;
+  p.cols = cols;
+  p.src_row = src_row;
+  p.ld_dst = ld_dst;
+  return p;
+}
+
+TEST(PackBulkUnits, EveryChunkOnceAndEverySpanFitsASlot) {
+  for (int64_t offset : {0, 1, 7}) {
+    SCOPED_TRACE(offset);
+    // Dense odd lines, several to a unit (2047: three; 513: fifteen; 7: hundreds).
+    expect_every_chunk_once_bulk({strided_job(1023, 2047, 2047, 2048), strided_job(300, 513, 513, 576)}, 2, offset);
+    expect_every_chunk_once_bulk({strided_job(65, 7, 7, 64)}, 2, offset);
+    // Lines longer than a slot (runs of one line), and lines behind a wide gap (one per unit).
+    expect_every_chunk_once_bulk({strided_job(5, 10001, 10001, 10048), strided_job(9, 513, 813, 576)}, 2, offset);
+    // fp32 (C), three jobs.
+    expect_every_chunk_once_bulk({strided_job(33, 131, 131, 160), strided_job(2, 5000, 5003, 5024), strided_job(1, 1, 1, 32)},
+                                 4, offset);
+  }
+  EXPECT_EQ(pack_bulk_shape(strided_job(1023, 2047, 2047, 2048), 2).lines_per_unit, 3);
+  EXPECT_EQ(pack_bulk_shape(strided_job(9, 513, 813, 576), 2).lines_per_unit, 1);  // gap > a quarter line
+}
+
+// The fast chunks of a line: exactly the full chunks of [chunk0, chunk1) whose 16 source bytes lie
+// in the span — and then the kernel's two aligned 16-B loads of such a chunk stay in the span too.
+TEST(PackBulkUnits, FastRangeIsExactlyTheChunksInsideTheSpan) {
+  for (int64_t rel = -40; rel <= 40; rel += 2)
+    for (int64_t span : {0, 16, 48, 4096, 4112})
+      for (int64_t cols : {1, 7, 8, 9, 255, 2047})
+        for (auto [c0, c1] : {std::pair<int64_t, int64_t>{0, 256}, {3, 9}, {250, 256}}) {
+          const PackFastRange f = pack_bulk_fast_range(rel, span, cols, 8, c0, c1);
+          ASSERT_LE(f.first, f.second);
+          for (int64_t c = c0; c < c1; ++c) {
+            const bool inside = span > 0 && c < cols / 8 && rel + 16 * c >= 0 && rel + 16 * c + 16 <= span;
+            const bool fast = c >= f.first && c < f.second;
+            ASSERT_EQ(fast, inside) << "rel " << rel << " span " << span << " cols " << cols << " chunk " << c;
+            if (fast) {
+              const int64_t sh = ((rel % 16) + 16) % 16, q = rel + 16 * c - sh;
+              ASSERT_GE(q, 0);
+              ASSERT_LE(q + (sh != 0 ? 32 : 16), span);
+            }
+          }
+        }
 }
 
 }  // namespace
