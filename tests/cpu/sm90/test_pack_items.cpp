@@ -12,14 +12,16 @@
 namespace tilegemm::sm90 {
 namespace {
 
-PackParams line_job(int64_t rows, int64_t cols, int64_t ld_dst) {
+// A job of `rows` lines of `cols` elements, src_row apart in the source, into lines of ld_dst.
+PackParams strided_job(int64_t rows, int64_t cols, int64_t src_row, int64_t ld_dst) {
   PackParams p;
   p.rows = rows;
   p.cols = cols;
-  p.src_row = cols;
+  p.src_row = src_row;
   p.ld_dst = ld_dst;
   return p;
 }
+PackParams line_job(int64_t rows, int64_t cols, int64_t ld_dst) { return strided_job(rows, cols, cols, ld_dst); }
 
 // Walks the launch as the kernel does and counts the writes of each (job, row, chunk).
 void expect_every_chunk_once(const std::vector<PackParams>& jobs, int elem) {
@@ -126,15 +128,6 @@ void expect_every_chunk_once_bulk(const std::vector<PackParams>& jobs, int elem,
   }
   for (size_t j = 0; j < jobs.size(); ++j)
     for (size_t i = 0; i < writes[j].size(); ++i) ASSERT_EQ(writes[j][i], 1) << "job " << j << " chunk " << i;
-}
-
-PackParams strided_job(int64_t rows, int64_t cols, int64_t src_row, int64_t ld_dst) {
-  PackParams p;
-  p.rows = rows;
-  p.cols = cols;
-  p.src_row = src_row;
-  p.ld_dst = ld_dst;
-  return p;
 }
 
 TEST(PackBulkUnits, EveryChunkOnceAndEverySpanFitsASlot) {
