@@ -157,21 +157,6 @@ __device__ __forceinline__ void pack_rows_body(const PackRowsParams& pr) {
   }
 }
 
-// The line copies through bulk copies into shared memory (PackBulkParams, params.hpp): warp 0's
-// elected lane decodes each of the block's units, writes its description beside the next slot of
-// a ring of kPackBulkSlots and loads the unit's source span there (cp.async.bulk of the span
-// widened to 16-B blocks, completing on full[s]); the other warps wait for the slot, build every
-// 16-B dst chunk of the unit's lines from two aligned 16-B shared loads funnel-shifted into place,
-// store it, and release the slot (empty[s], a warp each). A block keeps up to kPackBulkSmemBytes of
-// source in flight, where a lane of pack_rows_body keeps its four chunks: the point is a fast copy
-// on a few SMs. The span is clipped to the 16-B blocks that lie wholly inside the source (first
-// element to last), so nothing outside it is read; the chunks it then misses (at the source's two
-// ends only) are read element by element from global memory. Grid: any number of blocks of
-// kPackBulkThreads with kPackBulkSmemBytes of dynamic shared memory.
-// NOTES: the first version (8-KB slots, 15 copying warps, each warp decoding every unit itself
-// with 64-bit divisions) copied 7 GB/s per SM on the H100, a third of pack_rows_body's pinned
-// blocks (docs/PERF.md, thirty-sixth session): the warps' per-unit work, not the loads, set the
-// pace. So the issuing lane decodes a unit once, the slots are 16 KB, and 8 warps copy.
 // A run of one line's chunks whose 16 source bytes all lie in the loaded span (the bulk ring's
 // fast path): chunk c's bytes start at base + 16 c + sh, where base + 16 c is 16-B aligned in
 // shared memory and sh (the line's misalignment in the span, a multiple of the element size) is
@@ -194,12 +179,32 @@ __device__ __forceinline__ void pack_line_run(const uint8_t* base, uint32_t bits
   }
 }
 
+// A unit as the issuing lane leaves it beside its slot for the copying warps.
 struct PackBulkSlotInfo {
   int64_t row0;
   uint64_t lo, hi;  // the span loaded: [lo, hi) in global memory (lo == hi: none)
   uint32_t lines, chunk0, chunk1;
   int32_t job;
 };
+
+// The line copies through bulk copies into shared memory (PackBulkParams, params.hpp): warp 0's
+// elected lane decodes each of the block's units, writes its description beside the next slot of
+// a ring of kPackBulkSlots and loads the unit's source span there (cp.async.bulk of the span
+// widened to 16-B blocks, completing on full[s]); the other warps wait for the slot, build every
+// 16-B dst chunk of the unit's lines from two aligned 16-B shared loads funnel-shifted into place,
+// store it, and release the slot (empty[s], a warp each). A block keeps up to kPackBulkSmemBytes of
+// source in flight, where a lane of pack_rows_body keeps its four chunks: the point is a fast copy
+// on a few SMs. The span is clipped to the 16-B blocks that lie wholly inside the source (first
+// element to last), so nothing outside it is read; the chunks it then misses (at the source's two
+// ends only) are read element by element from global memory. Grid: any number of blocks of
+// kPackBulkThreads with kPackBulkSmemBytes of dynamic shared memory.
+// NOTES: measured on the H100 (docs/PERF.md, thirty-sixth session): the first version (8-KB
+// slots, 15 copying warps, each decoding every unit itself with 64-bit divisions) copied 7 GB/s
+// per SM; with the issuing lane decoding each unit once (its description beside the slot), 16-KB
+// slots and 8 copying warps, 20 GB/s per SM, what pack_rows_body's pinned blocks do: 192 KB of
+// loads in flight bought nothing, because a chunk cost a thread ~86 instructions (64-bit
+// arithmetic, the run-time word select, masking). Hence pack_line_run for the chunks inside the
+// span (~12 instructions a chunk); not yet measured.
 template <int kElem>
 __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, uint8_t* slots) {
   using W = typename PackWord<kElem>::type;
