@@ -266,10 +266,6 @@ Status launch_packs(const Route& r, void* workspace, cudaStream_t stream, bool p
     const jit::Kernel* kernel = nullptr;
     if (bulk && !g.transposes) {
       if (Status s = helper_kernel(jit::pack_bulk_source(g.elem_bytes), &kernel); !s.ok()) return s;
-      sm90::PackBulkParams pb;
-      for (const Pack* pk : g.packs)
-        if (!sm90::append_pack_bulk_job(pb, job(*pk), g.elem_bytes))
-          return setup_error("more than " + std::to_string(sm90::kPackJobs) + " line copies");
       int blocks = pinned_ctas;
       if (blocks <= 0) {
         int device = 0;
@@ -277,6 +273,15 @@ Status launch_packs(const Route& r, void* workspace, cudaStream_t stream, bool p
             cudaDeviceGetAttribute(&blocks, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
           return setup_error("the device's SM count");
       }
+      // Short lines go several to a unit, but not so many that some block's ring runs dry: at
+      // least a ring's worth of units per block where the lines allow.
+      int64_t lines = 0;
+      for (const Pack* pk : g.packs) lines += pk->rows;
+      const int64_t max_lines = std::max<int64_t>(1, lines / (int64_t{blocks} * sm90::kPackBulkSlots));
+      sm90::PackBulkParams pb;
+      for (const Pack* pk : g.packs)
+        if (!sm90::append_pack_bulk_job(pb, job(*pk), g.elem_bytes, max_lines))
+          return setup_error("more than " + std::to_string(sm90::kPackJobs) + " line copies");
       jit::LaunchDims dims;
       dims.stream = stream;
       dims.programmatic = programmatic;

@@ -124,14 +124,16 @@ inline bool append_pack_job(PackRowsParams& pr, const PackParams& job, int elem_
 // first element to its last, widened to 16-B blocks: at most (lines - 1) * src_row + cols elements
 // plus 30 bytes. Whole lines go several to a unit when the gaps between source lines are at most a
 // quarter of a line (the span reads them) and at least two lines fit a slot.
-TG_HD constexpr PackBulkShape pack_bulk_shape(const PackParams& p, int elem_bytes) {
+// max_lines caps the lines of a unit (launch_packs: enough units to fill every block's ring).
+TG_HD constexpr PackBulkShape pack_bulk_shape(const PackParams& p, int elem_bytes, int64_t max_lines = int64_t(1) << 40) {
   PackBulkShape sh;
   const int64_t line_chunks = pack_line_chunks(p, elem_bytes);
   const int64_t room = kPackBulkSlotBytes - 32;  // bytes of source a unit may span, its misalignment aside
   const int64_t line_bytes = p.cols * elem_bytes, row_bytes = p.src_row * elem_bytes;
   const bool near_dense = p.src_col == 1 && row_bytes >= line_bytes && 4 * (row_bytes - line_bytes) <= line_bytes;
-  if (near_dense && line_bytes + row_bytes <= room) {
+  if (near_dense && line_bytes + row_bytes <= room && max_lines > 1) {
     sh.lines_per_unit = (room - line_bytes) / row_bytes + 1;
+    sh.lines_per_unit = sh.lines_per_unit < max_lines ? sh.lines_per_unit : max_lines;
     sh.chunks_per_unit = line_chunks;
     sh.units_per_line = 1;
     sh.units = (p.rows + sh.lines_per_unit - 1) / sh.lines_per_unit;
@@ -145,11 +147,12 @@ TG_HD constexpr PackBulkShape pack_bulk_shape(const PackParams& p, int elem_byte
 }
 
 // Appends a bulk line-copy job (host side); false when kPackJobs are taken.
-inline bool append_pack_bulk_job(PackBulkParams& pb, const PackParams& job, int elem_bytes) {
+inline bool append_pack_bulk_job(PackBulkParams& pb, const PackParams& job, int elem_bytes,
+                                 int64_t max_lines = int64_t(1) << 40) {
   if (pb.jobs == kPackJobs) return false;
   const int64_t begin = pb.unit_begin[pb.jobs];
   pb.job[pb.jobs] = job;
-  pb.shape[pb.jobs] = pack_bulk_shape(job, elem_bytes);
+  pb.shape[pb.jobs] = pack_bulk_shape(job, elem_bytes, max_lines);
   ++pb.jobs;
   for (int j = pb.jobs; j <= kPackJobs; ++j) pb.unit_begin[j] = begin + pb.shape[pb.jobs - 1].units;
   return true;

@@ -100,9 +100,10 @@ namespace {
 // every dst chunk of every job in exactly one unit, and every unit's source span (its first
 // element to its last, widened to 16-B blocks, the kernel's arithmetic from a 16-B aligned base
 // plus `offset` elements) fits a slot.
-void expect_every_chunk_once_bulk(const std::vector<PackParams>& jobs, int elem, int64_t offset) {
+void expect_every_chunk_once_bulk(const std::vector<PackParams>& jobs, int elem, int64_t offset,
+                                  int64_t max_lines = int64_t(1) << 40) {
   PackBulkParams pb;
-  for (const PackParams& j : jobs) ASSERT_TRUE(append_pack_bulk_job(pb, j, elem));
+  for (const PackParams& j : jobs) ASSERT_TRUE(append_pack_bulk_job(pb, j, elem, max_lines));
   const int per = 16 / elem;
   std::vector<std::vector<int>> writes(jobs.size());
   for (size_t j = 0; j < jobs.size(); ++j) writes[j].assign(static_cast<size_t>(jobs[j].rows * (jobs[j].ld_dst / per)), 0);
@@ -136,6 +137,7 @@ TEST(PackBulkUnits, EveryChunkOnceAndEverySpanFitsASlot) {
     // Dense odd lines, several to a unit (2047: three; 513: fifteen; 7: hundreds).
     expect_every_chunk_once_bulk({strided_job(1023, 2047, 2047, 2048), strided_job(300, 513, 513, 576)}, 2, offset);
     expect_every_chunk_once_bulk({strided_job(65, 7, 7, 64)}, 2, offset);
+    expect_every_chunk_once_bulk({strided_job(301, 513, 513, 576)}, 2, offset, 4);  // capped at 4 lines a unit
     // Lines longer than a slot (runs of one line), and lines behind a wide gap (one per unit).
     expect_every_chunk_once_bulk({strided_job(5, 10001, 10001, 10048), strided_job(9, 513, 813, 576)}, 2, offset);
     // fp32 (C), three jobs.
@@ -144,6 +146,12 @@ TEST(PackBulkUnits, EveryChunkOnceAndEverySpanFitsASlot) {
   }
   EXPECT_EQ(pack_bulk_shape(strided_job(1023, 2047, 2047, 2048), 2).lines_per_unit, 3);
   EXPECT_EQ(pack_bulk_shape(strided_job(9, 513, 813, 576), 2).lines_per_unit, 1);  // gap > a quarter line
+  // A cap on a unit's lines (launch_packs: a ring's worth of units per block) binds below the fit.
+  EXPECT_EQ(pack_bulk_shape(strided_job(6007, 513, 513, 576), 2).lines_per_unit, 15);
+  EXPECT_EQ(pack_bulk_shape(strided_job(6007, 513, 513, 576), 2, 4).lines_per_unit, 4);
+  EXPECT_EQ(pack_bulk_shape(strided_job(6007, 513, 513, 576), 2, 4).units, 1502);
+  EXPECT_EQ(pack_bulk_shape(strided_job(1023, 2047, 2047, 2048), 2, 5).lines_per_unit, 3);
+  EXPECT_EQ(pack_bulk_shape(strided_job(6007, 513, 513, 576), 2, 1).lines_per_unit, 1);
 }
 
 // The fast chunks of a line: exactly the full chunks of [chunk0, chunk1) whose 16 source bytes lie
