@@ -35,6 +35,21 @@ struct PackWord<4> {
   using type = uint32_t;
 };
 
+// A 16-B chunk of kPer = 16 / kElem elements, e[0] in the lowest bytes.
+template <int kElem>
+__device__ __forceinline__ uint4 chunk_of_elements(const typename PackWord<kElem>::type (&e)[16 / kElem]) {
+  uint32_t o[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    if constexpr (kElem == 2) {
+      o[i] = uint32_t(e[2 * i]) | (uint32_t(e[2 * i + 1]) << 16);
+    } else {
+      o[i] = e[i];
+    }
+  }
+  return make_uint4(o[0], o[1], o[2], o[3]);
+}
+
 // Word q + i of w[0..7] (q in 0..3 at run time, i a constant): selects on q's two bits, not an
 // indexed array (an indexed register array would live in local memory) nor a chain of compares
 // (which the compiler turned into branches between the loads and their uses).
@@ -86,7 +101,7 @@ __device__ __forceinline__ void pack_rows_body(const PackRowsParams& pr) {
   griddep_wait();  // (programmatic dependent launch, above)
   for (int64_t g = int64_t(blockIdx.x) * warps + threadIdx.x / 32; g < items; g += int64_t(gridDim.x) * warps) {
     const PackItem it = pack_item(pr, g);
-    const PackParams& p = it.job == 2 ? pr.job[2] : it.job == 1 ? pr.job[1] : pr.job[0];
+    const PackParams& p = pack_job_entry(pr.job, it.job);
     // Two walks over the lane's chunks, so that all its loads are in flight before the first one
     // is used: the first issues each chunk's aligned 16-B loads, the second (recomputing where the
     // chunk lies rather than holding its addresses in registers) shifts the words into place, or
@@ -136,16 +151,7 @@ __device__ __forceinline__ void pack_rows_body(const PackRowsParams& pr) {
         W e[kPer];
 #pragma unroll
         for (int i = 0; i < kPer; ++i) e[i] = c0 + i < p.cols ? line[c0 + i] : W(0);
-        uint32_t o[4];
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          if constexpr (kElem == 2) {
-            o[i] = uint32_t(e[2 * i]) | (uint32_t(e[2 * i + 1]) << 16);
-          } else {
-            o[i] = e[i];
-          }
-        }
-        v = make_uint4(o[0], o[1], o[2], o[3]);
+        v = chunk_of_elements<kElem>(e);
       }
       W* out = static_cast<W*>(p.dst) + walk.row * p.ld_dst + c0;
       if constexpr (kL2Hints) {
@@ -230,7 +236,7 @@ __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, ui
       for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
         mbar_wait(&empty[s], phase ^ 1u);
         const PackBulkUnit un = pack_bulk_unit(pb, u, kElem);
-        const PackParams& p = un.job == 2 ? pb.job[2] : un.job == 1 ? pb.job[1] : pb.job[0];
+        const PackParams& p = pack_job_entry(pb.job, un.job);
         // The span: the unit's first element to its last, widened to 16-B blocks, clipped to the
         // blocks wholly inside the source.
         uintptr_t lo = 0, hi = 0;
@@ -265,7 +271,7 @@ __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, ui
   for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
     mbar_wait(&full[s], phase);
     const PackBulkSlotInfo in = info[s];
-    const PackParams& p = in.job == 2 ? pb.job[2] : in.job == 1 ? pb.job[1] : pb.job[0];
+    const PackParams& p = pack_job_entry(pb.job, in.job);
     const uint8_t* slot = slots + s * kPackBulkSlotBytes;
     for (uint32_t l = 0; l < in.lines; ++l) {
       const W* line = static_cast<const W*>(p.src) + (in.row0 + l) * p.src_row;
@@ -295,19 +301,14 @@ __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, ui
         const int64_t e0 = int64_t(c) * kPer;
         const int64_t left = p.cols - e0;
         const int n = left >= kPer ? kPer : left > 0 ? int(left) : 0;  // source elements in the chunk
-        uint32_t o[4] = {0, 0, 0, 0};
+        W x[kPer];
 #pragma unroll
         for (int e = 0; e < kPer; ++e) {
           const uintptr_t a = reinterpret_cast<uintptr_t>(line + e0 + e);
-          W x = 0;
-          if (e < n) x = a >= in.lo && a + kElem <= in.hi ? *reinterpret_cast<const W*>(slot + (a - in.lo)) : line[e0 + e];
-          if constexpr (kElem == 2) {
-            o[e / 2] |= uint32_t(x) << (16 * (e % 2));
-          } else {
-            o[e] = x;
-          }
+          x[e] = 0;
+          if (e < n) x[e] = a >= in.lo && a + kElem <= in.hi ? *reinterpret_cast<const W*>(slot + (a - in.lo)) : line[e0 + e];
         }
-        *reinterpret_cast<uint4*>(out + e0) = make_uint4(o[0], o[1], o[2], o[3]);
+        *reinterpret_cast<uint4*>(out + e0) = chunk_of_elements<kElem>(x);
       };
       for (uint32_t c = in.chunk0 + uint32_t(worker); c < uint32_t(fast0); c += kWorkers * 32) other(c);
       for (uint32_t c = uint32_t(fast1) + uint32_t(worker); c < in.chunk1; c += kWorkers * 32) other(c);

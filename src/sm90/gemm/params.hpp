@@ -109,6 +109,13 @@ TG_HD constexpr int64_t pack_job_items(const PackParams& p, int elem_bytes) {
   return (p.rows * pack_line_chunks(p, elem_bytes) + kPackItemChunks - 1) / kPackItemChunks;
 }
 
+// Entry j (0..2) of a launch's per-job array, by selects rather than an index (an indexed kernel
+// parameter array would be copied to local memory).
+template <class T>
+TG_HD constexpr const T& pack_job_entry(const T (&a)[kPackJobs], int j) {
+  return j == 2 ? a[2] : j == 1 ? a[1] : a[0];
+}
+
 // Appends a line-copy job of elem_bytes elements to pr (host side of pack_rows_body); false when
 // kPackJobs are taken. item_begin stays whole: the entries past the last job hold the total.
 inline bool append_pack_job(PackRowsParams& pr, const PackParams& job, int elem_bytes) {
@@ -167,8 +174,8 @@ TG_HD inline PackBulkUnit pack_bulk_unit(const PackBulkParams& pb, int64_t u, in
   PackBulkUnit un;
   un.job = (u >= pb.unit_begin[1]) + (u >= pb.unit_begin[2]);
   const int64_t t = u - (un.job == 2 ? pb.unit_begin[2] : un.job == 1 ? pb.unit_begin[1] : 0);
-  const PackBulkShape& sh = un.job == 2 ? pb.shape[2] : un.job == 1 ? pb.shape[1] : pb.shape[0];
-  const PackParams& p = un.job == 2 ? pb.job[2] : un.job == 1 ? pb.job[1] : pb.job[0];
+  const PackBulkShape& sh = pack_job_entry(pb.shape, un.job);
+  const PackParams& p = pack_job_entry(pb.job, un.job);
   const int64_t line_chunks = pack_line_chunks(p, elem_bytes);
   if (sh.lines_per_unit > 1) {
     un.row0 = t * sh.lines_per_unit;
