@@ -188,21 +188,103 @@ __device__ __forceinline__ void pack_line_run(const uint8_t* base, uint32_t bits
 // A unit as the issuing lane leaves it beside its slot for the copying warps.
 struct PackBulkSlotInfo {
   int64_t row0;
-  uint64_t lo, hi;  // the span loaded: [lo, hi) in global memory (lo == hi: none)
+  uint64_t lo, hi;  // the span loaded: [lo, hi) in global memory (lo == hi: none; segmented: unused)
   uint32_t lines, chunk0, chunk1;
   int32_t job;
+  int32_t segment;
 };
 
-// The line copies through bulk copies into shared memory (PackBulkParams, params.hpp): warp 0's
-// elected lane decodes each of the block's units, writes its description beside the next slot of
-// a ring of kPackBulkSlots and loads the unit's source span there (cp.async.bulk of the span
-// widened to 16-B blocks, completing on full[s]); the other warps wait for the slot, build every
-// 16-B dst chunk of the unit's lines from two aligned 16-B shared loads funnel-shifted into place,
-// store it, and release the slot (empty[s], a warp each). A block keeps up to kPackBulkSmemBytes of
-// source in flight, where a lane of pack_rows_body keeps its four chunks: the point is a fast copy
-// on a few SMs. The span is clipped to the 16-B blocks that lie wholly inside the source (first
-// element to last), so nothing outside it is read; the chunks it then misses (at the source's two
-// ends only) are read element by element from global memory. Grid: any number of blocks of
+// The source bytes a bulk load brings for dst chunks [chunk0, chunk1) of lines [row0, row0 + lines)
+// of job p: their first element to their last, widened to 16-B blocks and clipped to the blocks
+// wholly inside the source (first element to last), so nothing outside it is read. Empty (lo == hi
+// == 0) where the chunks hold no source element (a line's padding).
+struct PackSpan {
+  uintptr_t lo = 0, hi = 0;
+};
+template <int kElem>
+__device__ __forceinline__ PackSpan pack_source_span(const PackParams& p, int64_t row0, int64_t lines, int64_t chunk0,
+                                                     int64_t chunk1) {
+  constexpr int kPer = 16 / kElem;
+  PackSpan sp;
+  if (chunk0 * kPer >= p.cols) return sp;
+  const uintptr_t base = reinterpret_cast<uintptr_t>(p.src);
+  const int64_t last_col = chunk1 * kPer < p.cols ? chunk1 * kPer : p.cols;
+  const uintptr_t first = base + uintptr_t(row0 * p.src_row + chunk0 * kPer) * kElem;
+  const uintptr_t end = base + uintptr_t((row0 + lines - 1) * p.src_row + last_col) * kElem;
+  const uintptr_t src_end = base + uintptr_t((p.rows - 1) * p.src_row + p.cols) * kElem;
+  const uintptr_t safe_lo = (base + 15) & ~uintptr_t(15), safe_hi = src_end & ~uintptr_t(15);
+  sp.lo = first & ~uintptr_t(15);
+  sp.hi = (end + 15) & ~uintptr_t(15);
+  if (sp.lo < safe_lo) sp.lo = safe_lo;
+  if (sp.hi > safe_hi) sp.hi = safe_hi;
+  if (sp.hi <= sp.lo) sp.lo = sp.hi = 0;
+  return sp;
+}
+
+// Dst chunks [chunk0, chunk1) of line `row` of job p, from the loaded span [sp.lo, sp.hi) of the
+// source held at `span` in shared memory, by threads t = 0 .. nt - 1 (each a chunk, then every
+// nt-th): the chunks whose 16 source bytes lie in the span through pack_line_run, the others (a
+// line's partial last chunk and its padding, chunks at the source's two ends) element by element,
+// from the span where it holds the element, else from global memory.
+template <int kElem>
+__device__ __forceinline__ void pack_bulk_line(const PackParams& p, int64_t row, uint32_t chunk0, uint32_t chunk1,
+                                               PackSpan sp, const uint8_t* span, uint32_t t, uint32_t nt) {
+  using W = typename PackWord<kElem>::type;
+  constexpr int kPer = 16 / kElem;
+  const W* line = static_cast<const W*>(p.src) + row * p.src_row;
+  W* out = static_cast<W*>(p.dst) + row * p.ld_dst;
+  // The line's chunks whose 16 source bytes lie wholly in the span: [fast0, fast1) (the line's
+  // first byte is `rel` bytes into the span, possibly before it where the span was clipped).
+  const int64_t rel = int64_t(reinterpret_cast<uintptr_t>(line)) - int64_t(sp.lo);
+  const PackFastRange fast = pack_bulk_fast_range(rel, int64_t(sp.hi - sp.lo), p.cols, kPer, chunk0, chunk1);
+  const uint32_t fast0 = uint32_t(fast.first), fast1 = uint32_t(fast.second);
+  if (fast1 > fast0) {
+    const uint32_t sh = uint32_t(rel & 15);  // (rel's low bits: the same for every chunk of the line)
+    const uint8_t* base = span + (rel - int64_t(sh));
+    uint4* out4 = reinterpret_cast<uint4*>(out);
+    const uint32_t c0 = fast0 + t, bits = 8 * (sh % 4);
+    switch (sh == 0 ? -1 : int(sh / 4)) {
+      case -1: pack_line_run<-1>(base, 0, out4, c0, fast1, nt); break;
+      case 0: pack_line_run<0>(base, bits, out4, c0, fast1, nt); break;
+      case 1: pack_line_run<1>(base, bits, out4, c0, fast1, nt); break;
+      case 2: pack_line_run<2>(base, bits, out4, c0, fast1, nt); break;
+      default: pack_line_run<3>(base, bits, out4, c0, fast1, nt); break;
+    }
+  }
+  auto other = [&](uint32_t c) {
+    const int64_t e0 = int64_t(c) * kPer;
+    const int64_t left = p.cols - e0;
+    const int n = left >= kPer ? kPer : left > 0 ? int(left) : 0;  // source elements in the chunk
+    W x[kPer];
+#pragma unroll
+    for (int e = 0; e < kPer; ++e) {
+      const uintptr_t a = reinterpret_cast<uintptr_t>(line + e0 + e);
+      x[e] = 0;
+      if (e < n) x[e] = a >= sp.lo && a + kElem <= sp.hi ? *reinterpret_cast<const W*>(span + (a - sp.lo)) : line[e0 + e];
+    }
+    *reinterpret_cast<uint4*>(out + e0) = chunk_of_elements<kElem>(x);
+  };
+  for (uint32_t c = chunk0 + t; c < fast0; c += nt) other(c);
+  for (uint32_t c = fast1 + t; c < chunk1; c += nt) other(c);
+}
+
+// The line copies through bulk copies into shared memory (PackBulkParams, params.hpp). Roles:
+//   warp 0, one lane: decodes each of the block's units, writes its description beside the next
+//     slot of a ring of kPackBulkSlots and loads the unit's source there (cp.async.bulk of its span,
+//     completing on full[s]): one span for the unit's lines, or (segmented) one per line, each into
+//     a sub-slot of kPackSegLineBytes;
+//   warps 2 .. 9 (the copying warps): a unit each in turn (the block's unit i to warp i % 8):
+//     wait for its slot, build every 16-B dst chunk of the unit's lines from two aligned 16-B
+//     shared loads funnel-shifted into place (pack_bulk_line, a lane per chunk), store them, and
+//     arrive on empty[s];
+//   warp 1, one lane: waits for empty[s], and for a segmented copy counts the unit on its
+//     segment's counter (fence at GPU scope first: the copying warps' stores, which the barrier
+//     ordered before it, are then released with the count); the unit that completes the segment
+//     puts the counter back to 0 and stores the epoch into the segment's flag. Then it frees the
+//     slot for the issuing lane (freed[s]).
+// A block keeps up to kPackBulkSmemBytes of source in flight, where a lane of pack_rows_body keeps
+// its four chunks: the point is a fast copy on a few SMs (a GEMM beside it on the others: with
+// seg.trigger the copy lets the next kernel launch at its start). Grid: any number of blocks of
 // kPackBulkThreads with kPackBulkSmemBytes of dynamic shared memory.
 // NOTES: measured on the H100 (docs/PERF.md, thirty-sixth session): the first version (8-KB
 // slots, 15 copying warps, each decoding every unit itself with 64-bit divisions) copied 7 GB/s
@@ -213,50 +295,57 @@ struct PackBulkSlotInfo {
 // span (~12 instructions a chunk); not yet measured.
 template <int kElem>
 __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, uint8_t* slots) {
-  using W = typename PackWord<kElem>::type;
-  constexpr int kPer = 16 / kElem;
-  constexpr int kWorkers = kPackBulkThreads / 32 - 1;
-  __shared__ alignas(8) uint64_t full[kPackBulkSlots], empty[kPackBulkSlots];
+  constexpr int kWorkers = kPackBulkThreads / 32 - 2;
+  __shared__ alignas(8) uint64_t full[kPackBulkSlots], empty[kPackBulkSlots], freed[kPackBulkSlots];
   __shared__ PackBulkSlotInfo info[kPackBulkSlots];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const PackSegments& sg = pb.seg;
+  const bool segmented = sg.seg_chunks > 0;
+  const int64_t sub = segmented ? kPackSegLineBytes(sg.seg_chunks) : 0;
   if (threadIdx.x == 0) {
     for (int s = 0; s < kPackBulkSlots; ++s) {
       mbar_init(&full[s], 1);
-      mbar_init(&empty[s], kWorkers);
+      mbar_init(&empty[s], 1);  // the copying warp whose unit it holds
+      mbar_init(&freed[s], 1);
     }
     fence_barrier_init();
   }
   __syncthreads();
   griddep_wait();  // (programmatic dependent launch, above)
+  if (sg.trigger) griddep_launch_dependents();  // the GEMM beside the copy may start on the other SMs
   const int64_t units = pb.unit_begin[kPackJobs];
   if (warp == 0) {
     if (lane == 0) {
       int s = 0;
       uint32_t phase = 0;
       for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
-        mbar_wait(&empty[s], phase ^ 1u);
+        mbar_wait(&freed[s], phase ^ 1u);
         const PackBulkUnit un = pack_bulk_unit(pb, u, kElem);
         const PackParams& p = pack_job_entry(pb.job, un.job);
-        // The span: the unit's first element to its last, widened to 16-B blocks, clipped to the
-        // blocks wholly inside the source.
-        uintptr_t lo = 0, hi = 0;
-        if (un.chunk0 * kPer < p.cols) {
-          const uintptr_t base = reinterpret_cast<uintptr_t>(p.src);
-          const int64_t last_col = un.chunk1 * kPer < p.cols ? un.chunk1 * kPer : p.cols;
-          const uintptr_t first = base + uintptr_t(un.row0 * p.src_row + un.chunk0 * kPer) * kElem;
-          const uintptr_t end = base + uintptr_t((un.row0 + un.lines - 1) * p.src_row + last_col) * kElem;
-          const uintptr_t src_end = base + uintptr_t((p.rows - 1) * p.src_row + p.cols) * kElem;
-          const uintptr_t safe_lo = (base + 15) & ~uintptr_t(15), safe_hi = src_end & ~uintptr_t(15);
-          lo = first & ~uintptr_t(15);
-          hi = (end + 15) & ~uintptr_t(15);
-          if (lo < safe_lo) lo = safe_lo;
-          if (hi > safe_hi) hi = safe_hi;
-          if (hi <= lo) lo = hi = 0;
+        PackSpan sp;
+        uint32_t bytes = 0;
+        if (!segmented) {
+          sp = pack_source_span<kElem>(p, un.row0, un.lines, un.chunk0, un.chunk1);
+          bytes = uint32_t(sp.hi - sp.lo);
+        } else {
+          for (int64_t l = 0; l < un.lines; ++l) {
+            const PackSpan ls = pack_source_span<kElem>(p, un.row0 + l, 1, un.chunk0, un.chunk1);
+            bytes += uint32_t(ls.hi - ls.lo);
+          }
         }
-        info[s] = PackBulkSlotInfo{un.row0, lo, hi, uint32_t(un.lines), uint32_t(un.chunk0), uint32_t(un.chunk1), un.job};
-        const uint32_t bytes = uint32_t(hi - lo);
+        info[s] = PackBulkSlotInfo{un.row0,        sp.lo, sp.hi, uint32_t(un.lines), uint32_t(un.chunk0),
+                                   uint32_t(un.chunk1), un.job, int32_t(un.segment)};
         mbar_arrive_expect_tx(&full[s], bytes);  // (release: the description is seen by the waiters)
-        if (bytes > 0) bulk_load_g2s(slots + s * kPackBulkSlotBytes, reinterpret_cast<const void*>(lo), bytes, &full[s]);
+        uint8_t* slot = slots + s * kPackBulkSlotBytes;
+        if (!segmented) {
+          if (bytes > 0) bulk_load_g2s(slot, reinterpret_cast<const void*>(sp.lo), bytes, &full[s]);
+        } else {
+          for (int64_t l = 0; l < un.lines; ++l) {
+            const PackSpan ls = pack_source_span<kElem>(p, un.row0 + l, 1, un.chunk0, un.chunk1);
+            if (ls.hi > ls.lo)
+              bulk_load_g2s(slot + l * sub, reinterpret_cast<const void*>(ls.lo), uint32_t(ls.hi - ls.lo), &full[s]);
+          }
+        }
         if (++s == kPackBulkSlots) {
           s = 0;
           phase ^= 1u;
@@ -265,60 +354,53 @@ __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, ui
     }
     return;
   }
-  const int worker = threadIdx.x - 32;  // 0 .. kWorkers * 32 - 1
-  int s = 0;
-  uint32_t phase = 0;
-  for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
-    mbar_wait(&full[s], phase);
+  if (warp == 1) {
+    if (lane == 0) {
+      int s = 0;
+      uint32_t phase = 0;
+      for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
+        mbar_wait(&empty[s], phase);
+        if (segmented) {
+          const uint32_t seg = uint32_t(info[s].segment);
+          fence_acq_rel_gpu();  // the copying warps' stores (ordered before by the barrier), at GPU scope
+          if (atom_add_relaxed_gpu(sg.seg_count + seg, 1u) == uint32_t(sg.seg_units) - 1u) {
+            store_relaxed_gpu(sg.seg_count + seg, 0u);
+            fence_acq_rel_gpu();  // every unit's count (and so its stores) before the flag
+            store_relaxed_gpu(sg.seg_flag + seg, sg.epoch);
+          }
+        }
+        mbar_arrive(&freed[s]);
+        if (++s == kPackBulkSlots) {
+          s = 0;
+          phase ^= 1u;
+        }
+      }
+    }
+    return;
+  }
+  // Copying warp wk takes the block's units wk, wk + kWorkers, ...: unit i lies in slot i % kSlots
+  // (phase (i / kSlots) & 1), which the issuing lane refills only after unit i is freed, so the
+  // awaited phase is the barrier's current one or the one before.
+  const int wk = warp - 2;  // 0 .. kWorkers - 1
+  int64_t i = wk;
+  for (int64_t u = blockIdx.x + wk * int64_t(gridDim.x); u < units; u += kWorkers * int64_t(gridDim.x), i += kWorkers) {
+    const int s = int(i % kPackBulkSlots);
+    mbar_wait(&full[s], uint32_t(i / kPackBulkSlots) & 1u);
     const PackBulkSlotInfo in = info[s];
     const PackParams& p = pack_job_entry(pb.job, in.job);
     const uint8_t* slot = slots + s * kPackBulkSlotBytes;
     for (uint32_t l = 0; l < in.lines; ++l) {
-      const W* line = static_cast<const W*>(p.src) + (in.row0 + l) * p.src_row;
-      W* out = static_cast<W*>(p.dst) + (in.row0 + l) * p.ld_dst;
-      // The line's chunks whose 16 source bytes lie wholly in the span: [fast0, fast1) (the line's
-      // first byte is `rel` bytes into the span, possibly before it where the span was clipped).
-      const int64_t rel = int64_t(reinterpret_cast<uintptr_t>(line)) - int64_t(in.lo);
-      const PackFastRange fast =
-          pack_bulk_fast_range(rel, int64_t(in.hi - in.lo), p.cols, kPer, int64_t(in.chunk0), int64_t(in.chunk1));
-      const int64_t fast0 = fast.first, fast1 = fast.second;
-      if (fast1 > fast0) {
-        const uint32_t sh = uint32_t(rel & 15);  // (rel's low bits: the same for every chunk of the line)
-        const uint8_t* base = slot + (rel - int64_t(sh));
-        uint4* out4 = reinterpret_cast<uint4*>(out);
-        const uint32_t c0 = uint32_t(fast0) + uint32_t(worker), c1 = uint32_t(fast1), bits = 8 * (sh % 4);
-        switch (sh == 0 ? -1 : int(sh / 4)) {
-          case -1: pack_line_run<-1>(base, 0, out4, c0, c1, kWorkers * 32); break;
-          case 0: pack_line_run<0>(base, bits, out4, c0, c1, kWorkers * 32); break;
-          case 1: pack_line_run<1>(base, bits, out4, c0, c1, kWorkers * 32); break;
-          case 2: pack_line_run<2>(base, bits, out4, c0, c1, kWorkers * 32); break;
-          default: pack_line_run<3>(base, bits, out4, c0, c1, kWorkers * 32); break;
-        }
+      if (!segmented) {
+        pack_bulk_line<kElem>(p, in.row0 + l, in.chunk0, in.chunk1, PackSpan{in.lo, in.hi}, slot, uint32_t(lane), 32u);
+      } else {
+        pack_bulk_line<kElem>(p, in.row0 + l, in.chunk0, in.chunk1,
+                              pack_source_span<kElem>(p, in.row0 + l, 1, in.chunk0, in.chunk1), slot + l * sub,
+                              uint32_t(lane), 32u);
       }
-      // The other chunks (a line's partial last chunk and its padding, chunks at the source's two
-      // ends): element by element, from the slot where the span holds the element.
-      auto other = [&](uint32_t c) {
-        const int64_t e0 = int64_t(c) * kPer;
-        const int64_t left = p.cols - e0;
-        const int n = left >= kPer ? kPer : left > 0 ? int(left) : 0;  // source elements in the chunk
-        W x[kPer];
-#pragma unroll
-        for (int e = 0; e < kPer; ++e) {
-          const uintptr_t a = reinterpret_cast<uintptr_t>(line + e0 + e);
-          x[e] = 0;
-          if (e < n) x[e] = a >= in.lo && a + kElem <= in.hi ? *reinterpret_cast<const W*>(slot + (a - in.lo)) : line[e0 + e];
-        }
-        *reinterpret_cast<uint4*>(out + e0) = chunk_of_elements<kElem>(x);
-      };
-      for (uint32_t c = in.chunk0 + uint32_t(worker); c < uint32_t(fast0); c += kWorkers * 32) other(c);
-      for (uint32_t c = uint32_t(fast1) + uint32_t(worker); c < in.chunk1; c += kWorkers * 32) other(c);
     }
+    if (segmented) fence_proxy_async_global();  // this lane's stores, before the GEMM's TMA loads read them
     __syncwarp();
     if (lane == 0) mbar_arrive(&empty[s]);
-    if (++s == kPackBulkSlots) {
-      s = 0;
-      phase ^= 1u;
-    }
   }
 }
 

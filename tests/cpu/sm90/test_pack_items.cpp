@@ -154,6 +154,72 @@ TEST(PackBulkUnits, EveryChunkOnceAndEverySpanFitsASlot) {
   EXPECT_EQ(pack_bulk_shape(strided_job(6007, 513, 513, 576), 2, 1).lines_per_unit, 1);
 }
 
+// The segmented split (segment_pack_bulk; the copy beside the GEMM): units go segment by segment
+// (a unit's segment never below the one before it), each unit's chunks are its segment's, every
+// dst chunk of every job is in exactly one unit, every line's segment span fits its sub-slot and
+// the unit's lines fit the slot, and a segment has seg_units units (what the flag waits for).
+TEST(PackBulkUnits, SegmentedUnitsGoSegmentBySegment) {
+  struct Case {
+    std::vector<PackParams> jobs;
+    int64_t seg_chunks;
+  };
+  const Case cases[] = {{{strided_job(1023, 2047, 2047, 2048), strided_job(8191, 2047, 2047, 2048)}, 64},
+                        {{strided_job(777, 4096, 4097, 4096)}, 64},
+                        {{strided_job(300, 200, 201, 200), strided_job(257, 200, 203, 200)}, 64},
+                        {{strided_job(5, 10001, 10001, 10008), strided_job(3, 10001, 10003, 10008)}, 128}};
+  for (const Case& cs : cases) {
+    SCOPED_TRACE(cs.jobs.front().rows);
+    PackBulkParams pb;
+    for (const PackParams& j : cs.jobs) ASSERT_TRUE(append_pack_bulk_job(pb, j, 2));
+    ASSERT_TRUE(segment_pack_bulk(pb, 2, cs.seg_chunks, nullptr, nullptr, 5u, true));
+    const int64_t chunks = cs.jobs.front().ld_dst / 8;
+    EXPECT_EQ(pb.seg.segments, (chunks + cs.seg_chunks - 1) / cs.seg_chunks);
+    EXPECT_EQ(pb.unit_begin[kPackJobs], pb.seg.segments * pb.seg.seg_units);
+    EXPECT_LE(int64_t(pb.seg.seg_lines) * kPackSegLineBytes(cs.seg_chunks), kPackBulkSlotBytes);
+    std::vector<std::vector<int>> writes(cs.jobs.size());
+    for (size_t j = 0; j < cs.jobs.size(); ++j) writes[j].assign(static_cast<size_t>(cs.jobs[j].rows * chunks), 0);
+    std::vector<int64_t> per_segment(static_cast<size_t>(pb.seg.segments), 0);
+    int64_t last_segment = 0;
+    for (int64_t u = 0; u < pb.unit_begin[kPackJobs]; ++u) {
+      const PackBulkUnit un = pack_bulk_unit(pb, u, 2);
+      ASSERT_GE(un.segment, last_segment) << "unit " << u;
+      last_segment = un.segment;
+      ++per_segment[static_cast<size_t>(un.segment)];
+      ASSERT_LT(un.job, pb.jobs);
+      const PackParams& p = cs.jobs[static_cast<size_t>(un.job)];
+      EXPECT_EQ(un.chunk0, un.segment * cs.seg_chunks);
+      EXPECT_EQ(un.chunk1, std::min(chunks, un.chunk0 + cs.seg_chunks));
+      ASSERT_GE(un.lines, 1);
+      ASSERT_LE(un.lines, pb.seg.seg_lines);
+      ASSERT_LE(un.row0 + un.lines, p.rows);
+      for (int64_t l = 0; l < un.lines; ++l) {
+        if (un.chunk0 * 8 < p.cols) {  // the line's span, from a base at an odd element
+          const int64_t last = std::min(un.chunk1 * 8, p.cols);
+          const int64_t first_byte = (1 + (un.row0 + l) * p.src_row + un.chunk0 * 8) * 2;
+          const int64_t end_byte = (1 + (un.row0 + l) * p.src_row + last) * 2;
+          EXPECT_LE((end_byte + 15) / 16 * 16 - first_byte / 16 * 16, kPackSegLineBytes(cs.seg_chunks));
+        }
+        for (int64_t c = un.chunk0; c < un.chunk1; ++c)
+          ++writes[static_cast<size_t>(un.job)][static_cast<size_t>((un.row0 + l) * chunks + c)];
+      }
+    }
+    for (int64_t n : per_segment) EXPECT_EQ(n, pb.seg.seg_units);
+    for (size_t j = 0; j < cs.jobs.size(); ++j)
+      for (size_t i = 0; i < writes[j].size(); ++i) ASSERT_EQ(writes[j][i], 1) << "job " << j << " chunk " << i;
+  }
+  // Jobs of two line lengths, or more segments than the flags, are refused.
+  PackBulkParams two;
+  ASSERT_TRUE(append_pack_bulk_job(two, strided_job(10, 200, 200, 200), 2));
+  ASSERT_TRUE(append_pack_bulk_job(two, strided_job(10, 300, 300, 304), 2));
+  EXPECT_FALSE(segment_pack_bulk(two, 2, 64, nullptr, nullptr, 1u, true));
+  PackBulkParams many;
+  ASSERT_TRUE(append_pack_bulk_job(many, strided_job(2, 300000, 300000, 300000), 2));
+  EXPECT_FALSE(segment_pack_bulk(many, 2, 64, nullptr, nullptr, 1u, true));
+  PackBulkParams wide;
+  ASSERT_TRUE(append_pack_bulk_job(wide, strided_job(2, 3000, 3000, 3000), 2));
+  EXPECT_FALSE(segment_pack_bulk(wide, 2, 1024, nullptr, nullptr, 1u, true)) << "a line's segment past a slot";
+}
+
 // The fast chunks of a line: exactly the full chunks of [chunk0, chunk1) whose 16 source bytes lie
 // in the span — and then the kernel's two aligned 16-B loads of such a chunk stay in the span too.
 TEST(PackBulkUnits, FastRangeIsExactlyTheChunksInsideTheSpan) {
