@@ -370,7 +370,8 @@ bool beside_eligible(const Route& r, bool pdl, bool traced, bool capturing) {
   for (const Pack& pk : r.packs) {
     if (pk.transposes() || pk.operand == Pack::Operand::c) return false;
     const MatrixRef& x = pk.operand == Pack::Operand::a ? r.args.a : r.args.b;
-    if (x.major != Major::k_major || pk.cols != r.problem.k) return false;
+    // (K-lines: the kernel's K may be the copies' padded length, where both operands are copied.)
+    if (x.major != Major::k_major || pk.cols != x.cols || r.problem.k > pk.ld) return false;
     if (pk.elem_bytes != first.elem_bytes || pk.ld != first.ld) return false;
   }
   return ceil_div(first.ld, int64_t{kBesideSegmentK}) <= sm90::kPackMaxSegments;
