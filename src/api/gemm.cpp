@@ -188,8 +188,9 @@ uint32_t next_segment_epoch() {
   return e;
 }
 
-// The call's workspace: the k-split counters (kKSplitCounterBytes, always first, so that they stay
-// where they were zeroed whatever else a call puts after them), the operand copies (r.pack_bytes)
+// The call's workspace: the zeroed head (kZeroedBytes: the k-split counters, the segment counters
+// and flags; always first, so that they stay where they were zeroed whatever else a call puts
+// after them), the operand copies (r.pack_bytes)
 // and then, 256-B aligned, the k-split partials. Per (device, stream), grown when too small; inside
 // a CUDA graph capture the graph gets its own (*graph_owned: cudaMallocAsync on the capturing
 // stream, counters zeroed by a captured memset, freed after the GEMM).
@@ -284,9 +285,19 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
   SegmentWait segments;
   if (beside > 0 && ws != nullptr && !graph_workspace) {
     uint32_t* counts = reinterpret_cast<uint32_t*>(ws + kKSplitCounterBytes);
-    side = PackBeside{kBesideSegmentK / (16 / r.packs.front().elem_bytes), counts, counts + sm90::kPackMaxSegments,
-                      next_segment_epoch()};
-    segments = SegmentWait{side.flags, side.epoch, kBesideSegmentK / sm90::kBlockK};
+    // (Measurement knobs, pending: TILEGEMM_SEG_K = 512, 1024 or 2048 elements a segment;
+    // TILEGEMM_SEG_FENCE=0 drops the copying lanes' proxy fence.)
+    static const int seg_k = [] {
+      const int v = env_count([](const char* name) { return std::getenv(name); }, "TILEGEMM_SEG_K");
+      return v == 1024 || v == 2048 ? v : kBesideSegmentK;
+    }();
+    static const bool no_fence = [] {
+      const char* v = std::getenv("TILEGEMM_SEG_FENCE");
+      return v != nullptr && std::string(v) == "0";
+    }();
+    side = PackBeside{seg_k / (16 / r.packs.front().elem_bytes), counts, counts + sm90::kPackMaxSegments,
+                      next_segment_epoch(), no_fence};
+    segments = SegmentWait{side.flags, side.epoch, seg_k / sm90::kBlockK};
   } else {
     beside = 0;
   }

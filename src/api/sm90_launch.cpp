@@ -299,6 +299,7 @@ Status launch_packs(const Route& r, void* workspace, cudaStream_t stream, bool p
         return setup_error("the copies beside the GEMM cannot be cut into segments of " +
                            std::to_string(beside->seg_chunks) + " chunks (one line length, at most " +
                            std::to_string(sm90::kPackMaxSegments) + " segments)");
+      if (beside != nullptr && beside->no_writer_fence) pb.seg.pad_ = 1;
       jit::LaunchDims dims;
       dims.stream = stream;
       dims.programmatic = programmatic;

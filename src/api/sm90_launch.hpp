@@ -70,6 +70,7 @@ struct PackBeside {
   uint32_t* counts = nullptr;  // sm90::kPackMaxSegments of each, 0 when first allocated
   uint32_t* flags = nullptr;
   uint32_t epoch = 0;
+  bool no_writer_fence = false;  // (measurement knob)
 };
 Status launch_packs(const struct Route& r, void* workspace, cudaStream_t stream, bool programmatic = false,
                     int pinned_ctas = 0, bool bulk = false, const PackBeside* beside = nullptr);

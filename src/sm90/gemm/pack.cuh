@@ -221,34 +221,46 @@ __device__ __forceinline__ PackSpan pack_source_span(const PackParams& p, int64_
   return sp;
 }
 
-// Dst chunks [chunk0, chunk1) of line `row` of job p, from the loaded span [sp.lo, sp.hi) of the
-// source held at `span` in shared memory, by threads t = 0 .. nt - 1 (each a chunk, then every
-// nt-th): the chunks whose 16 source bytes lie in the span through pack_line_run, the others (a
-// line's partial last chunk and its padding, chunks at the source's two ends) element by element,
-// from the span where it holds the element, else from global memory.
+// Where a line lies in its loaded span: its first byte `rel` bytes into the span (negative where
+// the span was clipped at the source's start), the span `span` bytes long, and its fast chunks
+// [fast0, fast1) (pack_bulk_fast_range: those whose 16 source bytes lie in the span).
+struct PackLineInfo {
+  int32_t rel;
+  uint32_t span, fast0, fast1;
+};
+template <int kElem>
+__device__ __forceinline__ PackLineInfo pack_line_info(const PackParams& p, int64_t row, uint32_t chunk0,
+                                                       uint32_t chunk1, PackSpan sp) {
+  using W = typename PackWord<kElem>::type;
+  const W* line = static_cast<const W*>(p.src) + row * p.src_row;
+  const int64_t rel = int64_t(reinterpret_cast<uintptr_t>(line)) - int64_t(sp.lo);
+  const PackFastRange fast = pack_bulk_fast_range(rel, int64_t(sp.hi - sp.lo), p.cols, 16 / kElem, chunk0, chunk1);
+  return PackLineInfo{int32_t(rel), uint32_t(sp.hi - sp.lo), uint32_t(fast.first), uint32_t(fast.second)};
+}
+
+// Dst chunks [chunk0, chunk1) of line `row` of job p, from its loaded span held at `span` in shared
+// memory (where the line lies in it: li), by threads t = 0 .. nt - 1 (each a chunk, then every
+// nt-th): the fast chunks through pack_line_run, the others (a line's partial last chunk and its
+// padding, chunks at the source's two ends) element by element, from the span where it holds the
+// element, else from global memory.
 template <int kElem>
 __device__ __forceinline__ void pack_bulk_line(const PackParams& p, int64_t row, uint32_t chunk0, uint32_t chunk1,
-                                               PackSpan sp, const uint8_t* span, uint32_t t, uint32_t nt) {
+                                               PackLineInfo li, const uint8_t* span, uint32_t t, uint32_t nt) {
   using W = typename PackWord<kElem>::type;
   constexpr int kPer = 16 / kElem;
   const W* line = static_cast<const W*>(p.src) + row * p.src_row;
   W* out = static_cast<W*>(p.dst) + row * p.ld_dst;
-  // The line's chunks whose 16 source bytes lie wholly in the span: [fast0, fast1) (the line's
-  // first byte is `rel` bytes into the span, possibly before it where the span was clipped).
-  const int64_t rel = int64_t(reinterpret_cast<uintptr_t>(line)) - int64_t(sp.lo);
-  const PackFastRange fast = pack_bulk_fast_range(rel, int64_t(sp.hi - sp.lo), p.cols, kPer, chunk0, chunk1);
-  const uint32_t fast0 = uint32_t(fast.first), fast1 = uint32_t(fast.second);
-  if (fast1 > fast0) {
-    const uint32_t sh = uint32_t(rel & 15);  // (rel's low bits: the same for every chunk of the line)
-    const uint8_t* base = span + (rel - int64_t(sh));
+  if (li.fast1 > li.fast0) {
+    const uint32_t sh = uint32_t(li.rel) & 15u;  // (rel's low bits: the same for every chunk of the line)
+    const uint8_t* base = span + (li.rel - int32_t(sh));
     uint4* out4 = reinterpret_cast<uint4*>(out);
-    const uint32_t c0 = fast0 + t, bits = 8 * (sh % 4);
+    const uint32_t c0 = li.fast0 + t, bits = 8 * (sh % 4);
     switch (sh == 0 ? -1 : int(sh / 4)) {
-      case -1: pack_line_run<-1>(base, 0, out4, c0, fast1, nt); break;
-      case 0: pack_line_run<0>(base, bits, out4, c0, fast1, nt); break;
-      case 1: pack_line_run<1>(base, bits, out4, c0, fast1, nt); break;
-      case 2: pack_line_run<2>(base, bits, out4, c0, fast1, nt); break;
-      default: pack_line_run<3>(base, bits, out4, c0, fast1, nt); break;
+      case -1: pack_line_run<-1>(base, 0, out4, c0, li.fast1, nt); break;
+      case 0: pack_line_run<0>(base, bits, out4, c0, li.fast1, nt); break;
+      case 1: pack_line_run<1>(base, bits, out4, c0, li.fast1, nt); break;
+      case 2: pack_line_run<2>(base, bits, out4, c0, li.fast1, nt); break;
+      default: pack_line_run<3>(base, bits, out4, c0, li.fast1, nt); break;
     }
   }
   auto other = [&](uint32_t c) {
@@ -258,14 +270,14 @@ __device__ __forceinline__ void pack_bulk_line(const PackParams& p, int64_t row,
     W x[kPer];
 #pragma unroll
     for (int e = 0; e < kPer; ++e) {
-      const uintptr_t a = reinterpret_cast<uintptr_t>(line + e0 + e);
+      const int64_t at = (e0 + e) * kElem + li.rel;  // the element's byte in the span
       x[e] = 0;
-      if (e < n) x[e] = a >= sp.lo && a + kElem <= sp.hi ? *reinterpret_cast<const W*>(span + (a - sp.lo)) : line[e0 + e];
+      if (e < n) x[e] = at >= 0 && at + kElem <= int64_t(li.span) ? *reinterpret_cast<const W*>(span + at) : line[e0 + e];
     }
     *reinterpret_cast<uint4*>(out + e0) = chunk_of_elements<kElem>(x);
   };
-  for (uint32_t c = chunk0 + t; c < fast0; c += nt) other(c);
-  for (uint32_t c = fast1 + t; c < chunk1; c += nt) other(c);
+  for (uint32_t c = chunk0 + t; c < li.fast0; c += nt) other(c);
+  for (uint32_t c = li.fast1 + t; c < chunk1; c += nt) other(c);
 }
 
 // The line copies through bulk copies into shared memory (PackBulkParams, params.hpp). Roles:
@@ -298,6 +310,7 @@ __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, ui
   constexpr int kWorkers = kPackBulkThreads / 32 - 2;
   __shared__ alignas(8) uint64_t full[kPackBulkSlots], empty[kPackBulkSlots], freed[kPackBulkSlots];
   __shared__ PackBulkSlotInfo info[kPackBulkSlots];
+  __shared__ PackLineInfo line_info[kPackBulkSlots][kPackSegMaxLines];  // segmented: each line's
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const PackSegments& sg = pb.seg;
   const bool segmented = sg.seg_chunks > 0;
@@ -315,66 +328,86 @@ __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, ui
   if (sg.trigger) griddep_launch_dependents();  // the GEMM beside the copy may start on the other SMs
   const int64_t units = pb.unit_begin[kPackJobs];
   if (warp == 0) {
-    if (lane == 0) {
-      int s = 0;
-      uint32_t phase = 0;
-      for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
-        mbar_wait(&freed[s], phase ^ 1u);
-        const PackBulkUnit un = pack_bulk_unit(pb, u, kElem);
-        const PackParams& p = pack_job_entry(pb.job, un.job);
-        PackSpan sp;
-        uint32_t bytes = 0;
-        if (!segmented) {
-          sp = pack_source_span<kElem>(p, un.row0, un.lines, un.chunk0, un.chunk1);
-          bytes = uint32_t(sp.hi - sp.lo);
-        } else {
-          for (int64_t l = 0; l < un.lines; ++l) {
-            const PackSpan ls = pack_source_span<kElem>(p, un.row0 + l, 1, un.chunk0, un.chunk1);
-            bytes += uint32_t(ls.hi - ls.lo);
-          }
-        }
-        info[s] = PackBulkSlotInfo{un.row0,        sp.lo, sp.hi, uint32_t(un.lines), uint32_t(un.chunk0),
-                                   uint32_t(un.chunk1), un.job, int32_t(un.segment)};
-        mbar_arrive_expect_tx(&full[s], bytes);  // (release: the description is seen by the waiters)
-        uint8_t* slot = slots + s * kPackBulkSlotBytes;
-        if (!segmented) {
+    int s = 0;
+    uint32_t phase = 0;
+    for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
+      if (lane == 0) mbar_wait(&freed[s], phase ^ 1u);
+      __syncwarp();
+      const PackBulkUnit un = pack_bulk_unit(pb, u, kElem);
+      const PackParams& p = pack_job_entry(pb.job, un.job);
+      uint8_t* slot = slots + s * kPackBulkSlotBytes;
+      if (!segmented) {
+        if (lane == 0) {
+          const PackSpan sp = pack_source_span<kElem>(p, un.row0, un.lines, un.chunk0, un.chunk1);
+          const uint32_t bytes = uint32_t(sp.hi - sp.lo);
+          info[s] = PackBulkSlotInfo{un.row0,        sp.lo,  sp.hi, uint32_t(un.lines), uint32_t(un.chunk0),
+                                     uint32_t(un.chunk1), un.job, int32_t(un.segment)};
+          mbar_arrive_expect_tx(&full[s], bytes);  // (release: the description is seen by the waiters)
           if (bytes > 0) bulk_load_g2s(slot, reinterpret_cast<const void*>(sp.lo), bytes, &full[s]);
-        } else {
-          for (int64_t l = 0; l < un.lines; ++l) {
-            const PackSpan ls = pack_source_span<kElem>(p, un.row0 + l, 1, un.chunk0, un.chunk1);
-            if (ls.hi > ls.lo)
-              bulk_load_g2s(slot + l * sub, reinterpret_cast<const void*>(ls.lo), uint32_t(ls.hi - ls.lo), &full[s]);
-          }
         }
-        if (++s == kPackBulkSlots) {
-          s = 0;
-          phase ^= 1u;
+      } else {
+        // A lane per line: its segment's span into its sub-slot, and where the line lies in it.
+        PackSpan ls;
+        if (lane < un.lines) {
+          ls = pack_source_span<kElem>(p, un.row0 + lane, 1, un.chunk0, un.chunk1);
+          line_info[s][lane] = pack_line_info<kElem>(p, un.row0 + lane, uint32_t(un.chunk0), uint32_t(un.chunk1), ls);
         }
+        const uint32_t bytes = __reduce_add_sync(0xffffffffu, uint32_t(ls.hi - ls.lo));
+        __syncwarp();  // every lane's line description is written before lane 0's release
+        if (lane == 0) {
+          info[s] = PackBulkSlotInfo{un.row0, 0, 0, uint32_t(un.lines), uint32_t(un.chunk0), uint32_t(un.chunk1),
+                                     un.job, int32_t(un.segment)};
+          mbar_arrive_expect_tx(&full[s], bytes);
+        }
+        __syncwarp();  // (the transaction count is raised before any load can complete on it)
+        if (ls.hi > ls.lo)
+          bulk_load_g2s(slot + lane * sub, reinterpret_cast<const void*>(ls.lo), uint32_t(ls.hi - ls.lo), &full[s]);
+      }
+      if (++s == kPackBulkSlots) {
+        s = 0;
+        phase ^= 1u;
       }
     }
     return;
   }
   if (warp == 1) {
     if (lane == 0) {
+      // Segmented: the block's units go segment by segment, so the lane counts a segment's units
+      // as they are done and adds them to its counter once, when the first unit of a later
+      // segment is done (or the last unit): one GPU-scope fence per segment and block.
+      int64_t seg = -1;
+      uint32_t pending = 0;
+      auto flush = [&] {
+        if (pending == 0) return;
+        fence_acq_rel_gpu();  // the copying warps' stores (ordered before by the barrier), at GPU scope
+        const uint32_t before = atom_add_relaxed_gpu(sg.seg_count + seg, pending);
+        if (before + pending == uint32_t(sg.seg_units)) {  // the segment's last units
+          store_relaxed_gpu(sg.seg_count + seg, 0u);
+          fence_acq_rel_gpu();  // every unit's count (and so its stores) before the flag
+          store_relaxed_gpu(sg.seg_flag + seg, sg.epoch);
+        }
+        pending = 0;
+      };
       int s = 0;
       uint32_t phase = 0;
       for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
         mbar_wait(&empty[s], phase);
-        if (segmented) {
-          const uint32_t seg = uint32_t(info[s].segment);
-          fence_acq_rel_gpu();  // the copying warps' stores (ordered before by the barrier), at GPU scope
-          if (atom_add_relaxed_gpu(sg.seg_count + seg, 1u) == uint32_t(sg.seg_units) - 1u) {
-            store_relaxed_gpu(sg.seg_count + seg, 0u);
-            fence_acq_rel_gpu();  // every unit's count (and so its stores) before the flag
-            store_relaxed_gpu(sg.seg_flag + seg, sg.epoch);
-          }
-        }
+        const int64_t useg = info[s].segment;
         mbar_arrive(&freed[s]);
+        if (segmented) {
+          if (useg != seg) flush();
+          seg = useg;
+          ++pending;
+          // (A unit's successor in the block may be far off: with no unit of this block behind
+          // it in the segment, count it now.)
+          if (u + gridDim.x >= units || (u + gridDim.x) / sg.seg_units != useg) flush();
+        }
         if (++s == kPackBulkSlots) {
           s = 0;
           phase ^= 1u;
         }
       }
+      if (segmented) flush();
     }
     return;
   }
@@ -389,16 +422,16 @@ __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, ui
     const PackBulkSlotInfo in = info[s];
     const PackParams& p = pack_job_entry(pb.job, in.job);
     const uint8_t* slot = slots + s * kPackBulkSlotBytes;
-    for (uint32_t l = 0; l < in.lines; ++l) {
-      if (!segmented) {
-        pack_bulk_line<kElem>(p, in.row0 + l, in.chunk0, in.chunk1, PackSpan{in.lo, in.hi}, slot, uint32_t(lane), 32u);
-      } else {
+    if (!segmented) {
+      for (uint32_t l = 0; l < in.lines; ++l)
         pack_bulk_line<kElem>(p, in.row0 + l, in.chunk0, in.chunk1,
-                              pack_source_span<kElem>(p, in.row0 + l, 1, in.chunk0, in.chunk1), slot + l * sub,
+                              pack_line_info<kElem>(p, in.row0 + l, in.chunk0, in.chunk1, PackSpan{in.lo, in.hi}), slot,
                               uint32_t(lane), 32u);
-      }
+    } else {
+      for (uint32_t l = 0; l < in.lines; ++l)
+        pack_bulk_line<kElem>(p, in.row0 + l, in.chunk0, in.chunk1, line_info[s][l], slot + l * sub, uint32_t(lane), 32u);
+      if (sg.pad_ == 0) fence_proxy_async_global();  // this lane's stores, before the GEMM's TMA loads read them
     }
-    if (segmented) fence_proxy_async_global();  // this lane's stores, before the GEMM's TMA loads read them
     __syncwarp();
     if (lane == 0) mbar_arrive(&empty[s]);
   }

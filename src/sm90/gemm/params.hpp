@@ -134,8 +134,10 @@ static_assert(sizeof(PackBulkShape) == 32 && sizeof(PackBulkParams) == 3 * 56 + 
 // A segmented unit's sub-slot per line: the segment's dst bytes plus its source's misalignment,
 // rounded up to 16 B.
 TG_HD constexpr int64_t kPackSegLineBytes(int64_t seg_chunks) { return 16 * seg_chunks + 32; }
-// The most segments a call's copy is cut into (the workspace's counters and flags, gemm.cpp).
+// The most segments a call's copy is cut into (the workspace's counters and flags, gemm.cpp), and
+// the most lines of a segmented unit (a lane of the issuing warp each).
 inline constexpr int kPackMaxSegments = 256;
+inline constexpr int kPackSegMaxLines = 32;
 
 // 16-B chunks of one dst line, and of the whole job, for kElem-byte elements.
 TG_HD constexpr int64_t pack_line_chunks(const PackParams& p, int elem_bytes) { return p.ld_dst / (16 / elem_bytes); }
@@ -213,6 +215,7 @@ inline bool segment_pack_bulk(PackBulkParams& pb, int elem_bytes, int64_t seg_ch
   sg.segments = (line_chunks + seg_chunks - 1) / seg_chunks;
   if (sg.segments > kPackMaxSegments) return false;
   sg.seg_lines = int32_t(kPackBulkSlotBytes / kPackSegLineBytes(seg_chunks));
+  sg.seg_lines = sg.seg_lines < kPackSegMaxLines ? sg.seg_lines : kPackSegMaxLines;
   sg.seg_units = 0;
   for (int j = 0; j < kPackJobs; ++j) {
     sg.job_units[j] = j < pb.jobs ? (pb.job[j].rows + sg.seg_lines - 1) / sg.seg_lines : 0;
