@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -23,7 +22,6 @@
 #include "plan/config_spec.hpp"
 #include "plan/device_profile.hpp"
 #include "plan/planner.hpp"
-#include "sm90/gemm/params.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm::detail {
@@ -174,29 +172,14 @@ Status unsplit_config(const Route& r, const plan::DeviceProfile& profile, plan::
   return Status::success();
 }
 
-// The workspace's zeroed head: the k-split counters, then the counters and flags of the segmented
-// copy beside the GEMM (kPackMaxSegments each). The copies follow.
-constexpr size_t kSegmentSyncBytes = size_t(2) * sm90::kPackMaxSegments * sizeof(uint32_t);
-constexpr size_t kZeroedBytes = kKSplitCounterBytes + kSegmentSyncBytes;
-
-// The value a copy beside the GEMM stores into its segments' flags: new on every such call, never 0
-// (what a new workspace holds), so a flag left by an earlier call never reads as this call's.
-uint32_t next_segment_epoch() {
-  static std::atomic<uint32_t> epoch{0};
-  uint32_t e = ++epoch;
-  while (e == 0) e = ++epoch;
-  return e;
-}
-
-// The call's workspace: the zeroed head (kZeroedBytes: the k-split counters, the segment counters
-// and flags; always first, so that they stay where they were zeroed whatever else a call puts
-// after them), the operand copies (r.pack_bytes)
+// The call's workspace: the k-split counters (kKSplitCounterBytes, always first, so that they stay
+// where they were zeroed whatever else a call puts after them), the operand copies (r.pack_bytes)
 // and then, 256-B aligned, the k-split partials. Per (device, stream), grown when too small; inside
 // a CUDA graph capture the graph gets its own (*graph_owned: cudaMallocAsync on the capturing
 // stream, counters zeroed by a captured memset, freed after the GEMM).
 void* call_workspace(int device, cudaStream_t stream, size_t bytes, size_t min_bytes, bool* graph_owned) {
   *graph_owned = false;
-  void* ws = stream_workspace(device, stream, bytes, min_bytes, kZeroedBytes);
+  void* ws = stream_workspace(device, stream, bytes, min_bytes, kKSplitCounterBytes);
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   if (ws == nullptr && cudaStreamIsCapturing(stream, &capture) == cudaSuccess &&
       capture == cudaStreamCaptureStatusActive) {
@@ -206,7 +189,7 @@ void* call_workspace(int device, cudaStream_t stream, size_t bytes, size_t min_b
     // so every replay has its workspace and the graph stays relaunchable.
     void* ptr = nullptr;
     if (cudaMallocAsync(&ptr, bytes, stream) == cudaSuccess) {
-      if (cudaMemsetAsync(ptr, 0, kZeroedBytes, stream) == cudaSuccess) {
+      if (cudaMemsetAsync(ptr, 0, kKSplitCounterBytes, stream) == cudaSuccess) {
         ws = ptr;
         *graph_owned = true;
       } else {
@@ -220,10 +203,8 @@ void* call_workspace(int device, cudaStream_t stream, size_t bytes, size_t min_b
   return ws;
 }
 
-// beside > 0: the copies run on that many SMs beside the GEMM (gemm_with_options checked
-// beside_eligible and planned the GEMM for the other SMs through options.max_ctas).
 Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, const GemmOptions& options,
-                const GemmArgs& original, int beside = 0) {
+                const GemmArgs& original) {
   PreparedKernel prepared;
   const bool planned = !options.config && !options.mapping && !options.trace;
   const PlanKey key = plan_key(device, r.problem, options);
@@ -258,7 +239,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
   }
   const cudaStream_t stream = r.args.stream;
   size_t split_bytes = ksplit_workspace_bytes(r.args, prepared);
-  const size_t pack_offset = kZeroedBytes;
+  const size_t pack_offset = kKSplitCounterBytes;
   const size_t split_offset = (pack_offset + r.pack_bytes + 255) / 256 * 256;
   void* workspace = nullptr;
   bool graph_workspace = false;  // allocated in the captured graph, freed there after the GEMM
@@ -281,28 +262,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
     }
   }
   uint8_t* const ws = static_cast<uint8_t*>(workspace);
-  PackBeside side;
-  SegmentWait segments;
-  if (beside > 0 && ws != nullptr && !graph_workspace) {
-    uint32_t* counts = reinterpret_cast<uint32_t*>(ws + kKSplitCounterBytes);
-    // (Measurement knobs, pending: TILEGEMM_SEG_K = 512, 1024 or 2048 elements a segment;
-    // TILEGEMM_SEG_FENCE=0 drops the copying lanes' proxy fence.)
-    static const int seg_k = [] {
-      const int v = env_count([](const char* name) { return std::getenv(name); }, "TILEGEMM_SEG_K");
-      return v == 1024 || v == 2048 ? v : kBesideSegmentK;
-    }();
-    static const bool no_fence = [] {
-      const char* v = std::getenv("TILEGEMM_SEG_FENCE");
-      return v != nullptr && std::string(v) == "0";
-    }();
-    side = PackBeside{seg_k / (16 / r.packs.front().elem_bytes), counts, counts + sm90::kPackMaxSegments,
-                      next_segment_epoch(), no_fence};
-    segments = SegmentWait{side.flags, side.epoch, seg_k / sm90::kBlockK};
-  } else {
-    beside = 0;
-  }
-  Status launched = launch_packs(r, ws ? ws + pack_offset : nullptr, stream, options.pdl, beside,
-                                 beside > 0 || pack_bulk_default(), beside > 0 ? &side : nullptr);
+  Status launched = launch_packs(r, ws ? ws + pack_offset : nullptr, stream, options.pdl, 0, pack_bulk_default());
   MatrixRef c_copy;
   const GemmArgs args = launch_args(r, ws ? ws + pack_offset : nullptr, &c_copy);
   if (launched.ok() && options.trace) {
@@ -314,8 +274,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
     const KSplitWorkspace ksplit =
         split_bytes > 0 ? KSplitWorkspace{reinterpret_cast<float*>(ws + split_offset), reinterpret_cast<uint32_t*>(ws)}
                         : KSplitWorkspace{};
-    launched = launch_sm90(args, prepared, ksplit, options.trace ? options.trace->target() : TraceTarget{}, options.pdl,
-                           segments);
+    launched = launch_sm90(args, prepared, ksplit, options.trace ? options.trace->target() : TraceTarget{}, options.pdl);
   }
   if (options.trace) options.trace->launched = launched.ok();
   if (graph_workspace && cudaFreeAsync(workspace, stream) != cudaSuccess && launched.ok())
@@ -362,32 +321,6 @@ bool pack_bulk_default() {
   return on;
 }
 
-int env_count(const std::function<const char*(const char*)>& getenv, const char* name) {
-  const char* v = getenv(name);
-  if (v == nullptr) return 0;
-  char* end = nullptr;
-  const long n = std::strtol(v, &end, 10);
-  return end != v && *end == '\0' && n > 0 && n < (1 << 20) ? static_cast<int>(n) : 0;
-}
-
-int pack_beside_default() {
-  static const int p = env_count([](const char* name) { return std::getenv(name); }, kPackBesideEnv);
-  return p;
-}
-
-bool beside_eligible(const Route& r, bool pdl, bool traced, bool capturing) {
-  if (!pdl || traced || capturing || r.packs.empty()) return false;
-  const Pack& first = r.packs.front();
-  for (const Pack& pk : r.packs) {
-    if (pk.transposes() || pk.operand == Pack::Operand::c) return false;
-    const MatrixRef& x = pk.operand == Pack::Operand::a ? r.args.a : r.args.b;
-    // (K-lines: the kernel's K may be the copies' padded length, where both operands are copied.)
-    if (x.major != Major::k_major || pk.cols != x.cols || r.problem.k > pk.ld) return false;
-    if (pk.elem_bytes != first.elem_bytes || pk.ld != first.ld) return false;
-  }
-  return ceil_div(first.ld, int64_t{kBesideSegmentK}) <= sm90::kPackMaxSegments;
-}
-
 plan::PlanOptions plan_options(const GemmOptions& options) {
   plan::PlanOptions o;
   o.narrow_mn_chunks = options.narrow_mn_chunks;
@@ -430,18 +363,6 @@ Status gemm_with_options(const GemmArgs& args, const GemmOptions& options) {
     if (cudaError_t err = launch_fallback_gemm(args); err != cudaSuccess)
       return launch_error("the fallback GEMM kernel", err);
     return Status::success();
-  }
-  // The copies beside the GEMM (TILEGEMM_PACK_BESIDE): the GEMM planned for the other SMs.
-  if (const int beside = options.pack_beside;
-      beside > 0 && beside <= profile->sm_count / 2 && options.max_ctas <= 0 && !options.config) {
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    const bool capturing =
-        cudaStreamIsCapturing(r.args.stream, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone;
-    if (beside_eligible(r, options.pdl, options.trace != nullptr, capturing)) {
-      GemmOptions capped = options;
-      capped.max_ctas = profile->sm_count - beside;
-      return run_sm90(r, device, *profile, capped, args, beside);
-    }
   }
   return run_sm90(r, device, *profile, options, args);
 }

@@ -170,19 +170,6 @@ inline constexpr char kPackBulkEnv[] = "TILEGEMM_PACK_BULK";
 bool env_switch(const std::function<const char*(const char*)>& getenv, const char* name);
 bool pack_l2_default();
 bool pack_bulk_default();
-// A third, with a number: TILEGEMM_PACK_BESIDE = P (1 .. SMs / 2) copies the operands on P SMs
-// beside the GEMM on the others (launch_packs' `beside`, GemmParams::chunk_flags) where a call's
-// copies allow it (beside_eligible); unset or 0: off. env_count reads such a number (0 when unset
-// or not a number).
-inline constexpr char kPackBesideEnv[] = "TILEGEMM_PACK_BESIDE";
-int env_count(const std::function<const char*(const char*)>& getenv, const char* name);
-int pack_beside_default();
-// Whether the call's copies can run beside its GEMM: line copies of the kernel's K-major A and/or B
-// only, one element size and one line length, at most sm90::kPackMaxSegments segments of
-// kBesideSegmentK elements, programmatic dependent launch on, no trace and no capture by a CUDA
-// graph (the epoch the flags are compared with is a launch parameter, fixed in a graph).
-inline constexpr int kBesideSegmentK = 512;
-bool beside_eligible(const struct Route& r, bool pdl, bool traced, bool capturing);
 
 // gemm() with what the public API does not expose (the CLI's --config/--mapping, tests).
 struct GemmOptions {
@@ -223,10 +210,6 @@ struct GemmOptions {
   // the tuning cache; a forced config that cannot be held to it (static, or a k-split cluster with
   // more CTAs) is an invalid_argument error naming "config".
   int max_ctas = 0;
-  // Copy the operands on this many SMs beside the GEMM on the others, where the call's copies
-  // allow it (beside_eligible, with max_ctas 0 and no forced config); 0: copy, then the GEMM.
-  // (The default: pack_beside_default(), the experiment's environment variable.)
-  int pack_beside = pack_beside_default();
 };
 
 Status gemm_with_options(const GemmArgs& args, const GemmOptions& options);

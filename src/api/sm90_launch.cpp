@@ -146,7 +146,7 @@ int64_t launch_grid(const GemmArgs& args, const PreparedKernel& prepared) {
 }
 
 Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitWorkspace workspace,
-                   TraceTarget trace, bool programmatic, SegmentWait segments) {
+                   TraceTarget trace, bool programmatic) {
   const plan::Config& c = prepared.config;
   sm90::GemmParams params;
   // The kernel's problem: D = A·Bᵀ, or with swap-AB Dᵀ = B·Aᵀ into the same D, column-major for it.
@@ -244,21 +244,13 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
   }
   params.trace = trace.buffer;
   params.trace_capacity = trace.lane_capacity;
-  if (segments.flags != nullptr) {
-    if (segments.chunk_kb <= 0) return setup_error("a segmented copy beside the GEMM needs k-blocks per segment");
-    params.chunk_flags = segments.flags;
-    params.chunk_epoch = segments.epoch;
-    params.chunk_kb = segments.chunk_kb;
-  }
   const int64_t grid = launch_grid(args, prepared);
   return jit::launch(*prepared.kernel, gemm_dims(c, static_cast<int>(grid), args.stream, programmatic), params);
 }
 
 // One launch per group of pack_launch_groups (route.cpp), in its order.
 Status launch_packs(const Route& r, void* workspace, cudaStream_t stream, bool programmatic, int pinned_ctas,
-                    bool bulk, const PackBeside* beside) {
-  if (beside != nullptr && (!bulk || pinned_ctas <= 0))
-    return setup_error("a copy beside the GEMM runs as the bulk copy on pinned SMs");
+                    bool bulk) {
   auto job = [&](const Pack& pk) {
     sm90::PackParams pp;
     pp.src = pk.src;
@@ -270,10 +262,7 @@ Status launch_packs(const Route& r, void* workspace, cudaStream_t stream, bool p
     pp.ld_dst = pk.ld;
     return pp;
   };
-  const std::vector<PackLaunch> groups = pack_launch_groups(r.packs);
-  if (beside != nullptr && (groups.size() != 1 || groups.front().transposes))
-    return setup_error("a copy beside the GEMM is one launch of line copies");
-  for (const PackLaunch& g : groups) {
+  for (const PackLaunch& g : pack_launch_groups(r.packs)) {
     const jit::Kernel* kernel = nullptr;
     if (bulk && !g.transposes) {
       if (Status s = helper_kernel(jit::pack_bulk_source(g.elem_bytes), &kernel); !s.ok()) return s;
@@ -293,13 +282,6 @@ Status launch_packs(const Route& r, void* workspace, cudaStream_t stream, bool p
       for (const Pack* pk : g.packs)
         if (!sm90::append_pack_bulk_job(pb, job(*pk), g.elem_bytes, max_lines))
           return setup_error("more than " + std::to_string(sm90::kPackJobs) + " line copies");
-      if (beside != nullptr &&
-          !sm90::segment_pack_bulk(pb, g.elem_bytes, beside->seg_chunks, beside->counts, beside->flags, beside->epoch,
-                                   /*trigger=*/true))
-        return setup_error("the copies beside the GEMM cannot be cut into segments of " +
-                           std::to_string(beside->seg_chunks) + " chunks (one line length, at most " +
-                           std::to_string(sm90::kPackMaxSegments) + " segments)");
-      if (beside != nullptr && beside->no_writer_fence) pb.seg.pad_ = 1;
       jit::LaunchDims dims;
       dims.stream = stream;
       dims.programmatic = programmatic;

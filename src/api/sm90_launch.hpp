@@ -61,19 +61,8 @@ size_t ksplit_workspace_bytes(const GemmArgs& args, const PreparedKernel& prepar
 // instead of spreading over the GPU; transposes are unaffected.
 // `bulk`: the line copies by pack_rows_bulk_body instead (one block of sm90::kPackBulkThreads per
 // SM, or pinned_ctas blocks).
-// `beside` (with bulk and pinned_ctas > 0): the copy beside the GEMM (sm90::PackSegments): the line
-// copies cut into K segments of seg_chunks 16-B chunks, segment after segment, each signalled on
-// its counter and flag (`epoch`); the copy lets the next kernel launch at its start. Only line
-// copies of one element size and one line length (A and B of one K) take it.
-struct PackBeside {
-  int64_t seg_chunks = 0;
-  uint32_t* counts = nullptr;  // sm90::kPackMaxSegments of each, 0 when first allocated
-  uint32_t* flags = nullptr;
-  uint32_t epoch = 0;
-  bool no_writer_fence = false;  // (measurement knob)
-};
 Status launch_packs(const struct Route& r, void* workspace, cudaStream_t stream, bool programmatic = false,
-                    int pinned_ctas = 0, bool bulk = false, const PackBeside* beside = nullptr);
+                    int pinned_ctas = 0, bool bulk = false);
 
 // CTAs launch_sm90 launches: one per tile (static), or at most the resident CTAs (persistent; with
 // stream_k: KSplit::launch_ctas).
@@ -88,15 +77,7 @@ struct TraceTarget {
   void* buffer = nullptr;      // trace/event.hpp layout, sized for launch_grid() CTAs
   uint32_t lane_capacity = 0;  // events per lane
 };
-// `segments`: the operands are being copied beside the kernel (launch_packs' `beside`): the
-// producer waits for each K segment's flag (sm90::GemmParams::chunk_flags) instead of the kernel
-// waiting for the copy to end.
-struct SegmentWait {
-  const uint32_t* flags = nullptr;
-  uint32_t epoch = 0;
-  int chunk_kb = 0;  // k-blocks per segment
-};
 Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitWorkspace workspace = {},
-                   TraceTarget trace = {}, bool programmatic = false, SegmentWait segments = {});
+                   TraceTarget trace = {}, bool programmatic = false);
 
 }  // namespace tilegemm::detail

@@ -96,11 +96,6 @@ __device__ __forceinline__ void st_async_v4(const void* local, uint64_t* bar, ui
 __device__ __forceinline__ void fence_proxy_async_smem() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
-// The same for global memory: between generic-proxy accesses to global memory (another CTA's
-// stores this thread has acquired, or its own) and later async-proxy ones (TMA loads of it).
-__device__ __forceinline__ void fence_proxy_async_global() {
-  asm volatile("fence.proxy.async.global;" ::: "memory");
-}
 
 // ---- TMA (PTX ISA §9.7.9.25) -------------------------------------------------------------------
 // 2-D tiled load of the box at (c0 = inner coordinate, c1 = outer) into dst; completes the box's
@@ -312,12 +307,6 @@ __device__ __forceinline__ uint32_t load_acquire_gpu(const uint32_t* p) {
 // Atomic add at GPU scope, no value returned (red; release order comes from a fence before it).
 __device__ __forceinline__ void red_add_relaxed_gpu(uint32_t* p, uint32_t v) {
   asm volatile("red.relaxed.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
-}
-// Atomic add at GPU scope, returning the value before it (relaxed: order comes from fences).
-__device__ __forceinline__ uint32_t atom_add_relaxed_gpu(uint32_t* p, uint32_t v) {
-  uint32_t old;
-  asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
-  return old;
 }
 // Suspend the thread for about `ns` nanoseconds (nanosleep, PTX ISA §9.7.19.4): a polite spin.
 __device__ __forceinline__ void sleep_ns(uint32_t ns) { asm volatile("nanosleep.u32 %0;" ::"r"(ns)); }

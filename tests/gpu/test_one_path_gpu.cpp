@@ -20,7 +20,6 @@
 #include "plan/device_profile.hpp"
 #include "plan/planner.hpp"
 #include "reference/device_fill.hpp"
-#include "sm90/gemm/params.hpp"
 #include "tilegemm/tilegemm.hpp"
 
 namespace tilegemm {
@@ -358,100 +357,14 @@ TEST(OnePathGpu, BulkOperandCopiesWriteWhatTheLineCopiesDo) {
       copies.emplace_back(r.pack_bytes);
       ASSERT_EQ(cudaMemcpy(copies.back().data(), ws.a, r.pack_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
     }
-    // Segmented (the copy beside the GEMM): K in segments of 64 chunks, segment after segment on 3
-    // SMs; every segment's flag then holds the epoch and its counter is back at 0.
-    const bool segmentable = !cs.c_fp32;
-    if (segmentable) {
-      Buffers ws, sync;
-      ASSERT_EQ(cudaMalloc(&ws.a, r.pack_bytes), cudaSuccess);
-      ASSERT_EQ(cudaMemset(ws.a, 0x77, r.pack_bytes), cudaSuccess);
-      const size_t sync_bytes = size_t(2) * sm90::kPackMaxSegments * 4;
-      ASSERT_EQ(cudaMalloc(&sync.a, sync_bytes), cudaSuccess);
-      ASSERT_EQ(cudaMemset(sync.a, 0, sync_bytes), cudaSuccess);
-      uint32_t* counts = static_cast<uint32_t*>(sync.a);
-      const detail::PackBeside side{64, counts, counts + sm90::kPackMaxSegments, 0xC0FFEEu};
-      const Status st = detail::launch_packs(r, ws.a, nullptr, false, 3, true, &side);
-      ASSERT_TRUE(st.ok()) << st.message;
-      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      copies.emplace_back(r.pack_bytes);
-      ASSERT_EQ(cudaMemcpy(copies.back().data(), ws.a, r.pack_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-      std::vector<uint32_t> got(2 * sm90::kPackMaxSegments);
-      ASSERT_EQ(cudaMemcpy(got.data(), sync.a, sync_bytes, cudaMemcpyDeviceToHost), cudaSuccess);
-      const int64_t segments = (r.packs.front().ld / 8 + 63) / 64;
-      for (int64_t sgm = 0; sgm < sm90::kPackMaxSegments; ++sgm) {
-        EXPECT_EQ(got[size_t(sgm)], 0u) << "segment " << sgm << "'s counter";
-        EXPECT_EQ(got[size_t(sm90::kPackMaxSegments + sgm)], sgm < segments ? 0xC0FFEEu : 0u) << "segment " << sgm << "'s flag";
-      }
-    }
     // Compare only the packs' own bytes (the workspace's alignment gaps between them keep the poison).
     for (const detail::Pack& pk : r.packs) {
       const auto begin = static_cast<std::ptrdiff_t>(pk.offset);
       const auto end = begin + static_cast<std::ptrdiff_t>(size_t(pk.rows) * size_t(pk.ld) * size_t(pk.elem_bytes));
       EXPECT_TRUE(std::equal(copies[0].begin() + begin, copies[0].begin() + end, copies[1].begin() + begin)) << "spread";
       EXPECT_TRUE(std::equal(copies[0].begin() + begin, copies[0].begin() + end, copies[2].begin() + begin)) << "3 SMs";
-      if (segmentable)
-        EXPECT_TRUE(std::equal(copies[0].begin() + begin, copies[0].begin() + end, copies[3].begin() + begin)) << "segmented";
     }
   }
-}
-
-// The copies beside the GEMM (GemmOptions::pack_beside): the operands copied on P SMs segment by
-// segment while the GEMM, planned for the other SMs, waits for each K segment's flag. The result
-// is the same bits as the same plan run after the whole copy (max_ctas = SMs - P, no copy beside),
-// for odd K (both operands copied), an odd lda only, K below one segment and K of many, called back
-// to back on one stream (each call's epoch new, the flags of the last one still there).
-TEST(OnePathGpu, CopiesBesideTheGemmGiveTheGemmsBits) {
-  int device = 0, sms = 0;
-  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
-  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), cudaSuccess);
-  struct Case {
-    int64_t m, n, k, lda, ldb;
-  };
-  const Case cases[] = {{1023, 2049, 2047, 2047, 2047}, {777, 1500, 4096, 4097, 4096}, {300, 257, 200, 201, 203},
-                        {2000, 3000, 5001, 5001, 5003}};
-  cudaStream_t stream = nullptr;
-  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
-  for (const Case& cs : cases) {
-    SCOPED_TRACE(::testing::Message() << cs.m << "x" << cs.n << "x" << cs.k << " lda " << cs.lda << " ldb " << cs.ldb);
-    Buffers buf;
-    const size_t a_elems = size_t(cs.m * cs.lda), b_elems = size_t(cs.n * cs.ldb), d_elems = size_t(cs.m * cs.n);
-    ASSERT_EQ(cudaMalloc(&buf.a, a_elems * 2), cudaSuccess);
-    ASSERT_EQ(cudaMalloc(&buf.b, b_elems * 2), cudaSuccess);
-    ASSERT_EQ(cudaMalloc(&buf.d, d_elems * 2), cudaSuccess);
-    ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(buf.a), a_elems, 51, 1.0f, nullptr), cudaSuccess);
-    ASSERT_EQ(ref::fill_normal_bf16(static_cast<__nv_bfloat16*>(buf.b), b_elems, 52, 1.0f, nullptr), cudaSuccess);
-    GemmArgs args;
-    args.a = MatrixRef{buf.a, cs.m, cs.k, cs.lda, DType::bf16, Major::k_major};
-    args.b = MatrixRef{buf.b, cs.n, cs.k, cs.ldb, DType::bf16, Major::k_major};
-    args.d = MutMatrixRef{buf.d, cs.m, cs.n, cs.n, DType::bf16, row_major};
-    args.stream = stream;
-    ASSERT_TRUE(detail::beside_eligible(detail::route(args), true, false, false));
-    for (int beside : {16, 4}) {
-      SCOPED_TRACE(::testing::Message() << "beside " << beside);
-      detail::GemmOptions after, next_to;
-      after.pack_beside = 0;
-      after.max_ctas = sms - beside;
-      next_to.pack_beside = beside;
-      auto run = [&](const detail::GemmOptions& o, int reps) {
-        std::vector<uint16_t> d(d_elems);
-        EXPECT_EQ(cudaMemsetAsync(buf.d, 0xFF, d_elems * 2, stream), cudaSuccess);  // NaN
-        for (int rep = 0; rep < reps; ++rep) {
-          const Status st = detail::gemm_with_options(args, o);
-          EXPECT_TRUE(st.ok()) << st.argument << ": " << st.message;
-        }
-        EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
-        EXPECT_EQ(cudaMemcpy(d.data(), buf.d, d_elems * 2, cudaMemcpyDeviceToHost), cudaSuccess);
-        return d;
-      };
-      const std::vector<uint16_t> want = run(after, 1);
-      size_t nan = 0;
-      for (uint16_t v : want) nan += (v & 0x7F80) == 0x7F80 && (v & 0x7F) != 0;
-      ASSERT_EQ(nan, 0u);
-      EXPECT_EQ(run(next_to, 1), want) << "one call";
-      EXPECT_EQ(run(next_to, 3), want) << "three calls back to back";
-    }
-  }
-  cudaStreamDestroy(stream);
 }
 
 }  // namespace

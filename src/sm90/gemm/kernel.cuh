@@ -90,11 +90,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
   // caller's kernel that wrote A, B or C) when gemm() launched this one with the attribute; every
   // global access below (operands, C, D, the k-split workspace, the trace) waits for it. Without
   // the attribute it returns at once. (The next kernel is let in by the producer once it has
-  // issued its last load, below.) Operands copied beside the GEMM (p.chunk_flags): the copy is the
-  // kernel before this one and has triggered it at its start, after its own griddep_wait (so the
-  // caller's kernels are done); waiting for the copy to end would serialize the two, so the
-  // producer waits on the copy's segment flags instead (SegmentGate, mainloop.cuh).
-  if (p.chunk_flags == nullptr) griddep_wait();
+  // issued its last load, below.)
+  griddep_wait();
 
   if (warpgroup == 0) {
     // ---- producer ----
@@ -102,13 +99,12 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     if (warp == 0 && elect_one_sync()) {
       TraceLane<C.trace> rec(p, /*lane=*/0, 1 + T::kConsumers, /*writer=*/true);
       RingState<C.stages> ring;
-      SegmentGate gate;
       scheduler.begin(blockIdx.x);
       for (UnitWork unit; scheduler.next(unit, gridDim.x);) {
         if (!unit.work.has_tile) continue;
         const TraceMark t = rec.unit_begin(unit);
         producer_load_unit<C>(smem, full, empty, ring, p, unit, tile_edge_shifts<C>(unit, m_total, n_total), rank,
-                              rec, gate);
+                              rec);
         rec.unit_end(t, unit);
       }
       // The next kernel in the stream may be scheduled from here on (its griddep_wait still holds

@@ -96,28 +96,11 @@ __device__ __forceinline__ EdgeShifts tile_edge_shifts(const UnitWork& unit, int
           edge_shift_rows(unit.work.tile.n_block * C.bn, C.bn, n_total, T::kBShiftCap)};
 }
 
-// The producer's gate on operands copied beside the GEMM (GemmParams::chunk_flags): before a
-// k-block's loads, every K segment up to the one holding it is in place (its flag holds this
-// call's epoch; the copy's warps store, fence, count, and the last of them stores the flag), and a
-// proxy fence orders that acquire before the TMA loads that read the segment. A segment seen in
-// place stays so for the rest of the launch, so the gate polls each segment once per CTA.
-struct SegmentGate {
-  int ready_kb = 0;  // k-blocks [0, ready_kb) are in place
-  __device__ __forceinline__ void wait(const GemmParams& p, int kb) {
-    if (p.chunk_flags == nullptr || kb < ready_kb) return;
-    const int last = kb / p.chunk_kb;
-    for (int s = ready_kb / p.chunk_kb; s <= last; ++s)
-      while (load_acquire_gpu(p.chunk_flags + s) != p.chunk_epoch) sleep_ns(128);
-    fence_proxy_async_global();
-    ready_kb = (last + 1) * p.chunk_kb;
-  }
-};
-
 template <Config C>
 __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full, uint64_t* empty,
                                                    RingState<C.stages>& ring, const GemmParams& p,
                                                    const UnitWork& unit, EdgeShifts shift, uint32_t rank,
-                                                   TraceLane<C.trace>& rec, SegmentGate& gate) {
+                                                   TraceLane<C.trace>& rec) {
   const int m0 = unit.work.tile.m_block * C.bm, n0 = unit.work.tile.n_block * C.bn;
   const int box_m0 = m0 - shift.a, box_n0 = n0 - shift.b;
   // NOTES: with C, the tile's C rows are prefetched into L2 a few rows per k-block while the
@@ -146,7 +129,6 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
     TraceMark t = rec.now();
     mbar_wait(&empty[s], ring.empty_parity());  // every consumer warp of the cluster released it
     rec.record(t, trace::EventKind::wait_empty, s, kb);
-    gate.wait(p, kb);
     t = rec.now();
     producer_load_stage<C>(smem, s, &full[s], p, kb, box_m0, box_n0, rank);
     rec.record(t, trace::EventKind::tma_issue, s, kb);

@@ -188,10 +188,9 @@ __device__ __forceinline__ void pack_line_run(const uint8_t* base, uint32_t bits
 // A unit as the issuing lane leaves it beside its slot for the copying warps.
 struct PackBulkSlotInfo {
   int64_t row0;
-  uint64_t lo, hi;  // the span loaded: [lo, hi) in global memory (lo == hi: none; segmented: unused)
+  uint64_t lo, hi;  // the span loaded: [lo, hi) in global memory (lo == hi: none)
   uint32_t lines, chunk0, chunk1;
   int32_t job;
-  int32_t segment;
 };
 
 // The source bytes a bulk load brings for dst chunks [chunk0, chunk1) of lines [row0, row0 + lines)
@@ -282,156 +281,80 @@ __device__ __forceinline__ void pack_bulk_line(const PackParams& p, int64_t row,
 
 // The line copies through bulk copies into shared memory (PackBulkParams, params.hpp). Roles:
 //   warp 0, one lane: decodes each of the block's units, writes its description beside the next
-//     slot of a ring of kPackBulkSlots and loads the unit's source there (cp.async.bulk of its span,
-//     completing on full[s]): one span for the unit's lines, or (segmented) one per line, each into
-//     a sub-slot of kPackSegLineBytes;
-//   warps 2 .. 9 (the copying warps): a unit each in turn (the block's unit i to warp i % 8):
-//     wait for its slot, build every 16-B dst chunk of the unit's lines from two aligned 16-B
-//     shared loads funnel-shifted into place (pack_bulk_line, a lane per chunk), store them, and
-//     arrive on empty[s];
-//   warp 1, one lane: waits for empty[s], and for a segmented copy counts the unit on its
-//     segment's counter (fence at GPU scope first: the copying warps' stores, which the barrier
-//     ordered before it, are then released with the count); the unit that completes the segment
-//     puts the counter back to 0 and stores the epoch into the segment's flag. Then it frees the
-//     slot for the issuing lane (freed[s]).
+//     slot of a ring of kPackBulkSlots and loads the unit's source span there (one cp.async.bulk,
+//     completing on full[s]);
+//   warps 1 .. 8 (the copying warps): a unit each in turn (the block's unit i to warp i % 8): wait
+//     for its slot, build every 16-B dst chunk of the unit's lines from two aligned 16-B shared
+//     loads funnel-shifted into place (pack_bulk_line, a lane per chunk), store them, and free the
+//     slot (empty[s]).
 // A block keeps up to kPackBulkSmemBytes of source in flight, where a lane of pack_rows_body keeps
-// its four chunks: the point is a fast copy on a few SMs (a GEMM beside it on the others: with
-// seg.trigger the copy lets the next kernel launch at its start). Grid: any number of blocks of
-// kPackBulkThreads with kPackBulkSmemBytes of dynamic shared memory.
-// NOTES: measured on the H100 (docs/PERF.md, thirty-sixth session): the first version (8-KB
-// slots, 15 copying warps, each decoding every unit itself with 64-bit divisions) copied 7 GB/s
-// per SM; with the issuing lane decoding each unit once (its description beside the slot), 16-KB
-// slots and 8 copying warps, 20 GB/s per SM, what pack_rows_body's pinned blocks do: 192 KB of
-// loads in flight bought nothing, because a chunk cost a thread ~86 instructions (64-bit
-// arithmetic, the run-time word select, masking). Hence pack_line_run for the chunks inside the
-// span (~12 instructions a chunk); not yet measured.
+// its four chunks. Grid: any number of blocks of kPackBulkThreads with kPackBulkSmemBytes of
+// dynamic shared memory.
+// NOTES: measured (docs/PERF.md, thirty-sixth and thirty-seventh sessions), per SM with the blocks
+// pinned (`copy-rate --ctas`): the first version (8-KB slots, 15 copying warps, each decoding every
+// unit itself with 64-bit divisions) copied 7 GB/s per SM on the H100; with the issuing lane
+// decoding each unit once (its description beside the slot), 16-KB slots and 8 copying warps all
+// on each unit, 20 GB/s, what pack_rows_body's pinned blocks do; with pack_line_run (~12
+// instructions a chunk against ~86) but still all 8 warps on each line of a unit, 10 GB/s (a line
+// of 256 chunks gave each lane one chunk and the whole per-line cost); with a unit per warp (this
+// version, 1023x8191x2047's 4-KB lines, H200) 45 GB/s per SM on 8 SMs, and spread over the GPU
+// 27.9 us against the line copies' 28.8, but 1-KB lines (6007x1501x513) 14.7 us against 11.0:
+// a line's own cost (where it lies in the span, its shift's dispatch) still weighs on short lines.
+// Cut into K segments and run on P SMs beside the GEMM, with per-segment flags the GEMM's producer
+// waited on, it copied 13-20 GB/s per SM and every call ran 2-5x slower than the copy before the
+// GEMM (reverted; the thirty-seventh session's section).
 template <int kElem>
 __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, uint8_t* slots) {
-  constexpr int kWorkers = kPackBulkThreads / 32 - 2;
-  __shared__ alignas(8) uint64_t full[kPackBulkSlots], empty[kPackBulkSlots], freed[kPackBulkSlots];
+  constexpr int kWorkers = kPackBulkThreads / 32 - 1;
+  __shared__ alignas(8) uint64_t full[kPackBulkSlots], empty[kPackBulkSlots];
   __shared__ PackBulkSlotInfo info[kPackBulkSlots];
-  __shared__ PackLineInfo line_info[kPackBulkSlots][kPackSegMaxLines];  // segmented: each line's
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const PackSegments& sg = pb.seg;
-  const bool segmented = sg.seg_chunks > 0;
-  const int64_t sub = segmented ? kPackSegLineBytes(sg.seg_chunks) : 0;
   if (threadIdx.x == 0) {
     for (int s = 0; s < kPackBulkSlots; ++s) {
       mbar_init(&full[s], 1);
       mbar_init(&empty[s], 1);  // the copying warp whose unit it holds
-      mbar_init(&freed[s], 1);
     }
     fence_barrier_init();
   }
   __syncthreads();
   griddep_wait();  // (programmatic dependent launch, above)
-  if (sg.trigger) griddep_launch_dependents();  // the GEMM beside the copy may start on the other SMs
   const int64_t units = pb.unit_begin[kPackJobs];
   if (warp == 0) {
-    int s = 0;
-    uint32_t phase = 0;
-    for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
-      if (lane == 0) mbar_wait(&freed[s], phase ^ 1u);
-      __syncwarp();
-      const PackBulkUnit un = pack_bulk_unit(pb, u, kElem);
-      const PackParams& p = pack_job_entry(pb.job, un.job);
-      uint8_t* slot = slots + s * kPackBulkSlotBytes;
-      if (!segmented) {
-        if (lane == 0) {
-          const PackSpan sp = pack_source_span<kElem>(p, un.row0, un.lines, un.chunk0, un.chunk1);
-          const uint32_t bytes = uint32_t(sp.hi - sp.lo);
-          info[s] = PackBulkSlotInfo{un.row0,        sp.lo,  sp.hi, uint32_t(un.lines), uint32_t(un.chunk0),
-                                     uint32_t(un.chunk1), un.job, int32_t(un.segment)};
-          mbar_arrive_expect_tx(&full[s], bytes);  // (release: the description is seen by the waiters)
-          if (bytes > 0) bulk_load_g2s(slot, reinterpret_cast<const void*>(sp.lo), bytes, &full[s]);
-        }
-      } else {
-        // A lane per line: its segment's span into its sub-slot, and where the line lies in it.
-        PackSpan ls;
-        if (lane < un.lines) {
-          ls = pack_source_span<kElem>(p, un.row0 + lane, 1, un.chunk0, un.chunk1);
-          line_info[s][lane] = pack_line_info<kElem>(p, un.row0 + lane, uint32_t(un.chunk0), uint32_t(un.chunk1), ls);
-        }
-        const uint32_t bytes = __reduce_add_sync(0xffffffffu, uint32_t(ls.hi - ls.lo));
-        __syncwarp();  // every lane's line description is written before lane 0's release
-        if (lane == 0) {
-          info[s] = PackBulkSlotInfo{un.row0, 0, 0, uint32_t(un.lines), uint32_t(un.chunk0), uint32_t(un.chunk1),
-                                     un.job, int32_t(un.segment)};
-          mbar_arrive_expect_tx(&full[s], bytes);
-        }
-        __syncwarp();  // (the transaction count is raised before any load can complete on it)
-        if (ls.hi > ls.lo)
-          bulk_load_g2s(slot + lane * sub, reinterpret_cast<const void*>(ls.lo), uint32_t(ls.hi - ls.lo), &full[s]);
-      }
-      if (++s == kPackBulkSlots) {
-        s = 0;
-        phase ^= 1u;
-      }
-    }
-    return;
-  }
-  if (warp == 1) {
     if (lane == 0) {
-      // Segmented: the block's units go segment by segment, so the lane counts a segment's units
-      // as they are done and adds them to its counter once, when the first unit of a later
-      // segment is done (or the last unit): one GPU-scope fence per segment and block.
-      int64_t seg = -1;
-      uint32_t pending = 0;
-      auto flush = [&] {
-        if (pending == 0) return;
-        fence_acq_rel_gpu();  // the copying warps' stores (ordered before by the barrier), at GPU scope
-        const uint32_t before = atom_add_relaxed_gpu(sg.seg_count + seg, pending);
-        if (before + pending == uint32_t(sg.seg_units)) {  // the segment's last units
-          store_relaxed_gpu(sg.seg_count + seg, 0u);
-          fence_acq_rel_gpu();  // every unit's count (and so its stores) before the flag
-          store_relaxed_gpu(sg.seg_flag + seg, sg.epoch);
-        }
-        pending = 0;
-      };
       int s = 0;
       uint32_t phase = 0;
       for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
-        mbar_wait(&empty[s], phase);
-        const int64_t useg = info[s].segment;
-        mbar_arrive(&freed[s]);
-        if (segmented) {
-          if (useg != seg) flush();
-          seg = useg;
-          ++pending;
-          // (A unit's successor in the block may be far off: with no unit of this block behind
-          // it in the segment, count it now.)
-          if (u + gridDim.x >= units || (u + gridDim.x) / sg.seg_units != useg) flush();
-        }
+        mbar_wait(&empty[s], phase ^ 1u);
+        const PackBulkUnit un = pack_bulk_unit(pb, u, kElem);
+        const PackParams& p = pack_job_entry(pb.job, un.job);
+        const PackSpan sp = pack_source_span<kElem>(p, un.row0, un.lines, un.chunk0, un.chunk1);
+        const uint32_t bytes = uint32_t(sp.hi - sp.lo);
+        info[s] = PackBulkSlotInfo{un.row0, sp.lo, sp.hi, uint32_t(un.lines), uint32_t(un.chunk0), uint32_t(un.chunk1), un.job};
+        mbar_arrive_expect_tx(&full[s], bytes);  // (release: the description is seen by the waiters)
+        if (bytes > 0)
+          bulk_load_g2s(slots + s * kPackBulkSlotBytes, reinterpret_cast<const void*>(sp.lo), bytes, &full[s]);
         if (++s == kPackBulkSlots) {
           s = 0;
           phase ^= 1u;
         }
       }
-      if (segmented) flush();
     }
     return;
   }
   // Copying warp wk takes the block's units wk, wk + kWorkers, ...: unit i lies in slot i % kSlots
-  // (phase (i / kSlots) & 1), which the issuing lane refills only after unit i is freed, so the
+  // (phase (i / kSlots) & 1), which the issuing lane refills only after unit i is done, so the
   // awaited phase is the barrier's current one or the one before.
-  const int wk = warp - 2;  // 0 .. kWorkers - 1
+  const int wk = warp - 1;  // 0 .. kWorkers - 1
   int64_t i = wk;
   for (int64_t u = blockIdx.x + wk * int64_t(gridDim.x); u < units; u += kWorkers * int64_t(gridDim.x), i += kWorkers) {
     const int s = int(i % kPackBulkSlots);
     mbar_wait(&full[s], uint32_t(i / kPackBulkSlots) & 1u);
     const PackBulkSlotInfo in = info[s];
     const PackParams& p = pack_job_entry(pb.job, in.job);
-    const uint8_t* slot = slots + s * kPackBulkSlotBytes;
-    if (!segmented) {
-      for (uint32_t l = 0; l < in.lines; ++l)
-        pack_bulk_line<kElem>(p, in.row0 + l, in.chunk0, in.chunk1,
-                              pack_line_info<kElem>(p, in.row0 + l, in.chunk0, in.chunk1, PackSpan{in.lo, in.hi}), slot,
-                              uint32_t(lane), 32u);
-    } else {
-      for (uint32_t l = 0; l < in.lines; ++l)
-        pack_bulk_line<kElem>(p, in.row0 + l, in.chunk0, in.chunk1, line_info[s][l], slot + l * sub, uint32_t(lane), 32u);
-      if (sg.pad_ == 0) fence_proxy_async_global();  // this lane's stores, before the GEMM's TMA loads read them
-    }
+    const PackSpan sp{in.lo, in.hi};
+    for (uint32_t l = 0; l < in.lines; ++l)
+      pack_bulk_line<kElem>(p, in.row0 + l, in.chunk0, in.chunk1, pack_line_info<kElem>(p, in.row0 + l, in.chunk0, in.chunk1, sp),
+                            slots + s * kPackBulkSlotBytes, uint32_t(lane), 32u);
     __syncwarp();
     if (lane == 0) mbar_arrive(&empty[s]);
   }

@@ -38,13 +38,6 @@ struct GemmParams {
   uint32_t* counters = nullptr;  // one per (stream-K slot, consumer), 0 between launches
   void* trace = nullptr;       // traced kernels (Config::trace): the event buffer (trace/event.hpp),
   uint32_t trace_capacity = 0;  // sized by the host for the grid: this many events per lane
-  // Operands copied beside the GEMM (fork-join, pack.cuh pack_rows_segmented_body): K in segments
-  // of chunk_kb k-blocks, copied segment after segment on other SMs, segment s of every copied
-  // operand in place once chunk_flags[s] == chunk_epoch. nullptr: the operands are all in place
-  // when the kernel's griddep_wait returns.
-  uint32_t chunk_epoch = 0;
-  const uint32_t* chunk_flags = nullptr;
-  int32_t chunk_kb = 0;
 };
 static_assert(sizeof(TmaDescriptor) == 128 && alignof(TmaDescriptor) == 128, "CUtensorMap layout");
 static_assert(sizeof(GemmParams) == 640, "GemmParams layout is shared by g++ and NVRTC");
@@ -90,7 +83,7 @@ inline constexpr int kPackPinnedSmemBytes = 120 * 1024;
 // into place and storing 16-B chunks. A job is cut into units, each one slot's load: several whole
 // lines where the source lines are (nearly) contiguous and short enough, else a run of one line's
 // dst chunks. A block takes units blockIdx.x, + gridDim.x, ... in order.
-inline constexpr int kPackBulkThreads = 320;           // warp 0 issues, warp 1 frees slots (and signals), 8 warps copy
+inline constexpr int kPackBulkThreads = 288;           // warp 0 issues, 8 warps copy
 inline constexpr int kPackBulkSlots = 12;
 inline constexpr int kPackBulkSlotBytes = 16384;       // a unit's source span, 16-B aligned, fits one
 inline constexpr int kPackBulkSmemBytes = kPackBulkSlots * kPackBulkSlotBytes;  // (+ static barriers)
@@ -100,44 +93,15 @@ struct PackBulkShape {
   int64_t units_per_line = 1;   // ceil(line chunks / chunks_per_unit) when lines_per_unit == 1
   int64_t units = 0;            // of the job
 };
-// Segmented (the copy beside the GEMM, GemmParams::chunk_flags): every job's lines are cut into
-// segments of seg_chunks dst chunks (K ranges of whole k-blocks, the jobs of one call all of the
-// same line length), and the units go segment by segment: segment 0 of every job's lines, then
-// segment 1, ... A unit is up to seg_lines lines of one job, each line's segment loaded by its own
-// bulk copy into a sub-slot of kPackSegLineBytes(seg_chunks) bytes. When the last unit of
-// segment s is done (its stores fenced and counted on seg_count[s]), seg_flag[s] gets `epoch`;
-// seg_count[s] is back at 0 by then. Units of a segment: seg_units = sum over jobs of
-// ceil(rows / seg_lines).
-struct PackSegments {
-  int64_t seg_chunks = 0;   // 0: not segmented (the units of pack_bulk_shape)
-  int64_t segments = 0;     // ceil(line chunks / seg_chunks)
-  int64_t seg_units = 0;
-  uint32_t* seg_count = nullptr;
-  uint32_t* seg_flag = nullptr;
-  int64_t job_units[kPackJobs] = {};  // ceil(rows / seg_lines) of each job
-  int32_t seg_lines = 0;
-  uint32_t epoch = 0;
-  int32_t trigger = 0;      // 1: the copy lets the next kernel (the GEMM) launch at its start
-  int32_t pad_ = 0;
-};
 struct PackBulkParams {
   PackParams job[kPackJobs];
   PackBulkShape shape[kPackJobs];
-  int64_t unit_begin[kPackJobs + 1] = {};  // prefix sums of shape[j].units (segmented: of all units)
+  int64_t unit_begin[kPackJobs + 1] = {};  // prefix sums of shape[j].units
   int32_t jobs = 0;
   int32_t pad_ = 0;
-  PackSegments seg;
 };
-static_assert(sizeof(PackSegments) == 4 * 8 + 8 + 3 * 8 + 16, "PackSegments layout is shared by g++ and NVRTC");
-static_assert(sizeof(PackBulkShape) == 32 && sizeof(PackBulkParams) == 3 * 56 + 3 * 32 + 4 * 8 + 8 + sizeof(PackSegments),
+static_assert(sizeof(PackBulkShape) == 32 && sizeof(PackBulkParams) == 3 * 56 + 3 * 32 + 4 * 8 + 8,
               "PackBulkParams layout is shared by g++ and NVRTC");
-// A segmented unit's sub-slot per line: the segment's dst bytes plus its source's misalignment,
-// rounded up to 16 B.
-TG_HD constexpr int64_t kPackSegLineBytes(int64_t seg_chunks) { return 16 * seg_chunks + 32; }
-// The most segments a call's copy is cut into (the workspace's counters and flags, gemm.cpp), and
-// the most lines of a segmented unit (a lane of the issuing warp each).
-inline constexpr int kPackMaxSegments = 256;
-inline constexpr int kPackSegMaxLines = 32;
 
 // 16-B chunks of one dst line, and of the whole job, for kElem-byte elements.
 TG_HD constexpr int64_t pack_line_chunks(const PackParams& p, int elem_bytes) { return p.ld_dst / (16 / elem_bytes); }
@@ -201,57 +165,13 @@ inline bool append_pack_bulk_job(PackBulkParams& pb, const PackParams& job, int 
   return true;
 }
 
-// Segments the copy beside the GEMM into pb (host side; after the jobs are appended, all of one
-// line length): segments of seg_chunks dst chunks, units of up to as many lines as fit a slot.
-// False when the jobs' lines differ, seg_chunks is not positive or the segments are too many.
-inline bool segment_pack_bulk(PackBulkParams& pb, int elem_bytes, int64_t seg_chunks, uint32_t* seg_count,
-                              uint32_t* seg_flag, uint32_t epoch, bool trigger) {
-  if (pb.jobs == 0 || seg_chunks <= 0 || kPackSegLineBytes(seg_chunks) > kPackBulkSlotBytes) return false;
-  const int64_t line_chunks = pack_line_chunks(pb.job[0], elem_bytes);
-  for (int j = 1; j < pb.jobs; ++j)
-    if (pack_line_chunks(pb.job[j], elem_bytes) != line_chunks) return false;
-  PackSegments& sg = pb.seg;
-  sg.seg_chunks = seg_chunks;
-  sg.segments = (line_chunks + seg_chunks - 1) / seg_chunks;
-  if (sg.segments > kPackMaxSegments) return false;
-  sg.seg_lines = int32_t(kPackBulkSlotBytes / kPackSegLineBytes(seg_chunks));
-  sg.seg_lines = sg.seg_lines < kPackSegMaxLines ? sg.seg_lines : kPackSegMaxLines;
-  sg.seg_units = 0;
-  for (int j = 0; j < kPackJobs; ++j) {
-    sg.job_units[j] = j < pb.jobs ? (pb.job[j].rows + sg.seg_lines - 1) / sg.seg_lines : 0;
-    sg.seg_units += sg.job_units[j];
-  }
-  sg.seg_count = seg_count;
-  sg.seg_flag = seg_flag;
-  sg.epoch = epoch;
-  sg.trigger = trigger ? 1 : 0;
-  for (int j = 0; j <= kPackJobs; ++j) pb.unit_begin[j] = j == kPackJobs || j >= pb.jobs ? sg.segments * sg.seg_units : 0;
-  return true;
-}
-
-// Unit u of a bulk launch: its job, first line, lines, and dst chunk range [chunk0, chunk1) of each
-// line (segmented: also its segment; else 0).
+// Unit u of a bulk launch: its job, first line, lines, and dst chunk range [chunk0, chunk1) of each line.
 struct PackBulkUnit {
   int job = 0;
   int64_t row0 = 0, lines = 1, chunk0 = 0, chunk1 = 0;
-  int64_t segment = 0;
 };
 TG_HD inline PackBulkUnit pack_bulk_unit(const PackBulkParams& pb, int64_t u, int elem_bytes) {
   PackBulkUnit un;
-  if (pb.seg.seg_chunks > 0) {
-    const PackSegments& sg = pb.seg;
-    un.segment = u / sg.seg_units;
-    int64_t t = u - un.segment * sg.seg_units;
-    un.job = (t >= sg.job_units[0]) + (t >= sg.job_units[0] + sg.job_units[1]);
-    t -= un.job == 2 ? sg.job_units[0] + sg.job_units[1] : un.job == 1 ? sg.job_units[0] : 0;
-    const PackParams& p = pack_job_entry(pb.job, un.job);
-    un.row0 = t * sg.seg_lines;
-    un.lines = p.rows - un.row0 < sg.seg_lines ? p.rows - un.row0 : sg.seg_lines;
-    un.chunk0 = un.segment * sg.seg_chunks;
-    const int64_t line_chunks = pack_line_chunks(p, elem_bytes);
-    un.chunk1 = un.chunk0 + sg.seg_chunks < line_chunks ? un.chunk0 + sg.seg_chunks : line_chunks;
-    return un;
-  }
   un.job = (u >= pb.unit_begin[1]) + (u >= pb.unit_begin[2]);
   const int64_t t = u - (un.job == 2 ? pb.unit_begin[2] : un.job == 1 ? pb.unit_begin[1] : 0);
   const PackBulkShape& sh = pack_job_entry(pb.shape, un.job);

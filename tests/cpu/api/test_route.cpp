@@ -759,57 +759,6 @@ TEST(EnvSwitch, OffUnlessTheEnvironmentTurnsItOn) {
   }
 }
 
-// The copy beside the GEMM's switch takes a count: unset, empty, 0, negative or not a number is
-// off (0); GemmOptions take the process's setting.
-TEST(EnvSwitch, PackBesideTakesACount) {
-  auto with = [](const char* value) {
-    return detail::env_count(
-        [value](const char* n) -> const char* { return std::string(n) == detail::kPackBesideEnv ? value : nullptr; },
-        detail::kPackBesideEnv);
-  };
-  EXPECT_EQ(with(nullptr), 0);
-  EXPECT_EQ(with(""), 0);
-  EXPECT_EQ(with("0"), 0);
-  EXPECT_EQ(with("-4"), 0);
-  EXPECT_EQ(with("16x"), 0);
-  EXPECT_EQ(with("on"), 0);
-  EXPECT_EQ(with("16"), 16);
-  EXPECT_EQ(detail::GemmOptions{}.pack_beside,
-            detail::env_count([](const char* name) { return std::getenv(name); }, detail::kPackBesideEnv));
-}
-
-// Which calls' copies can run beside the GEMM: line copies of the kernel's K-major A and/or B of
-// one length (odd K, an odd lda or ldb), with PDL, untraced and not captured; not a transposed C,
-// not an MN-major operand's lines (they run along M or N, not K), not K past the flags' segments.
-TEST(Route, CopiesBesideTheGemmOnlyForKLinesOfAAndB) {
-  GemmArgs odd_k = nt(1023, 8191, 2047);
-  odd_k.a.ld = odd_k.b.ld = 2047;
-  const detail::Route r = detail::route(odd_k);
-  ASSERT_EQ(r.packs.size(), 2u);
-  EXPECT_TRUE(detail::beside_eligible(r, true, false, false));
-  EXPECT_FALSE(detail::beside_eligible(r, false, false, false)) << "no PDL: the GEMM would wait for the copy";
-  EXPECT_FALSE(detail::beside_eligible(r, true, true, false)) << "traced";
-  EXPECT_FALSE(detail::beside_eligible(r, true, false, true)) << "captured: the epoch would repeat on replay";
-  GemmArgs odd_lda = nt(777, 1500, 4096);
-  odd_lda.a.ld = 4097;
-  EXPECT_TRUE(detail::beside_eligible(detail::route(odd_lda), true, false, false));
-  EXPECT_FALSE(detail::beside_eligible(detail::route(nt(1024, 1024, 1024)), true, false, false)) << "no copies";
-  // An MN-major A with an odd lda: its copy's lines run along M.
-  GemmArgs mn = nt(1001, 1024, 1024);
-  mn.a.major = Major::mn_major;
-  mn.a.ld = 1001;
-  const detail::Route rm = detail::route(mn);
-  ASSERT_FALSE(rm.packs.empty());
-  EXPECT_FALSE(detail::beside_eligible(rm, true, false, false));
-  // K past 256 segments of 512.
-  GemmArgs long_k = nt(64, 64, 256 * 512 + 1);
-  long_k.a.ld = long_k.b.ld = long_k.a.cols;
-  EXPECT_FALSE(detail::beside_eligible(detail::route(long_k), true, false, false));
-  GemmArgs most_k = nt(64, 64, 256 * 512 - 7);
-  most_k.a.ld = most_k.b.ld = most_k.a.cols;
-  EXPECT_TRUE(detail::beside_eligible(detail::route(most_k), true, false, false));
-}
-
 // With narrow MN chunks (PlanOptions::narrow_mn_chunks), the model can read a narrow MN-major
 // operand in place in swap-AB's narrow tiles: the comparisons plan with the same options gemm()
 // plans the kernel with, and a copy is made only where the model still says it pays.
