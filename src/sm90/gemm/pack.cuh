@@ -296,16 +296,17 @@ __device__ __forceinline__ void pack_bulk_line(const PackParams& p, int64_t row,
 // decoding each unit once (its description beside the slot), 16-KB slots and 8 copying warps all
 // on each unit, 20 GB/s, what pack_rows_body's pinned blocks do; with pack_line_run (~12
 // instructions a chunk against ~86) but still all 8 warps on each line of a unit, 10 GB/s (a line
-// of 256 chunks gave each lane one chunk and the whole per-line cost); with a unit per warp (this
-// version, 1023x8191x2047's 4-KB lines, H200) 45 GB/s per SM on 8 SMs, and spread over the GPU
+// of 256 chunks gave each lane one chunk and the whole per-line cost); with a unit per warp
+// (146bbd6: 12 slots of 16 KB; 1023x8191x2047's 4-KB lines, H200) 45 GB/s per SM on 8 SMs, and spread over the GPU
 // 27.9 us against the line copies' 28.8, but 1-KB lines (6007x1501x513) 14.7 us against 11.0:
 // a line's own cost (where it lies in the span, its shift's dispatch) still weighs on short lines.
 // Cut into K segments and run on P SMs beside the GEMM, with per-segment flags the GEMM's producer
 // waited on, it copied 13-20 GB/s per SM and every call ran 2-5x slower than the copy before the
-// GEMM (reverted; the thirty-seventh session's section).
+// GEMM (reverted; the thirty-seventh session's section). This version's 16 slots of 12 KB (each
+// warp owns its slots, below) have not yet run on a GPU.
 template <int kElem>
 __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, uint8_t* slots) {
-  constexpr int kWorkers = kPackBulkThreads / 32 - 1;
+  constexpr int kWorkers = kPackBulkCopyWarps;
   __shared__ alignas(8) uint64_t full[kPackBulkSlots], empty[kPackBulkSlots];
   __shared__ PackBulkSlotInfo info[kPackBulkSlots];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -341,9 +342,15 @@ __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, ui
     }
     return;
   }
-  // Copying warp wk takes the block's units wk, wk + kWorkers, ...: unit i lies in slot i % kSlots
-  // (phase (i / kSlots) & 1), which the issuing lane refills only after unit i is done, so the
-  // awaited phase is the barrier's current one or the one before.
+  // Copying warp wk takes the block's units wk, wk + kWorkers, ...: unit i lies in slot i % kSlots,
+  // the (i / kSlots)-th load there, awaited as phase parity (i / kSlots) & 1. Since kWorkers
+  // divides kSlots, every unit of a slot is this warp's, so it has seen the slot's previous load
+  // land before it waits for the next one, and the issuing lane refills the slot only after this
+  // warp is done with it: the barrier is in the awaited phase or just past it, never a phase
+  // behind (where a parity wait would return at once).
+  // NOTES: with 12 slots and 8 warps (146bbd6) a warp could reach its unit i + 12 before unit i of
+  // the same slot (another warp's) had landed, and the parity wait would then have returned on
+  // the phase before: a race the tests did not catch (the loads land nearly in order).
   const int wk = warp - 1;  // 0 .. kWorkers - 1
   int64_t i = wk;
   for (int64_t u = blockIdx.x + wk * int64_t(gridDim.x); u < units; u += kWorkers * int64_t(gridDim.x), i += kWorkers) {

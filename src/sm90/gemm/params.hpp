@@ -83,9 +83,12 @@ inline constexpr int kPackPinnedSmemBytes = 120 * 1024;
 // into place and storing 16-B chunks. A job is cut into units, each one slot's load: several whole
 // lines where the source lines are (nearly) contiguous and short enough, else a run of one line's
 // dst chunks. A block takes units blockIdx.x, + gridDim.x, ... in order.
+// Copying warp w owns slots w, w + 8, ... (pack.cuh: so that it is the only one to wait on them).
 inline constexpr int kPackBulkThreads = 288;           // warp 0 issues, 8 warps copy
-inline constexpr int kPackBulkSlots = 12;
-inline constexpr int kPackBulkSlotBytes = 16384;       // a unit's source span, 16-B aligned, fits one
+inline constexpr int kPackBulkCopyWarps = kPackBulkThreads / 32 - 1;
+inline constexpr int kPackBulkSlots = 16;
+inline constexpr int kPackBulkSlotBytes = 12288;       // a unit's source span, 16-B aligned, fits one
+static_assert(kPackBulkSlots % kPackBulkCopyWarps == 0, "each copying warp owns whole slots");
 inline constexpr int kPackBulkSmemBytes = kPackBulkSlots * kPackBulkSlotBytes;  // (+ static barriers)
 struct PackBulkShape {
   int64_t lines_per_unit = 1;   // > 1 only where every unit holds whole lines

@@ -134,7 +134,7 @@ void expect_every_chunk_once_bulk(const std::vector<PackParams>& jobs, int elem,
 TEST(PackBulkUnits, EveryChunkOnceAndEverySpanFitsASlot) {
   for (int64_t offset : {0, 1, 7}) {
     SCOPED_TRACE(offset);
-    // Dense odd lines, several to a unit (2047: three; 513: fifteen; 7: hundreds).
+    // Dense odd lines, several to a unit (12-KB slots: 2047: two; 513: eleven; 7: hundreds).
     expect_every_chunk_once_bulk({strided_job(1023, 2047, 2047, 2048), strided_job(300, 513, 513, 576)}, 2, offset);
     expect_every_chunk_once_bulk({strided_job(65, 7, 7, 64)}, 2, offset);
     expect_every_chunk_once_bulk({strided_job(301, 513, 513, 576)}, 2, offset, 4);  // capped at 4 lines a unit
@@ -144,13 +144,13 @@ TEST(PackBulkUnits, EveryChunkOnceAndEverySpanFitsASlot) {
     expect_every_chunk_once_bulk({strided_job(33, 131, 131, 160), strided_job(2, 5000, 5003, 5024), strided_job(1, 1, 1, 32)},
                                  4, offset);
   }
-  EXPECT_EQ(pack_bulk_shape(strided_job(1023, 2047, 2047, 2048), 2).lines_per_unit, 3);
+  EXPECT_EQ(pack_bulk_shape(strided_job(1023, 2047, 2047, 2048), 2).lines_per_unit, 2);
   EXPECT_EQ(pack_bulk_shape(strided_job(9, 513, 813, 576), 2).lines_per_unit, 1);  // gap > a quarter line
   // A cap on a unit's lines (launch_packs: a ring's worth of units per block) binds below the fit.
-  EXPECT_EQ(pack_bulk_shape(strided_job(6007, 513, 513, 576), 2).lines_per_unit, 15);
+  EXPECT_EQ(pack_bulk_shape(strided_job(6007, 513, 513, 576), 2).lines_per_unit, 11);
   EXPECT_EQ(pack_bulk_shape(strided_job(6007, 513, 513, 576), 2, 4).lines_per_unit, 4);
   EXPECT_EQ(pack_bulk_shape(strided_job(6007, 513, 513, 576), 2, 4).units, 1502);
-  EXPECT_EQ(pack_bulk_shape(strided_job(1023, 2047, 2047, 2048), 2, 5).lines_per_unit, 3);
+  EXPECT_EQ(pack_bulk_shape(strided_job(1023, 2047, 2047, 2048), 2, 5).lines_per_unit, 2);
   EXPECT_EQ(pack_bulk_shape(strided_job(6007, 513, 513, 576), 2, 1).lines_per_unit, 1);
 }
 
