@@ -310,14 +310,15 @@ TEST(OnePathGpu, PinnedOperandCopiesWriteWhatTheSpreadOnesDo) {
 
 // The bulk-copy ring (launch_packs' `bulk`, pack_rows_bulk_body) writes exactly what gemm()'s line
 // copies write, over the GPU and on 3 SMs: dense odd lines several to a unit, lines longer than a
-// slot (in runs), lines with a gap too wide to read (one per unit), bases at odd elements (the
-// span clipped at the source's first and last 16-B blocks), and an fp32 C with an odd ldc.
+// slot (7001 elements: in runs of a slot), lines with a gap too wide to read (one per unit), bases
+// at odd elements (the span clipped at the source's first and last 16-B blocks), and an fp32 C
+// with an odd ldc.
 TEST(OnePathGpu, BulkOperandCopiesWriteWhatTheLineCopiesDo) {
   struct Case {
     int64_t m, n, k, extra_ld, offset;  // A and B: ld = k + extra_ld, data from element `offset`
     bool c_fp32;
   };
-  const Case cases[] = {{1023, 2049, 1001, 0, 0, false}, {300, 77, 5001, 0, 3, false},  {129, 200, 513, 300, 1, false},
+  const Case cases[] = {{1023, 2049, 1001, 0, 0, false}, {300, 77, 7001, 0, 3, false},  {129, 200, 513, 300, 1, false},
                         {65, 9, 7, 0, 5, false},          {257, 130, 96, 3, 0, true},   {1, 1, 3, 0, 7, false}};
   for (const Case& cs : cases) {
     SCOPED_TRACE(::testing::Message() << cs.m << "x" << cs.n << "x" << cs.k << " ld+" << cs.extra_ld << " offset "
