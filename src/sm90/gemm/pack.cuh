@@ -224,7 +224,7 @@ __device__ __forceinline__ PackSpan pack_source_span(const PackParams& p, int64_
 // the span was clipped at the source's start), the span `span` bytes long, and its fast chunks
 // [fast0, fast1) (pack_bulk_fast_range: those whose 16 source bytes lie in the span).
 struct PackLineInfo {
-  int32_t rel;
+  int64_t rel;  // (a run deep into a long line starts far past the line's first byte)
   uint32_t span, fast0, fast1;
 };
 template <int kElem>
@@ -234,7 +234,7 @@ __device__ __forceinline__ PackLineInfo pack_line_info(const PackParams& p, int6
   const W* line = static_cast<const W*>(p.src) + row * p.src_row;
   const int64_t rel = int64_t(reinterpret_cast<uintptr_t>(line)) - int64_t(sp.lo);
   const PackFastRange fast = pack_bulk_fast_range(rel, int64_t(sp.hi - sp.lo), p.cols, 16 / kElem, chunk0, chunk1);
-  return PackLineInfo{int32_t(rel), uint32_t(sp.hi - sp.lo), uint32_t(fast.first), uint32_t(fast.second)};
+  return PackLineInfo{rel, uint32_t(sp.hi - sp.lo), uint32_t(fast.first), uint32_t(fast.second)};
 }
 
 // Dst chunks [chunk0, chunk1) of line `row` of job p, from its loaded span held at `span` in shared
@@ -251,7 +251,7 @@ __device__ __forceinline__ void pack_bulk_line(const PackParams& p, int64_t row,
   W* out = static_cast<W*>(p.dst) + row * p.ld_dst;
   if (li.fast1 > li.fast0) {
     const uint32_t sh = uint32_t(li.rel) & 15u;  // (rel's low bits: the same for every chunk of the line)
-    const uint8_t* base = span + (li.rel - int32_t(sh));
+    const uint8_t* base = span + (li.rel - int64_t(sh));
     uint4* out4 = reinterpret_cast<uint4*>(out);
     const uint32_t c0 = li.fast0 + t, bits = 8 * (sh % 4);
     switch (sh == 0 ? -1 : int(sh / 4)) {
@@ -297,9 +297,10 @@ __device__ __forceinline__ void pack_bulk_line(const PackParams& p, int64_t row,
 // on each unit, 20 GB/s, what pack_rows_body's pinned blocks do; with pack_line_run (~12
 // instructions a chunk against ~86) but still all 8 warps on each line of a unit, 10 GB/s (a line
 // of 256 chunks gave each lane one chunk and the whole per-line cost); with a unit per warp
-// (146bbd6: 12 slots of 16 KB; 1023x8191x2047's 4-KB lines, H200) 45 GB/s per SM on 8 SMs, and spread over the GPU
-// 27.9 us against the line copies' 28.8, but 1-KB lines (6007x1501x513) 14.7 us against 11.0:
-// a line's own cost (where it lies in the span, its shift's dispatch) still weighs on short lines.
+// (146bbd6: 12 slots of 16 KB; 1023x8191x2047's 4-KB lines, H200) 45 GB/s per SM on 8 SMs, and
+// spread over the GPU 27.9 us against the line copies' 28.8, but 1-KB lines (6007x1501x513)
+// 14.7 us against 11.0: a line's own cost (where it lies in the span, its shift's dispatch) still
+// weighs on short lines.
 // Cut into K segments and run on P SMs beside the GEMM, with per-segment flags the GEMM's producer
 // waited on, it copied 13-20 GB/s per SM and every call ran 2-5x slower than the copy before the
 // GEMM (reverted; the thirty-seventh session's section). This version's 16 slots of 12 KB (each
