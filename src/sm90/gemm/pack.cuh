@@ -323,10 +323,11 @@ __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, ui
   const int64_t units = pb.unit_begin[kPackJobs];
   if (warp == 0) {
     if (lane == 0) {
-      int s = 0;
-      uint32_t phase = 0;
-      for (int64_t u = blockIdx.x; u < units; u += gridDim.x) {
-        mbar_wait(&empty[s], phase ^ 1u);
+      int64_t j = 0;  // the block's j-th unit
+      for (int64_t u = blockIdx.x; u < units; u += gridDim.x, ++j) {
+        // (Its slot is free once the unit kPackBulkSlots before it is copied: the phase before.)
+        const int s = pack_ring_slot(j);
+        mbar_wait(&empty[s], pack_ring_parity(j) ^ 1u);
         const PackBulkUnit un = pack_bulk_unit(pb, u, kElem);
         const PackParams& p = pack_job_entry(pb.job, un.job);
         const PackSpan sp = pack_source_span<kElem>(p, un.row0, un.lines, un.chunk0, un.chunk1);
@@ -335,10 +336,6 @@ __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, ui
         mbar_arrive_expect_tx(&full[s], bytes);  // (release: the description is seen by the waiters)
         if (bytes > 0)
           bulk_load_g2s(slots + s * kPackBulkSlotBytes, reinterpret_cast<const void*>(sp.lo), bytes, &full[s]);
-        if (++s == kPackBulkSlots) {
-          s = 0;
-          phase ^= 1u;
-        }
       }
     }
     return;
@@ -355,8 +352,8 @@ __device__ __forceinline__ void pack_rows_bulk_body(const PackBulkParams& pb, ui
   const int wk = warp - 1;  // 0 .. kWorkers - 1
   int64_t i = wk;
   for (int64_t u = blockIdx.x + wk * int64_t(gridDim.x); u < units; u += kWorkers * int64_t(gridDim.x), i += kWorkers) {
-    const int s = int(i % kPackBulkSlots);
-    mbar_wait(&full[s], uint32_t(i / kPackBulkSlots) & 1u);
+    const int s = pack_ring_slot(i);
+    mbar_wait(&full[s], pack_ring_parity(i));
     const PackBulkSlotInfo in = info[s];
     const PackParams& p = pack_job_entry(pb.job, in.job);
     const PackSpan sp{in.lo, in.hi};

@@ -90,6 +90,12 @@ inline constexpr int kPackBulkSlots = 16;
 inline constexpr int kPackBulkSlotBytes = 12288;       // a unit's source span, 16-B aligned, fits one
 static_assert(kPackBulkSlots % kPackBulkCopyWarps == 0, "each copying warp owns whole slots");
 inline constexpr int kPackBulkSmemBytes = kPackBulkSlots * kPackBulkSlotBytes;  // (+ static barriers)
+// A block's i-th unit (i = 0, 1, ...: its units blockIdx.x + i * gridDim.x): its slot, and the parity
+// of the phase of the slot's barriers that it completes (its load on full[slot], its copy on
+// empty[slot]). Copying warp w takes the units i = w, w + copy_warps, ... (pack.cuh; the CPU test
+// of the ring's protocol walks the same functions).
+TG_HD constexpr int pack_ring_slot(int64_t i, int slots = kPackBulkSlots) { return int(i % slots); }
+TG_HD constexpr uint32_t pack_ring_parity(int64_t i, int slots = kPackBulkSlots) { return uint32_t(i / slots) & 1u; }
 struct PackBulkShape {
   int64_t lines_per_unit = 1;   // > 1 only where every unit holds whole lines
   int64_t chunks_per_unit = 1;  // dst chunks of a line in one unit (the whole line when lines_per_unit > 1)

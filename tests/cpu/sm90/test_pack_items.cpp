@@ -1,9 +1,12 @@
 // The line copies' work split (sm90/gemm/params.hpp: append_pack_job, pack_item, PackLaneWalk), the
 // host side of pack_rows_body (sm90/gemm/pack.cuh): every 16-B chunk of every job's dst lines
-// belongs to exactly one (item, lane, step) of the launch, and none outside them does.
+// belongs to exactly one (item, lane, step) of the launch, and none outside them does. The bulk
+// ring's unit split and its slot protocol likewise.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -152,6 +155,74 @@ TEST(PackBulkUnits, EveryChunkOnceAndEverySpanFitsASlot) {
   EXPECT_EQ(pack_bulk_shape(strided_job(6007, 513, 513, 576), 2, 4).units, 1502);
   EXPECT_EQ(pack_bulk_shape(strided_job(1023, 2047, 2047, 2048), 2, 5).lines_per_unit, 2);
   EXPECT_EQ(pack_bulk_shape(strided_job(6007, 513, 513, 576), 2, 1).lines_per_unit, 1);
+}
+
+// The bulk ring's protocol (pack.cuh, pack_rows_bulk_body) walked on the CPU under random
+// interleavings, with the kernel's slot and parity functions (pack_ring_slot, pack_ring_parity):
+// the issuing lane loads the block's unit j into slot pack_ring_slot(j) once empty[slot] has passed
+// the phase of parity pack_ring_parity(j) ^ 1; loads land in any order, each completing a phase of
+// full[slot]; copying warp w takes units w, w + warps, ..., waits full[slot] for parity
+// pack_ring_parity(i), copies, and arrives on empty[slot]. A parity wait is modelled as
+// mbarrier.try_wait.parity behaves: it returns at once unless the barrier's current (incomplete)
+// phase has that parity. Returns the first unit a warp would copy from a slot holding other bytes
+// (or none yet), -2 on a deadlock, -1 when every unit was copied from its own bytes.
+int64_t walk_ring(int slots, int warps, int64_t units, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> full_done(size_t(slots), 0), empty_done(size_t(slots), 0), holds(size_t(slots), -1);
+  std::vector<int64_t> in_flight;
+  std::vector<int64_t> next_unit(static_cast<size_t>(warps));
+  std::vector<bool> copying(static_cast<size_t>(warps), false);
+  for (int w = 0; w < warps; ++w) next_unit[size_t(w)] = w;
+  int64_t issued = 0, copied = 0;
+  auto passed = [](int64_t done_phases, uint32_t parity) { return (uint32_t(done_phases) & 1u) != parity; };
+  while (copied < units) {
+    // The enabled steps: 0 = issue, 1 + k = land in_flight[k], then each warp's next step.
+    std::vector<int> steps;
+    if (issued < units && passed(empty_done[size_t(pack_ring_slot(issued, slots))], pack_ring_parity(issued, slots) ^ 1u))
+      steps.push_back(0);
+    for (size_t k = 0; k < in_flight.size(); ++k) steps.push_back(1 + int(k));
+    for (int w = 0; w < warps; ++w) {
+      const int64_t i = next_unit[size_t(w)];
+      if (i >= units) continue;
+      if (copying[size_t(w)] || passed(full_done[size_t(pack_ring_slot(i, slots))], pack_ring_parity(i, slots)))
+        steps.push_back(1000 + w);
+    }
+    if (steps.empty()) return -2;
+    const int step = steps[size_t(rng() % steps.size())];
+    if (step == 0) {
+      in_flight.push_back(issued++);
+    } else if (step < 1000) {
+      const int64_t j = in_flight[size_t(step - 1)];
+      in_flight.erase(in_flight.begin() + (step - 1));
+      const int s = pack_ring_slot(j, slots);
+      holds[size_t(s)] = j;
+      ++full_done[size_t(s)];
+    } else {
+      const int w = step - 1000;
+      const int64_t i = next_unit[size_t(w)];
+      const int s = pack_ring_slot(i, slots);
+      if (!copying[size_t(w)]) {  // the wait returned: the warp reads the slot
+        if (holds[size_t(s)] != i) return i;
+        copying[size_t(w)] = true;
+      } else {  // done: the slot is free again
+        ++empty_done[size_t(s)];
+        copying[size_t(w)] = false;
+        next_unit[size_t(w)] += warps;
+        ++copied;
+      }
+    }
+  }
+  return -1;
+}
+
+TEST(PackBulkRing, EveryWarpCopiesItsOwnUnitUnderAnyInterleaving) {
+  for (uint64_t seed = 1; seed <= 3000; ++seed)
+    ASSERT_EQ(walk_ring(kPackBulkSlots, kPackBulkCopyWarps, 5 + int64_t(seed % 97), seed), -1) << "seed " << seed;
+  // The walk has teeth: with 12 slots for 8 warps (146bbd6) a warp can wait on a slot a phase
+  // behind, when another warp's unit has not yet landed there, and the parity wait returns at once.
+  int caught = 0;
+  for (uint64_t seed = 1; seed <= 3000; ++seed) caught += walk_ring(12, 8, 5 + int64_t(seed % 97), seed) >= 0;
+  EXPECT_GT(caught, 0);
 }
 
 // The fast chunks of a line: exactly the full chunks of [chunk0, chunk1) whose 16 source bytes lie
