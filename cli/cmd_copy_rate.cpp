@@ -35,7 +35,6 @@ struct CopyRateArgs {
   std::vector<int> ctas{0, 8, 16, 24, 32, 48};
   int iters = 15;
   bool json = false;
-  std::string kernel = "lines";  // lines: pack_rows_body (gemm()'s); bulk: pack_rows_bulk_body; both
 };
 
 [[noreturn]] void fail(const std::string& message) {
@@ -73,8 +72,8 @@ void run_copy_rate(const CopyRateArgs& a) {
   nlohmann::json results = nlohmann::json::array();
   if (!a.json)
     fmt::print("tilegemm copy-rate: {} ({} SMs), operand copies of NT problems with lda = ldb = K, L2 flushed, "
-               "median of {}\n{:>18} {:>10} {:>6} {:>6} {:>10} {:>8}\n",
-               dev.name, dev.sm_count, a.iters, "shape", "MB", "kernel", "CTAs", "us", "TB/s");
+               "median of {}\n{:>18} {:>10} {:>6} {:>10} {:>8}\n",
+               dev.name, dev.sm_count, a.iters, "shape", "MB", "CTAs", "us", "TB/s");
   for (const bench::Shape& s : shapes) {
     DeviceBuffers operands;
     void* pa = operands.get(size_t(s.m * s.k) * 2);
@@ -93,16 +92,12 @@ void run_copy_rate(const CopyRateArgs& a) {
     if (workspace == nullptr) fail("out of device memory");
     double bytes = 0;  // read and written
     for (const detail::Pack& pk : r.packs) bytes += 2.0 * double(pk.rows) * double(pk.cols) * pk.elem_bytes;
-    std::vector<bool> kernels;
-    if (a.kernel != "bulk") kernels.push_back(false);
-    if (a.kernel != "lines") kernels.push_back(true);
-    for (bool bulk : kernels)
     for (int p : a.ctas) {
       std::vector<double> us;
       for (int i = 0; i < a.iters + 2; ++i) {  // (two untimed: the JIT and a warm launch)
         cudaMemsetAsync(flush, i & 0xFF, 2 * l2);
         cudaEventRecord(start);
-        if (Status st = detail::launch_packs(r, workspace, nullptr, false, p, bulk); !st.ok()) fail(st.message);
+        if (Status st = detail::launch_packs(r, workspace, nullptr, false, p); !st.ok()) fail(st.message);
         cudaEventRecord(stop);
         if (cudaError_t e = cudaEventSynchronize(stop); e != cudaSuccess) fail(cudaGetErrorString(e));
         float ms = 0;
@@ -112,11 +107,8 @@ void run_copy_rate(const CopyRateArgs& a) {
       std::sort(us.begin(), us.end());
       const double t = us[us.size() / 2], tbps = bytes / (t * 1e-6) / 1e12;
       const std::string label = fmt::format("{}x{}x{}", s.m, s.n, s.k);
-      const char* kname = bulk ? "bulk" : "lines";
-      results.push_back({{"shape", label}, {"bytes", bytes}, {"kernel", kname}, {"ctas", p}, {"median_us", t}, {"tb_per_s", tbps}});
-      if (!a.json)
-        fmt::print("{:>18} {:>10.1f} {:>6} {:>6} {:>10.1f} {:>8.2f}\n", label, bytes / 1e6, kname,
-                   p == 0 ? std::string("all") : std::to_string(p), t, tbps);
+      results.push_back({{"shape", label}, {"bytes", bytes}, {"ctas", p}, {"median_us", t}, {"tb_per_s", tbps}});
+      if (!a.json) fmt::print("{:>18} {:>10.1f} {:>6} {:>10.1f} {:>8.2f}\n", label, bytes / 1e6, p == 0 ? std::string("all") : std::to_string(p), t, tbps);
     }
   }
   if (a.json)
@@ -135,10 +127,6 @@ void add_copy_rate_command(CLI::App& app) {
   cmd->add_option("--ctas", args->ctas, "Blocks of the copy, one per SM (0: gemm()'s launch over the whole GPU)")
       ->delimiter(',');
   cmd->add_option("--iters", args->iters, "Timed launches per (shape, CTAs) (median)")->capture_default_str();
-  cmd->add_option("--kernel", args->kernel,
-                  "lines: gemm()'s copy kernel; bulk: the bulk-copy ring (one block per SM, or P); both")
-      ->check(CLI::IsMember({"lines", "bulk", "both"}))
-      ->capture_default_str();
   cmd->add_flag("--json", args->json, "JSON output (schema tilegemm.copy-rate/1)");
   cmd->callback([args] { run_copy_rate(*args); });
 }

@@ -262,7 +262,7 @@ Status run_sm90(const Route& r, int device, const plan::DeviceProfile& profile, 
     }
   }
   uint8_t* const ws = static_cast<uint8_t*>(workspace);
-  Status launched = launch_packs(r, ws ? ws + pack_offset : nullptr, stream, options.pdl, 0, pack_bulk_default());
+  Status launched = launch_packs(r, ws ? ws + pack_offset : nullptr, stream, options.pdl);
   MatrixRef c_copy;
   const GemmArgs args = launch_args(r, ws ? ws + pack_offset : nullptr, &c_copy);
   if (launched.ok() && options.trace) {
@@ -313,11 +313,6 @@ bool env_switch(const std::function<const char*(const char*)>& getenv, const cha
 
 bool pack_l2_default() {
   static const bool on = env_switch([](const char* name) { return std::getenv(name); }, kPackL2Env);
-  return on;
-}
-
-bool pack_bulk_default() {
-  static const bool on = env_switch([](const char* name) { return std::getenv(name); }, kPackBulkEnv);
   return on;
 }
 

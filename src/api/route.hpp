@@ -158,18 +158,14 @@ inline constexpr char kPdlEnv[] = "TILEGEMM_PDL";
 bool pdl_setting(const std::function<const char*(const char*)>& getenv);
 bool pdl_default();
 
-// Two experiments' switches while their measurements are pending (docs/PERF.md), each off unless
-// its environment variable is "on" or "1" (env_switch; the *_default() functions ask the process
-// environment once):
-//   TILEGEMM_PACK_L2: the operand line copies read their source with L2 evict_first and write the
-//     copy with L2 evict_last (sm90/gemm/pack.cuh, kL2Hints);
-//   TILEGEMM_PACK_BULK: gemm()'s line copies by bulk copies into a shared-memory ring
-//     (pack_rows_bulk_body; launch_packs' `bulk`).
+// An experiment's switch while its measurement is pending (docs/PERF.md), off unless its
+// environment variable is "on" or "1" (env_switch; pack_l2_default() asks the process environment
+// once): TILEGEMM_PACK_L2, the operand line copies read their source with L2 evict_first and write
+// the copy with L2 evict_last (sm90/gemm/pack.cuh, kL2Hints). (The bulk-copy ring experiment's
+// switch went with the ring, measured and removed: docs/PERF.md, thirty-eighth session.)
 inline constexpr char kPackL2Env[] = "TILEGEMM_PACK_L2";
-inline constexpr char kPackBulkEnv[] = "TILEGEMM_PACK_BULK";
 bool env_switch(const std::function<const char*(const char*)>& getenv, const char* name);
 bool pack_l2_default();
-bool pack_bulk_default();
 
 // gemm() with what the public API does not expose (the CLI's --config/--mapping, tests).
 struct GemmOptions {

@@ -249,8 +249,7 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
 }
 
 // One launch per group of pack_launch_groups (route.cpp), in its order.
-Status launch_packs(const Route& r, void* workspace, cudaStream_t stream, bool programmatic, int pinned_ctas,
-                    bool bulk) {
+Status launch_packs(const Route& r, void* workspace, cudaStream_t stream, bool programmatic, int pinned_ctas) {
   auto job = [&](const Pack& pk) {
     sm90::PackParams pp;
     pp.src = pk.src;
@@ -264,33 +263,6 @@ Status launch_packs(const Route& r, void* workspace, cudaStream_t stream, bool p
   };
   for (const PackLaunch& g : pack_launch_groups(r.packs)) {
     const jit::Kernel* kernel = nullptr;
-    if (bulk && !g.transposes) {
-      if (Status s = helper_kernel(jit::pack_bulk_source(g.elem_bytes), &kernel); !s.ok()) return s;
-      int blocks = pinned_ctas;
-      if (blocks <= 0) {
-        int device = 0;
-        if (cudaGetDevice(&device) != cudaSuccess ||
-            cudaDeviceGetAttribute(&blocks, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
-          return setup_error("the device's SM count");
-      }
-      // Short lines go several to a unit, but not so many that some block's ring runs dry: at
-      // least a ring's worth of units per block where the lines allow.
-      int64_t lines = 0;
-      for (const Pack* pk : g.packs) lines += pk->rows;
-      const int64_t max_lines = std::max<int64_t>(1, lines / (int64_t{blocks} * sm90::kPackBulkSlots));
-      sm90::PackBulkParams pb;
-      for (const Pack* pk : g.packs)
-        if (!sm90::append_pack_bulk_job(pb, job(*pk), g.elem_bytes, max_lines))
-          return setup_error("more than " + std::to_string(sm90::kPackJobs) + " line copies");
-      jit::LaunchDims dims;
-      dims.stream = stream;
-      dims.programmatic = programmatic;
-      dims.grid = dim3(static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, pb.unit_begin[sm90::kPackJobs]))), 1, 1);
-      dims.block = dim3(sm90::kPackBulkThreads, 1, 1);
-      dims.smem_bytes = sm90::kPackBulkSmemBytes;
-      if (Status s = jit::launch(*kernel, dims, pb); !s.ok()) return s;
-      continue;
-    }
     const bool pinned = pinned_ctas > 0 && !g.transposes;
     if (Status s = helper_kernel(jit::pack_source(g.elem_bytes, g.transposes, pinned, pack_l2_default()), &kernel); !s.ok()) return s;
     jit::LaunchDims dims;

@@ -59,10 +59,8 @@ size_t ksplit_workspace_bytes(const GemmArgs& args, const PreparedKernel& prepar
 // before it, and the next kernel starts as its CTAs complete). `pinned_ctas` > 0: the line copies
 // run in at most that many blocks of sm90::kPackPinnedThreads, one per SM (sm90/gemm/params.hpp),
 // instead of spreading over the GPU; transposes are unaffected.
-// `bulk`: the line copies by pack_rows_bulk_body instead (one block of sm90::kPackBulkThreads per
-// SM, or pinned_ctas blocks).
 Status launch_packs(const struct Route& r, void* workspace, cudaStream_t stream, bool programmatic = false,
-                    int pinned_ctas = 0, bool bulk = false);
+                    int pinned_ctas = 0);
 
 // CTAs launch_sm90 launches: one per tile (static), or at most the resident CTAs (persistent; with
 // stream_k: KSplit::launch_ctas).

@@ -52,12 +52,7 @@ Status warmup_problem(const plan::Problem& problem, const plan::DeviceProfile& p
 Status warmup_route(const Route& r, const plan::Config& config, bool load, std::vector<WarmedKernel>* out) {
   if (Status s = fetch(jit::gemm_kernel_source(config), load, out); !s.ok()) return s;
   for (const Pack& pk : r.packs)
-    if (Status s = fetch(pack_bulk_default() && !pk.transposes()
-                             ? jit::pack_bulk_source(pk.elem_bytes)
-                             : jit::pack_source(pk.elem_bytes, pk.transposes(), false, pack_l2_default()),
-                         load, out);
-        !s.ok())
-      return s;
+    if (Status s = fetch(jit::pack_source(pk.elem_bytes, pk.transposes(), false, pack_l2_default()), load, out); !s.ok()) return s;
   return Status::success();
 }
 

@@ -28,9 +28,6 @@ GeneratedSource gemm_kernel_source(const sm90::Config& c);
 // blocks of sm90::kPackPinnedThreads (one per SM, launch_packs' pinned_ctas); not for transposes.
 // `l2_hints`: the line copy with L2 eviction hints (pack.cuh, kL2Hints); not for transposes.
 GeneratedSource pack_source(int elem_bytes, bool transpose, bool pinned = false, bool l2_hints = false);
-// The line copy through bulk copies into a shared-memory ring (pack.cuh, pack_rows_bulk_body):
-// blocks of sm90::kPackBulkThreads with sm90::kPackBulkSmemBytes of dynamic shared memory.
-GeneratedSource pack_bulk_source(int elem_bytes);
 
 // The C++ initializer of a Config with every field named: "tilegemm::sm90::Config{.bm = 128, ...}".
 std::string config_initializer(const sm90::Config& c);

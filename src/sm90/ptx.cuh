@@ -136,15 +136,6 @@ template <int N>
 __device__ __forceinline__ void tma_store_wait_all() {
   asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
 }
-// Bulk copy of `bytes` from global memory into this CTA's shared memory, completing `bytes` of
-// transaction count on `bar` (PTX ISA 8.0, cp.async.bulk, non-tensor): src and dst 16-B aligned,
-// bytes a multiple of 16.
-__device__ __forceinline__ void bulk_load_g2s(void* dst, const void* src, uint32_t bytes, uint64_t* bar) {
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                   smem_u32(dst)),
-               "l"(src), "r"(bytes), "r"(smem_u32(bar))
-               : "memory");
-}
 // A hint to bring [addr, addr + bytes) into L2 without waiting for it (PTX ISA 8.0,
 // cp.async.bulk.prefetch): addr 16-B aligned, bytes a multiple of 16.
 __device__ __forceinline__ void prefetch_l2_bulk(const void* addr, uint32_t bytes) {

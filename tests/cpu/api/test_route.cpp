@@ -743,20 +743,19 @@ TEST(Pdl, OnUnlessTheEnvironmentTurnsItOff) {
   EXPECT_EQ(detail::GemmOptions{}.pdl, detail::pdl_setting([](const char* name) { return std::getenv(name); }));
 }
 
-// The experiments' switches (TILEGEMM_PACK_L2, TILEGEMM_PACK_BULK) are off unless set to "on" or "1".
+// The experiment's switch (TILEGEMM_PACK_L2) is off unless set to "on" or "1".
 TEST(EnvSwitch, OffUnlessTheEnvironmentTurnsItOn) {
-  for (const char* name : {detail::kPackL2Env, detail::kPackBulkEnv}) {
-    auto with = [name](const char* value) {
-      return detail::env_switch([name, value](const char* n) -> const char* { return std::string(n) == name ? value : nullptr; },
-                                name);
-    };
-    EXPECT_FALSE(with(nullptr));
-    EXPECT_FALSE(with(""));
-    EXPECT_FALSE(with("off"));
-    EXPECT_FALSE(with("0"));
-    EXPECT_TRUE(with("on"));
-    EXPECT_TRUE(with("1"));
-  }
+  const char* name = detail::kPackL2Env;
+  auto with = [name](const char* value) {
+    return detail::env_switch([name, value](const char* n) -> const char* { return std::string(n) == name ? value : nullptr; },
+                              name);
+  };
+  EXPECT_FALSE(with(nullptr));
+  EXPECT_FALSE(with(""));
+  EXPECT_FALSE(with("off"));
+  EXPECT_FALSE(with("0"));
+  EXPECT_TRUE(with("on"));
+  EXPECT_TRUE(with("1"));
 }
 
 // With narrow MN chunks (PlanOptions::narrow_mn_chunks), the model can read a narrow MN-major

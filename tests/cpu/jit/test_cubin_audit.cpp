@@ -645,7 +645,6 @@ TEST(CubinAudit, HelperKernels) {
   EXPECT_NE(sources.back().code.find(", true>(params)"), std::string::npos);
   EXPECT_NE(sources.back().kernel_name, pack_source(4, false).kernel_name);
   EXPECT_EQ(pack_source(2, true, false, true).kernel_name, pack_source(2, true).kernel_name);  // (no hinted transpose)
-  for (int elem : {2, 4}) sources.push_back(pack_bulk_source(elem));
   EXPECT_EQ(pack_source(2, true, true).kernel_name, pack_source(2, true).kernel_name);  // (no pinned transpose)
   for (const GeneratedSource& g : sources) {
     SCOPED_TRACE(g.label);
