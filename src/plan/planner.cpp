@@ -270,7 +270,7 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
                 (c.bn < box ? "BN is narrower than one 128-B store box"
                             : "BN is not a whole number of 128-B store boxes and C is D (in place)") +
                 ", so the tile is stored from registers (no staging smem, no overlap with the next mainloop)" +
-                (p.accumulate ? "; C's tile rows are prefetched into L2 during the mainloop" : ""));
+                (p.accumulate ? "; C's tile lines are prefetched into L2 as the mainloop starts" : ""));
   }
   if (c.epilogue == Epilogue::smem_stores)
     f.push_back(std::string("smem_stores epilogue: TMA cannot describe ") + (!p.d_tma ? "D" : "C") +

@@ -136,10 +136,10 @@ template <int N>
 __device__ __forceinline__ void tma_store_wait_all() {
   asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
 }
-// A hint to bring [addr, addr + bytes) into L2 without waiting for it (PTX ISA 8.0,
-// cp.async.bulk.prefetch): addr 16-B aligned, bytes a multiple of 16.
-__device__ __forceinline__ void prefetch_l2_bulk(const void* addr, uint32_t bytes) {
-  asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(addr), "r"(bytes) : "memory");
+// A hint to bring the L2 line holding `addr` into L2 (PTX ISA, prefetch): an ordinary memory
+// instruction of the issuing thread (not the bulk-copy path, which the TMA loads share).
+__device__ __forceinline__ void prefetch_l2_line(const void* addr) {
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(addr));
 }
 // Pull the 128-B tensor map into the descriptor cache (§9.7.9.15).
 __device__ __forceinline__ void prefetch_tensor_map(const void* tmap) {

@@ -190,8 +190,8 @@ __device__ __forceinline__ void store_tile_direct_col_major(const float (&acc)[B
 // each before writing it, so C may be D itself (in place).
 // NOTES: C is read in chunks of 64 columns, the loads of chunk q + 1 issued before the stores of
 // chunk q, so one chunk's latency hides behind the next one's arithmetic and stores; the loads
-// usually hit L2, where the producer prefetched the tile's C rows when the tile began
-// (prefetch_c_lines, mainloop.cuh). Without the chunking each load would wait behind the stores before it (C
+// usually hit L2, where the consumer prefetched its C lines at its first k-block
+// (prefetch_c_share, mainloop.cuh). Without the chunking each load would wait behind the stores before it (C
 // may alias D, so the compiler cannot hoist the loads).
 // Column-major D and C (swap-AB, kColMajor): element (row, col) at [col·ld + row], so a thread's
 // two columns are ld apart and go one by one (the row's "line" below is the element at col 0).

@@ -181,9 +181,18 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
         load_first_c_boxes();
       }
       const TraceMark t = rec.unit_begin(unit);
+      // C's lines this consumer will read, into L2 once its first k-block is issued (mainloop.cuh,
+      // prefetch_c_share).
+      const bool prefetch_c = kPrefetchesC<C> && (unit.pieces == 1 || unit.piece == 0);
+      auto at_kblock = [&](int kb) {
+        if constexpr (kPrefetchesC<C>)
+          if (prefetch_c && kb == unit.kb0)
+            prefetch_c_share<C>(p, m_total, n_total, unit.work.tile.m_block * C.bm + row_block0 * 64,
+                                64 * T::kRowBlocks, n0, thread_in_wg);
+      };
       consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, row_block0, lane, rec,
                            tile_edge_shifts<C>(unit, m_total, n_total),
-                           C.pingpong ? &turn[1 - consumer] : nullptr);
+                           C.pingpong ? &turn[1 - consumer] : nullptr, at_kblock);
       const TraceMark te = rec.now();  // the epilogue (container): the fix-up, then the store
       TraceMark ts = te;               // the store's own step
       if constexpr (C.stream_k) {

@@ -64,22 +64,38 @@ __device__ __forceinline__ void producer_load_stage(uint8_t* smem, int stage, ui
                                                             &p.tmap_b, full_bar, k0, n0 + int(b_half) * T::kBLoadRows);
 }
 
-// Lines [l0, l1) of the tile's C into L2, one bulk prefetch per line, widened to whole 16-B chunks
-// (which stay in the line's mapped page). A line is a row of a row-major C (row m0 + l, columns
-// [n0, n0 + BN) clipped to N), or a column of a column-major one (swap-AB: column n0 + l, rows
-// [m0, m0 + BM) clipped to M).
+// Where the epilogue's threads read C from memory themselves (the direct epilogue, the k-split
+// kernels' copy-out, or fewer TMA-loaded staging slots than boxes), the consumer prefetches its
+// share of the tile's C into L2 once it has issued its first k-block, so that those reads hit L2.
+// Not where the staging slots load C by TMA, nor where the copy-out's C boxes come by cp.async,
+// issued a few boxes ahead (async_thread_c). A tile shared between units (k-split) is stored by
+// its piece 0 after the fix-up, so only piece 0 prefetches.
+// NOTES: measured on the H200 (docs/PERF.md, seventeenth and twentieth sessions), the prefetch
+// helps where the epilogue reads C (1x24576x1536 4 % slower without it, 1x2112x7168's direct split
+// 14.7 -> 14.4 us). It was first issued by the producer's TMA thread, a bulk L2 prefetch
+// (cp.async.bulk.prefetch) per line spread over the k-blocks, which delayed the stage loads behind
+// it: each cost ~50 ns of mainloop (128x2112x7168 direct 64x32 with C 22.4 us against 17.2 without
+// any prefetch, H200). Moved to the consumers' ordinary prefetch instructions, once per unit, and
+// dropped for the cp.async copy-out (H100, thirty-eighth session, `bench --beta 1`): 128x2112x7168
+// 23.7 -> 20.1 us (18.8 without C), 4001x3999x256 91.0 -> 61.6, 3999x4001x128 84.4 -> 61.0; odd
+// suite with C geomean 0.946 of the time, llm suite with C 0.991; the long-K copy-outs lost 1-3 %
+// (3001x5003x1027 100.2 -> 102.2, 7001x3001x2999 265.8 -> 272.7), and the consumers' prefetch did not
+// win that back (issued at the first k-block or 8 before the last: 3001x5003x1027 103.9).
 template <Config C>
-__device__ __forceinline__ void prefetch_c_lines(const GemmParams& p, int m0, int n0, int l0, int l1) {
+inline constexpr bool kPrefetchesC =
+    C.with_c && !(C.epilogue == Epilogue::tma_store && !partly_staged(C)) && !async_thread_c(C);
+
+// This consumer's share of the tile's C into L2 (params.hpp, c_share): one prefetch per 128-B block
+// that holds a byte of it, the blocks spread over the warpgroup's threads.
+template <Config C>
+__device__ __forceinline__ void prefetch_c_share(const GemmParams& p, int m_total, int n_total, int r0, int rows,
+                                                 int n0, int thread_in_wg) {
   constexpr int kElem = out_elem_bytes(C.out_dtype);
-  constexpr bool kCol = C.d_col_major;
-  const int avail = kCol ? p.n - n0 : p.m - m0;
-  const int lines = avail < l1 ? avail : l1;
-  const int len = kCol ? (p.m - m0 < C.bm ? p.m - m0 : C.bm) : (p.n - n0 < C.bn ? p.n - n0 : C.bn);
-  for (int l = l0; l < lines; ++l) {
-    const uint64_t first_elem = kCol ? uint64_t(n0 + l) * p.ldc + m0 : uint64_t(m0 + l) * p.ldc + n0;
-    const uintptr_t begin = reinterpret_cast<uintptr_t>(p.c) + first_elem * kElem;
-    const uintptr_t first = begin & ~uintptr_t(15), last = (begin + uint64_t(len) * kElem + 15) & ~uintptr_t(15);
-    prefetch_l2_bulk(reinterpret_cast<const void*>(first), uint32_t(last - first));
+  const CShare sh = c_share(m_total, n_total, r0, rows, n0, C.bn, C.d_col_major, kElem);
+  const uint64_t base = reinterpret_cast<uintptr_t>(p.c);
+  for (int i = thread_in_wg; i < sh.lines * sh.per_line; i += 128) {
+    const uint64_t block = c_share_block(sh, i, base, p.ldc, r0, n0, C.d_col_major, kElem);
+    if (block != 0) prefetch_l2_line(reinterpret_cast<const void*>(uintptr_t(block)));
   }
 }
 
@@ -103,27 +119,6 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
                                                    TraceLane<C.trace>& rec) {
   const int m0 = unit.work.tile.m_block * C.bm, n0 = unit.work.tile.n_block * C.bn;
   const int box_m0 = m0 - shift.a, box_n0 = n0 - shift.b;
-  // NOTES: with C, the tile's C rows are prefetched into L2 a few rows per k-block while the
-  // mainloop runs, so the epilogue's loads of C hit L2 (epilogue_direct.cuh). They are not free:
-  // measured on the H200 (docs/PERF.md, twentieth session), a direct 64x32 tile at
-  // 128x2112x7168 ran 22.4 us with them and 17.2 without; on the llm and midm suites dropping
-  // them gained nothing (1x24576x1536 ran 4 % slower without), so they stay where the slots do
-  // not hold C.
-  // Only where the staging slots will not hold all of C when the unit starts (the direct epilogue,
-  // the threads' copy-out, or fewer TMA-loaded slots than boxes: kernel.cuh loads the first slots);
-  // a tile shared between units (k-split) is stored by its piece 0 after the fix-up, so the other
-  // pieces do not prefetch.
-  // NOTES: measured on the H200 (docs/PERF.md, seventeenth session): piece 0's L2 prefetch took
-  // 1x2112x7168's direct split 14.7 -> 14.4 us and 333x4096x4096's stage64 split 27.1 -> 26.1, and
-  // made 128x2112x7168's wholly staged 64x64 split 16.6 -> 18.9 (its C already comes in by TMA);
-  // the same for whole tiles (twentieth session): 128x2112x7168 fp32 64x32, one tile per CTA,
-  // ran 21.9 us with C against 16.6 without while it prefetched lines its slots then loaded.
-  // (A column-major C, swap-AB, has BN lines of BM elements: prefetch_c_lines.)
-  constexpr bool kPrefetchC = C.with_c;
-  constexpr bool kSlotsHoldC = C.epilogue == Epilogue::tma_store && !partly_staged(C);
-  constexpr int kCLines = C.d_col_major ? C.bn : C.bm;
-  const bool prefetch_c = kPrefetchC && !kSlotsHoldC && (unit.pieces == 1 || unit.piece == 0);
-  const int c_lines_per_kb = prefetch_c ? (kCLines + (unit.kb1 - unit.kb0) - 1) / (unit.kb1 - unit.kb0) : 0;
   for (int kb = unit.kb0; kb < unit.kb1; ++kb) {
     const int s = ring.stage;
     TraceMark t = rec.now();
@@ -133,10 +128,6 @@ __device__ __forceinline__ void producer_load_unit(uint8_t* smem, uint64_t* full
     producer_load_stage<C>(smem, s, &full[s], p, kb, box_m0, box_n0, rank);
     rec.record(t, trace::EventKind::tma_issue, s, kb);
     ring.advance();
-    if (prefetch_c) {
-      const int l0 = (kb - unit.kb0) * c_lines_per_kb;
-      prefetch_c_lines<C>(p, m0, n0, l0, l0 + c_lines_per_kb);
-    }
   }
 }
 
@@ -182,13 +173,14 @@ __device__ __forceinline__ void wgmma_block_k64(float (&acc)[BN / 2], float (&ac
 // block, the consumer's own, when cooperative; all bm / 64 with ping-pong, one commit group per
 // k-block either way). `turn_next` (ping-pong): each warp arrives on it once it has passed its
 // last full-barrier wait, which lets the other consumer start on its tile (kernel.cuh).
+// `at_kblock(kb)` runs once each k-block's wgmma are issued (the C prefetch, kernel.cuh).
 // Returns with every wgmma retired and every stage it read released.
-template <Config C>
+template <Config C, class AtKblock>
 __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kRowBlocks][C.bn / 2],
                                                   uint32_t smem_base, uint64_t* full, uint64_t* empty,
                                                   RingState<C.stages>& ring, const UnitWork& unit, int row_block0,
                                                   int lane, TraceLane<C.trace>& rec, EdgeShifts shift,
-                                                  uint64_t* turn_next = nullptr) {
+                                                  uint64_t* turn_next, AtKblock&& at_kblock) {
   using T = GemmTraits<C>;
   constexpr SmemLayout L = T::kLayout;
   constexpr int kSets = C.acc_sets == 2 ? 2 : 1;
@@ -248,6 +240,7 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
                                                                 b_hi, /*accumulate=*/kb > kb0);
     wgmma_commit();
     rec.record(t, trace::EventKind::wgmma_issue, s, kb);
+    at_kblock(kb);
     t = rec.now();
     wgmma_wait<1>();  // k-block kb-1 retired; kb may still run
     if (held >= 0) {

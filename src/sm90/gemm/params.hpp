@@ -142,4 +142,33 @@ struct PackLaneWalk {
   }
 };
 
+// The part of C one consumer prefetches into L2 (mainloop.cuh, prefetch_c_share): kernel rows
+// [r0, r0 + rows) x columns [n0, n0 + bn) of a C of m_total x n_total, clipped, as `lines` lines
+// of `len` bytes (row-major: a line per row; column-major, swap-AB: a line per column), each
+// touching at most `per_line` 128-B blocks. Empty (lines = 0) where the tile has no element.
+struct CShare {
+  int lines = 0, len = 0, per_line = 0;
+};
+TG_HD constexpr CShare c_share(int m_total, int n_total, int r0, int rows, int n0, int bn, bool col_major,
+                               int elem_bytes) {
+  const int rows_in = rows < m_total - r0 ? rows : m_total - r0;
+  const int cols_in = bn < n_total - n0 ? bn : n_total - n0;
+  CShare s;
+  if (rows_in <= 0 || cols_in <= 0) return s;
+  s.lines = col_major ? cols_in : rows_in;
+  s.len = (col_major ? rows_in : cols_in) * elem_bytes;
+  s.per_line = (s.len + 127) / 128 + 1;  // a line that starts inside a block reaches one further
+  return s;
+}
+// Block i (0 <= i < lines * per_line) of the share: the address of the 128-B block it names when
+// that block holds a byte of the share, else 0. (C at `base`, ldc elements between lines.)
+TG_HD constexpr uint64_t c_share_block(const CShare& s, int i, uint64_t base, int64_t ldc, int r0, int n0,
+                                       bool col_major, int elem_bytes) {
+  const int l = i / s.per_line, b = i - l * s.per_line;
+  const int64_t first_elem = col_major ? int64_t(n0 + l) * ldc + r0 : int64_t(r0 + l) * ldc + n0;
+  const uint64_t first = base + uint64_t(first_elem) * uint64_t(elem_bytes);
+  const uint64_t block = (first & ~uint64_t(127)) + uint64_t(b) * 128u;
+  return block < first + uint64_t(s.len) ? block : 0u;
+}
+
 }  // namespace tilegemm::sm90
