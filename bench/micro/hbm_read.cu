@@ -21,19 +21,11 @@
 
 #include "sm90/ptx.cuh"
 #include "sm90/tensor_map.hpp"
+#include "micro_common.hpp"
 
 namespace {
 
 using namespace tilegemm::sm90;
-
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    const auto e_ = (x);                                                             \
-    if (e_) {                                                                        \
-      std::fprintf(stderr, "%s failed (%d) at line %d\n", #x, int(e_), __LINE__);  \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
 
 __global__ void seq_kernel(const uint4* __restrict__ w, int64_t n16, uint32_t* sink) {
   uint32_t acc = 0;
@@ -109,17 +101,6 @@ __global__ void tma_kernel(const __grid_constant__ CUtensorMap map, int rows, in
   }
 }
 
-void encode(CUtensorMap* map, const void* base, uint64_t cols, uint64_t rows, uint32_t box_rows) {
-  TensorMapArgs args;
-  std::string err = make_2d_tile_args(Matrix2d{base, rows, cols, cols, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16},
-                                      Box2d{64, box_rows}, CU_TENSOR_MAP_SWIZZLE_128B, &args);
-  if (err.empty()) err = encode_tensor_map(args, map);
-  if (!err.empty()) {
-    std::fprintf(stderr, "tensor map: %s\n", err.c_str());
-    std::exit(1);
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,20 +109,20 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "N must be a multiple of 128 and K of 256\n");
     return 2;
   }
-  CHECK(cudaFree(nullptr));
+  MICRO_CHECK(cudaFree(nullptr));
   int sms = 0;
-  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  MICRO_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const size_t bytes = size_t(n) * size_t(k) * 2;
   void* w = nullptr;
   void* flush = nullptr;
   uint32_t* sink = nullptr;
-  CHECK(cudaMalloc(&w, bytes));
-  CHECK(cudaMemset(w, 1, bytes));
-  CHECK(cudaMalloc(&flush, size_t(256) << 20));
-  CHECK(cudaMalloc(&sink, 4));
+  MICRO_CHECK(cudaMalloc(&w, bytes));
+  MICRO_CHECK(cudaMemset(w, 1, bytes));
+  MICRO_CHECK(cudaMalloc(&flush, size_t(256) << 20));
+  MICRO_CHECK(cudaMalloc(&sink, 4));
   cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
+  MICRO_CHECK(cudaEventCreate(&e0));
+  MICRO_CHECK(cudaEventCreate(&e1));
   bool read_flush = false;  // write: memset (dirty lines left in L2), read: the seq kernel over the buffer
   auto time_it = [&](auto&& launch) {
     std::vector<float> ms;
@@ -149,22 +130,22 @@ int main(int argc, char** argv) {
       if (read_flush) {
         seq_kernel<<<sms * 4, 256>>>(static_cast<const uint4*>(flush), int64_t((size_t(256) << 20) / 16), sink);
       } else {
-        CHECK(cudaMemsetAsync(flush, it, size_t(256) << 20));
+        MICRO_CHECK(cudaMemsetAsync(flush, it, size_t(256) << 20));
       }
-      CHECK(cudaEventRecord(e0));
+      MICRO_CHECK(cudaEventRecord(e0));
       launch();
-      CHECK(cudaEventRecord(e1));
-      CHECK(cudaEventSynchronize(e1));
+      MICRO_CHECK(cudaEventRecord(e1));
+      MICRO_CHECK(cudaEventSynchronize(e1));
       float t = 0;
-      CHECK(cudaEventElapsedTime(&t, e0, e1));
+      MICRO_CHECK(cudaEventElapsedTime(&t, e0, e1));
       ms.push_back(t);
     }
-    CHECK(cudaGetLastError());
+    MICRO_CHECK(cudaGetLastError());
     std::sort(ms.begin(), ms.end());
     return double(ms[5]) * 1e3;  // us
   };
-  CHECK(cudaMemset(flush, 0, size_t(256) << 20));
-  CHECK(cudaFuncSetAttribute(tma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  MICRO_CHECK(cudaMemset(flush, 0, size_t(256) << 20));
+  MICRO_CHECK(cudaFuncSetAttribute(tma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
   for (int fk = 0; fk < 2; ++fk) {
   read_flush = fk == 1;
   std::printf("W %lld x %lld bf16 (%.1f MB), %d SMs, L2 flushed by a %s\n", (long long)n, (long long)k, bytes / 1e6, sms,
@@ -187,7 +168,7 @@ int main(int argc, char** argv) {
                         {256, 2, 6, 1},  {32, 1, 24, 1},  {32, 1, 12, 2}};
   for (const Case& c : cases) {
     CUtensorMap map;
-    encode(&map, w, uint64_t(k), uint64_t(n), uint32_t(c.rows));
+    tilegemm::micro::encode_bf16_map(&map, w, uint64_t(k), uint64_t(n), uint64_t(k), uint32_t(c.rows));
     const int row_blocks = int(n / c.rows), k_blocks = int(k / 64);
     const int units = row_blocks * c.split;
     const int ctas = std::min(units, sms);

@@ -20,19 +20,11 @@
 
 #include "sm90/ptx.cuh"
 #include "sm90/tensor_map.hpp"
+#include "micro_common.hpp"
 
 namespace {
 
 using namespace tilegemm::sm90;
-
-#define CHECK(x)                                                                     \
-  do {                                                                               \
-    const auto e_ = (x);                                                             \
-    if (e_) {                                                                        \
-      std::fprintf(stderr, "%s failed (%d) at line %d\n", #x, int(e_), __LINE__);  \
-      std::exit(1);                                                                  \
-    }                                                                                \
-  } while (0)
 
 struct Maps {
   CUtensorMap m[8];
@@ -84,60 +76,48 @@ __global__ void store_kernel(const __grid_constant__ Maps maps, Mode mode, uint1
   if (threadIdx.x < 8) tma_store_wait_all<0>();
 }
 
-// A bf16 map through the library's encoder (its rules checked first), L2 promotion off.
-void encode(CUtensorMap* map, void* base, uint64_t cols, uint64_t rows, uint64_t ld, uint32_t box_rows) {
-  TensorMapArgs args;
-  std::string err = make_2d_tile_args(Matrix2d{base, rows, cols, ld, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16},
-                                      Box2d{64, box_rows}, CU_TENSOR_MAP_SWIZZLE_128B, &args);
-  args.l2_promotion = CU_TENSOR_MAP_L2_PROMOTION_NONE;
-  if (err.empty()) err = encode_tensor_map(args, map);
-  if (!err.empty()) {
-    std::fprintf(stderr, "tensor map: %s\n", err.c_str());
-    std::exit(1);
-  }
-}
-
 }  // namespace
 
 int main() {
-  CHECK(cudaFree(nullptr));
+  MICRO_CHECK(cudaFree(nullptr));
   constexpr int kRows = 4096, kCols = 4032;  // 63 boxes of 64 columns per row
   constexpr int kMaxLd = 4104;
   uint16_t* d = nullptr;
   void* flush = nullptr;
-  CHECK(cudaMalloc(&d, size_t(kRows) * kMaxLd * 2));
-  CHECK(cudaMalloc(&flush, size_t(256) << 20));
+  MICRO_CHECK(cudaMalloc(&d, size_t(kRows) * kMaxLd * 2));
+  MICRO_CHECK(cudaMalloc(&flush, size_t(256) << 20));
   const int smem = 8192 + 1024;
-  CHECK(cudaFuncSetAttribute(store_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  MICRO_CHECK(cudaFuncSetAttribute(store_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   cudaEvent_t e0, e1;
-  CHECK(cudaEventCreate(&e0));
-  CHECK(cudaEventCreate(&e1));
+  MICRO_CHECK(cudaEventCreate(&e0));
+  MICRO_CHECK(cudaEventCreate(&e1));
   const char* names[] = {"tma", "classes", "thr4", "thr16"};
   std::printf("%-8s %6s %10s %8s\n", "mode", "ld", "median_us", "TB/s");
   for (int ld : {4096, 4104, 4095, 4097, 4100}) {
     for (Mode mode : {kTma, kClasses, kThreads4, kThreads16}) {
       if ((mode == kTma || mode == kThreads16) && ld % 8 != 0) continue;  // TMA and 16-B stores need 16-B rows
       Maps maps{};
-      if (mode == kTma) encode(&maps.m[0], d, kCols, kRows, uint64_t(ld), 64);
+      if (mode == kTma) tilegemm::micro::encode_bf16_map(&maps.m[0], d, kCols, kRows, uint64_t(ld), 64, /*no_promotion=*/true);
       if (mode == kClasses)
         for (int j = 0; j < 8; ++j) {
           const uintptr_t row_j = reinterpret_cast<uintptr_t>(d) + uintptr_t(j) * uintptr_t(ld) * 2;
           const uint64_t shift = ((16 - row_j % 16) % 16) / 2;
-          encode(&maps.m[j], reinterpret_cast<void*>(row_j + shift * 2), (kCols - shift) / 8 * 8, kRows / 8,
-                 uint64_t(ld) * 8, 8);
+          tilegemm::micro::encode_bf16_map(&maps.m[j], reinterpret_cast<void*>(row_j + shift * 2),
+                                           (kCols - shift) / 8 * 8, kRows / 8, uint64_t(ld) * 8, 8,
+                                           /*no_promotion=*/true);
         }
       std::vector<float> ms;
       for (int it = 0; it < 15; ++it) {
-        CHECK(cudaMemsetAsync(flush, it, size_t(256) << 20));
-        CHECK(cudaEventRecord(e0));
+        MICRO_CHECK(cudaMemsetAsync(flush, it, size_t(256) << 20));
+        MICRO_CHECK(cudaEventRecord(e0));
         store_kernel<<<132, 128, smem>>>(maps, mode, d, ld, kRows / 64, kCols / 64 - 1);
-        CHECK(cudaEventRecord(e1));
-        CHECK(cudaEventSynchronize(e1));
+        MICRO_CHECK(cudaEventRecord(e1));
+        MICRO_CHECK(cudaEventSynchronize(e1));
         float t = 0;
-        CHECK(cudaEventElapsedTime(&t, e0, e1));
+        MICRO_CHECK(cudaEventElapsedTime(&t, e0, e1));
         ms.push_back(t);
       }
-      CHECK(cudaGetLastError());
+      MICRO_CHECK(cudaGetLastError());
       std::sort(ms.begin(), ms.end());
       const double bytes = double(kRows) * (kCols - 64) * 2;
       std::printf("%-8s %6d %10.1f %8.2f\n", names[mode], ld, ms[7] * 1e3, bytes / (ms[7] * 1e-3) / 1e12);
