@@ -120,66 +120,55 @@ int main(int argc, char** argv) {
   MICRO_CHECK(cudaMemset(w, 1, bytes));
   MICRO_CHECK(cudaMalloc(&flush, size_t(256) << 20));
   MICRO_CHECK(cudaMalloc(&sink, 4));
-  cudaEvent_t e0, e1;
-  MICRO_CHECK(cudaEventCreate(&e0));
-  MICRO_CHECK(cudaEventCreate(&e1));
   bool read_flush = false;  // write: memset (dirty lines left in L2), read: the seq kernel over the buffer
   auto time_it = [&](auto&& launch) {
-    std::vector<float> ms;
-    for (int it = 0; it < 11; ++it) {
-      if (read_flush) {
-        seq_kernel<<<sms * 4, 256>>>(static_cast<const uint4*>(flush), int64_t((size_t(256) << 20) / 16), sink);
-      } else {
-        MICRO_CHECK(cudaMemsetAsync(flush, it, size_t(256) << 20));
-      }
-      MICRO_CHECK(cudaEventRecord(e0));
-      launch();
-      MICRO_CHECK(cudaEventRecord(e1));
-      MICRO_CHECK(cudaEventSynchronize(e1));
-      float t = 0;
-      MICRO_CHECK(cudaEventElapsedTime(&t, e0, e1));
-      ms.push_back(t);
-    }
-    MICRO_CHECK(cudaGetLastError());
-    std::sort(ms.begin(), ms.end());
-    return double(ms[5]) * 1e3;  // us
+    return tilegemm::micro::median_launch_us(
+        11,
+        [&](int it) {
+          if (read_flush) {
+            seq_kernel<<<sms * 4, 256>>>(static_cast<const uint4*>(flush), int64_t((size_t(256) << 20) / 16), sink);
+          } else {
+            MICRO_CHECK(cudaMemsetAsync(flush, it, size_t(256) << 20));
+          }
+        },
+        launch);
   };
   MICRO_CHECK(cudaMemset(flush, 0, size_t(256) << 20));
   MICRO_CHECK(cudaFuncSetAttribute(tma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
   for (int fk = 0; fk < 2; ++fk) {
-  read_flush = fk == 1;
-  std::printf("W %lld x %lld bf16 (%.1f MB), %d SMs, L2 flushed by a %s\n", (long long)n, (long long)k, bytes / 1e6, sms,
-              read_flush ? "read" : "write");
-  std::printf("%-6s %5s %6s %6s %6s %6s %6s %10s %8s\n", "mode", "rows", "split", "ctas", "stages", "boxes", "units",
-              "median_us", "TB/s");
-  for (int per_sm : {4, 8}) {
-    const double us = time_it([&] {
-      seq_kernel<<<sms * per_sm, 256>>>(static_cast<const uint4*>(w), int64_t(bytes / 16), sink);
-    });
-    std::printf("%-6s %5s %6s %6d %6s %6s %6s %10.1f %8.2f\n", "seq", "-", "-", sms * per_sm, "-", "-", "-", us,
-                bytes / (us * 1e-6) / 1e12);
-  }
-  struct Case {
-    int rows, split, stages, boxes;
-  };
-  // rows 128 x 12 stages: the 128x16 swap-AB tile's ring; 64 x 16: the 64x16 one.
-  const Case cases[] = {{128, 1, 12, 1}, {128, 2, 12, 1}, {128, 3, 12, 1}, {64, 1, 16, 1}, {64, 2, 16, 1},
-                        {128, 1, 6, 2},  {128, 2, 6, 2},  {128, 1, 3, 4},  {128, 2, 3, 4}, {256, 1, 6, 1},
-                        {256, 2, 6, 1},  {32, 1, 24, 1},  {32, 1, 12, 2}};
-  for (const Case& c : cases) {
-    CUtensorMap map;
-    tilegemm::micro::encode_bf16_map(&map, w, uint64_t(k), uint64_t(n), uint64_t(k), uint32_t(c.rows));
-    const int row_blocks = int(n / c.rows), k_blocks = int(k / 64);
-    const int units = row_blocks * c.split;
-    const int ctas = std::min(units, sms);
-    const int smem = c.rows * 128 * c.boxes * c.stages + 1024;
-    if (smem > 200 * 1024) continue;
-    const double us = time_it([&] {
-      tma_kernel<<<ctas, 64, smem>>>(map, c.rows, row_blocks, k_blocks, c.split, c.stages, c.boxes);
-    });
-    std::printf("%-6s %5d %6d %6d %6d %6d %6d %10.1f %8.2f\n", "tma", c.rows, c.split, ctas, c.stages, c.boxes, units,
-                us, bytes / (us * 1e-6) / 1e12);
-  }
+    read_flush = fk == 1;
+    std::printf("W %lld x %lld bf16 (%.1f MB), %d SMs, L2 flushed by a %s\n", (long long)n, (long long)k,
+                bytes / 1e6, sms, read_flush ? "read" : "write");
+    std::printf("%-6s %5s %6s %6s %6s %6s %6s %10s %8s\n", "mode", "rows", "split", "ctas", "stages", "boxes", "units",
+                "median_us", "TB/s");
+    for (int per_sm : {4, 8}) {
+      const double us = time_it([&] {
+        seq_kernel<<<sms * per_sm, 256>>>(static_cast<const uint4*>(w), int64_t(bytes / 16), sink);
+      });
+      std::printf("%-6s %5s %6s %6d %6s %6s %6s %10.1f %8.2f\n", "seq", "-", "-", sms * per_sm, "-", "-", "-", us,
+                  bytes / (us * 1e-6) / 1e12);
+    }
+    struct Case {
+      int rows, split, stages, boxes;
+    };
+    // rows 128 x 12 stages: the 128x16 swap-AB tile's ring; 64 x 16: the 64x16 one.
+    const Case cases[] = {{128, 1, 12, 1}, {128, 2, 12, 1}, {128, 3, 12, 1}, {64, 1, 16, 1}, {64, 2, 16, 1},
+                          {128, 1, 6, 2},  {128, 2, 6, 2},  {128, 1, 3, 4},  {128, 2, 3, 4}, {256, 1, 6, 1},
+                          {256, 2, 6, 1},  {32, 1, 24, 1},  {32, 1, 12, 2}};
+    for (const Case& c : cases) {
+      CUtensorMap map;
+      tilegemm::micro::encode_bf16_map(&map, w, uint64_t(k), uint64_t(n), uint64_t(k), uint32_t(c.rows));
+      const int row_blocks = int(n / c.rows), k_blocks = int(k / 64);
+      const int units = row_blocks * c.split;
+      const int ctas = std::min(units, sms);
+      const int smem = c.rows * 128 * c.boxes * c.stages + 1024;
+      if (smem > 200 * 1024) continue;
+      const double us = time_it([&] {
+        tma_kernel<<<ctas, 64, smem>>>(map, c.rows, row_blocks, k_blocks, c.split, c.stages, c.boxes);
+      });
+      std::printf("%-6s %5d %6d %6d %6d %6d %6d %10.1f %8.2f\n", "tma", c.rows, c.split, ctas, c.stages, c.boxes, units,
+                  us, bytes / (us * 1e-6) / 1e12);
+    }
   }
   return 0;
 }

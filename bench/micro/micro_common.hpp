@@ -1,11 +1,16 @@
-// What the micro-benchmarks in bench/micro share: a CUDA/driver error check that exits, and a bf16
-// 2-D tensor map of 64-element boxes through the library's encoder (its rules checked first).
+// What the micro-benchmarks in bench/micro share: a CUDA/driver error check that exits, a bf16 2-D
+// tensor map of 64-element boxes through the library's encoder (its rules checked first), and the
+// median of timed launches.
 #pragma once
 
+#include <cuda_runtime.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "sm90/tensor_map.hpp"
 
@@ -34,6 +39,31 @@ inline void encode_bf16_map(CUtensorMap* map, const void* base, uint64_t cols, u
     std::fprintf(stderr, "tensor map: %s\n", err.c_str());
     std::exit(1);
   }
+}
+
+// The median, in microseconds, of `iters` launches timed by CUDA events around launch(), each after
+// flush() (which empties L2 its way).
+template <class Flush, class Launch>
+double median_launch_us(int iters, Flush&& flush, Launch&& launch) {
+  cudaEvent_t e0, e1;
+  MICRO_CHECK(cudaEventCreate(&e0));
+  MICRO_CHECK(cudaEventCreate(&e1));
+  std::vector<float> ms;
+  for (int it = 0; it < iters; ++it) {
+    flush(it);
+    MICRO_CHECK(cudaEventRecord(e0));
+    launch();
+    MICRO_CHECK(cudaEventRecord(e1));
+    MICRO_CHECK(cudaEventSynchronize(e1));
+    float t = 0;
+    MICRO_CHECK(cudaEventElapsedTime(&t, e0, e1));
+    ms.push_back(t);
+  }
+  MICRO_CHECK(cudaGetLastError());
+  MICRO_CHECK(cudaEventDestroy(e0));
+  MICRO_CHECK(cudaEventDestroy(e1));
+  std::sort(ms.begin(), ms.end());
+  return double(ms[ms.size() / 2]) * 1e3;
 }
 
 }  // namespace tilegemm::micro

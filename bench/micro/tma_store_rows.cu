@@ -88,16 +88,14 @@ int main() {
   MICRO_CHECK(cudaMalloc(&flush, size_t(256) << 20));
   const int smem = 8192 + 1024;
   MICRO_CHECK(cudaFuncSetAttribute(store_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  cudaEvent_t e0, e1;
-  MICRO_CHECK(cudaEventCreate(&e0));
-  MICRO_CHECK(cudaEventCreate(&e1));
   const char* names[] = {"tma", "classes", "thr4", "thr16"};
   std::printf("%-8s %6s %10s %8s\n", "mode", "ld", "median_us", "TB/s");
   for (int ld : {4096, 4104, 4095, 4097, 4100}) {
     for (Mode mode : {kTma, kClasses, kThreads4, kThreads16}) {
       if ((mode == kTma || mode == kThreads16) && ld % 8 != 0) continue;  // TMA and 16-B stores need 16-B rows
       Maps maps{};
-      if (mode == kTma) tilegemm::micro::encode_bf16_map(&maps.m[0], d, kCols, kRows, uint64_t(ld), 64, /*no_promotion=*/true);
+      if (mode == kTma)
+        tilegemm::micro::encode_bf16_map(&maps.m[0], d, kCols, kRows, uint64_t(ld), 64, /*no_promotion=*/true);
       if (mode == kClasses)
         for (int j = 0; j < 8; ++j) {
           const uintptr_t row_j = reinterpret_cast<uintptr_t>(d) + uintptr_t(j) * uintptr_t(ld) * 2;
@@ -106,21 +104,11 @@ int main() {
                                            (kCols - shift) / 8 * 8, kRows / 8, uint64_t(ld) * 8, 8,
                                            /*no_promotion=*/true);
         }
-      std::vector<float> ms;
-      for (int it = 0; it < 15; ++it) {
-        MICRO_CHECK(cudaMemsetAsync(flush, it, size_t(256) << 20));
-        MICRO_CHECK(cudaEventRecord(e0));
-        store_kernel<<<132, 128, smem>>>(maps, mode, d, ld, kRows / 64, kCols / 64 - 1);
-        MICRO_CHECK(cudaEventRecord(e1));
-        MICRO_CHECK(cudaEventSynchronize(e1));
-        float t = 0;
-        MICRO_CHECK(cudaEventElapsedTime(&t, e0, e1));
-        ms.push_back(t);
-      }
-      MICRO_CHECK(cudaGetLastError());
-      std::sort(ms.begin(), ms.end());
+      const double us = tilegemm::micro::median_launch_us(
+          15, [&](int it) { MICRO_CHECK(cudaMemsetAsync(flush, it, size_t(256) << 20)); },
+          [&] { store_kernel<<<132, 128, smem>>>(maps, mode, d, ld, kRows / 64, kCols / 64 - 1); });
       const double bytes = double(kRows) * (kCols - 64) * 2;
-      std::printf("%-8s %6d %10.1f %8.2f\n", names[mode], ld, ms[7] * 1e3, bytes / (ms[7] * 1e-3) / 1e12);
+      std::printf("%-8s %6d %10.1f %8.2f\n", names[mode], ld, us, bytes / (us * 1e-6) / 1e12);
     }
   }
   return 0;
