@@ -108,7 +108,9 @@ void run_copy_rate(const CopyRateArgs& a) {
       const double t = us[us.size() / 2], tbps = bytes / (t * 1e-6) / 1e12;
       const std::string label = fmt::format("{}x{}x{}", s.m, s.n, s.k);
       results.push_back({{"shape", label}, {"bytes", bytes}, {"ctas", p}, {"median_us", t}, {"tb_per_s", tbps}});
-      if (!a.json) fmt::print("{:>18} {:>10.1f} {:>6} {:>10.1f} {:>8.2f}\n", label, bytes / 1e6, p == 0 ? std::string("all") : std::to_string(p), t, tbps);
+      if (!a.json)
+        fmt::print("{:>18} {:>10.1f} {:>6} {:>10.1f} {:>8.2f}\n", label, bytes / 1e6,
+                   p == 0 ? std::string("all") : std::to_string(p), t, tbps);
     }
   }
   if (a.json)
