@@ -186,9 +186,10 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       const bool prefetch_c = kPrefetchesC<C> && (unit.pieces == 1 || unit.piece == 0);
       auto at_kblock = [&](int kb) {
         if constexpr (kPrefetchesC<C>)
-          if (prefetch_c && kb == unit.kb0)
-            prefetch_c_share<C>(p, m_total, n_total, unit.work.tile.m_block * C.bm + row_block0 * 64,
-                                64 * T::kRowBlocks, n0, thread_in_wg);
+          if (prefetch_c && kb == unit.kb0) {
+            const TileOut first = tile_out(0);  // the consumer's rows start at its first 64-row block
+            prefetch_c_share<C>(p, m_total, n_total, first.row0, 64 * T::kRowBlocks, first.n0, thread_in_wg);
+          }
       };
       consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, row_block0, lane, rec,
                            tile_edge_shifts<C>(unit, m_total, n_total),
