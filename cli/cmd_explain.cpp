@@ -109,7 +109,7 @@ void run_explain(const ExplainArgs& a) {
   rq.options = options;
   rq.max_ctas = a.max_ctas;
   // (route()'s comparisons plan as gemm() routes: only the narrow chunks come from the options.)
-  rq.copies = {!a.copies.no_row_repacks, !a.copies.no_narrow_transposes, detail::row_classes_default(), {}};
+  rq.copies = {!a.copies.no_row_repacks, !a.copies.no_narrow_transposes, {}};
   rq.copies.plan.narrow_mn_chunks = options.narrow_mn_chunks;
   rq.json = a.json;
   rq.explain.top = a.top;

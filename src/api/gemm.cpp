@@ -80,14 +80,14 @@ struct PlanKey {
   int64_t m, n, k;
   Major a_major, b_major;
   DType out;
-  bool accumulate, d_tma, cd_pairs, c_tma, c_in_place, a_sectored, b_sectored, a_lined, b_lined, a_classes, tuning;
+  bool accumulate, d_tma, cd_pairs, c_tma, c_in_place, a_sectored, b_sectored, a_lined, b_lined, tuning;
   int max_ctas;           // GemmOptions::max_ctas: planned for that many SMs
   bool narrow_mn_chunks;  // GemmOptions::narrow_mn_chunks: the planner's candidates
   bool operator==(const PlanKey&) const = default;
 };
 PlanKey plan_key(int device, const plan::Problem& p, const GemmOptions& options) {
   return PlanKey{device, p.m, p.n, p.k, p.a_major, p.b_major, p.out, p.accumulate, p.d_tma, p.cd_pairs, p.c_tma,
-                 p.c_in_place, p.a_rows_sectored, p.b_rows_sectored, p.a_rows_lined, p.b_rows_lined, p.a_classes, options.use_tuning_cache, std::max(0, options.max_ctas),
+                 p.c_in_place, p.a_rows_sectored, p.b_rows_sectored, p.a_rows_lined, p.b_rows_lined, options.use_tuning_cache, std::max(0, options.max_ctas),
                  options.narrow_mn_chunks};
 }
 struct PlanKeyHash {
@@ -316,11 +316,6 @@ bool pack_l2_default() {
   return on;
 }
 
-bool row_classes_default() {
-  static const bool on = env_switch([](const char* name) { return std::getenv(name); }, kRowClassesEnv);
-  return on;
-}
-
 plan::PlanOptions plan_options(const GemmOptions& options) {
   plan::PlanOptions o;
   o.narrow_mn_chunks = options.narrow_mn_chunks;
@@ -328,7 +323,7 @@ plan::PlanOptions plan_options(const GemmOptions& options) {
 }
 
 ModelCopies model_copies(const GemmOptions& options) {
-  return ModelCopies{options.row_repacks, options.narrow_transposes, options.row_classes, plan_options(options)};
+  return ModelCopies{options.row_repacks, options.narrow_transposes, plan_options(options)};
 }
 
 Status gemm_with_options(const GemmArgs& args, const GemmOptions& options) {

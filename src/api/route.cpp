@@ -320,13 +320,7 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile, ModelCopies 
   };
   if (transpose_a) add_pack(Pack::Operand::a, args.a, true, narrow_note(args.a, "a"));
   if (transpose_b) add_pack(Pack::Operand::b, args.b, true, narrow_note(args.b, "b"));
-  // (A K-major A may instead be read in place through its row classes: ModelCopies::row_classes.)
-  const bool a_classes = copies.row_classes && !transpose_a && !tma_describable(args.a) && args.a.major == Major::k_major;
-  if (a_classes)
-    r.notes.push_back("a is read in place through its 8 row classes (rows 8 apart, each class a tensor TMA can "
-                      "describe; the kernel shifts each row's fragments into place): " + misalignment(args.a, "a"));
-  else if (!transpose_a && !tma_describable(args.a))
-    add_pack(Pack::Operand::a, args.a, false, misalignment(args.a, "a"));
+  if (!transpose_a && !tma_describable(args.a)) add_pack(Pack::Operand::a, args.a, false, misalignment(args.a, "a"));
   if (!transpose_b && !tma_describable(args.b)) add_pack(Pack::Operand::b, args.b, false, misalignment(args.b, "b"));
   // Operands TMA can read whose rows start off 128-B L2 lines (inside sectors, or on sectors but
   // between lines): repacked when the time model says so.
@@ -360,7 +354,6 @@ Route route(const GemmArgs& in, const plan::DeviceProfile* profile, ModelCopies 
   MatrixRef c_planned;
   const GemmArgs planned = launch_args(r, reinterpret_cast<void*>(uintptr_t{1} << 12), &c_planned);
   r.problem = problem_of(planned);
-  r.problem.a_classes = a_classes;
   if (planned.a.cols != args.a.cols)
     r.notes.push_back("K runs to " + std::to_string(planned.a.cols) + " in the kernel: both copies are zero past K = " +
                       std::to_string(args.a.cols) + " (whole 128-B lines), so no k-block ends inside a TMA box");

@@ -137,19 +137,10 @@ GemmArgs placeholder_args(const plan::Problem& p, MatrixRef* c_storage);
 //     in place; without a profile, never;
 //   - D (and C) need no alignment beyond their element: the epilogue writes D with TMA when it can
 //     (bf16, no C, ldd a multiple of 8, base 16-B aligned) and with plain stores otherwise.
-// TILEGEMM_ROW_CLASSES: a K-major A that TMA cannot read is read in place through its row classes
-// instead of copied (ModelCopies::row_classes; being measured, off unless "on" or "1"; asked once).
-inline constexpr char kRowClassesEnv[] = "TILEGEMM_ROW_CLASSES";
-bool row_classes_default();
-
 // The copies route() may make when the time model says they pay (each needs `profile`).
 struct ModelCopies {
   bool row_repacks = true;        // operands whose rows start inside L2 sectors
   bool narrow_transposes = true;  // MN-major operands narrower than 64 along MN, into K-major
-  // A K-major A that TMA cannot read is read in place through its row classes (Config::a_classes,
-  // sm90/gemm/row_classes.hpp) instead of copied. Off by default: the experiment's switch
-  // (GemmOptions::row_classes, TILEGEMM_ROW_CLASSES).
-  bool row_classes = row_classes_default();
   // The planner options the comparisons plan with (those gemm() plans the kernel with:
   // plan::PlanOptions::narrow_mn_chunks gives a narrow MN-major operand tiles of its own).
   plan::PlanOptions plan;
@@ -176,7 +167,6 @@ inline constexpr char kPackL2Env[] = "TILEGEMM_PACK_L2";
 bool env_switch(const std::function<const char*(const char*)>& getenv, const char* name);
 bool pack_l2_default();
 
-
 // gemm() with what the public API does not expose (the CLI's --config/--mapping, tests).
 struct GemmOptions {
   bool force_fallback = false;
@@ -199,9 +189,6 @@ struct GemmOptions {
   // Let route() copy an MN-major A or B narrower than 64 along MN into K-major lines when the model
   // says it pays; false: read in place.
   bool narrow_transposes = true;
-  // Read a K-major A that TMA cannot read through its row classes instead of copying it
-  // (ModelCopies::row_classes).
-  bool row_classes = row_classes_default();
   // Let the planner give MN-major operands tiles stored in chunks narrower than 64 elements
   // (plan::PlanOptions::narrow_mn_chunks): off by default (measured on the H100: 0.97-1.0 of the
   // default's time in geomean, up to 1.3x slower on some shapes; docs/PERF.md).

@@ -75,30 +75,6 @@ std::string encode(const sm90::Matrix2d& m, sm90::Box2d box, const char* name, s
   return {};
 }
 
-// A [M, K] K-major through its 8 row classes (sm90/gemm/row_classes.hpp): class r's rows r, r + 8,
-// ... as a tensor from the 16-B boundary at or before row r's start, K + shift columns, stride
-// 8 · lda; boxes of kClassBoxCols x class_box_rows(bm), unswizzled. A class with no row (M <= r)
-// repeats class 0's map: the kernel loads it for rows no epilogue stores.
-std::string encode_row_classes(const MatrixRef& a, int64_t m, int64_t k, int bm, sm90::GemmParams* params) {
-  if (a.major != Major::k_major) return "row classes need a K-major A";
-  int shifts[sm90::kRowClasses] = {};
-  for (int r = 0; r < sm90::kRowClasses; ++r) {
-    const int cls = sm90::row_class_rows(m, r) > 0 ? r : 0;
-    const sm90::RowClass rc = sm90::row_class(reinterpret_cast<uintptr_t>(a.ptr), a.ld, cls);
-    shifts[r] = rc.shift;
-    const sm90::Matrix2d view{reinterpret_cast<const void*>(uintptr_t(rc.base)), uint64_t(sm90::row_class_rows(m, cls)),
-                              uint64_t(k + rc.shift), uint64_t(sm90::kRowClasses * a.ld),
-                              CU_TENSOR_MAP_DATA_TYPE_BFLOAT16};
-    const std::string name = "A row class " + std::to_string(r);
-    if (std::string err = encode(view, sm90::Box2d{uint32_t(sm90::kClassBoxCols), uint32_t(sm90::class_box_rows(bm))},
-                                 name.c_str(), &params->tmap_a_class[r], CU_TENSOR_MAP_SWIZZLE_NONE);
-        !err.empty())
-      return err;
-  }
-  params->a_class_shifts = sm90::pack_class_shifts(shifts);
-  return {};
-}
-
 }  // namespace
 
 Status prepare_kernel(const plan::Config& config, int device, PreparedKernel* out) {
@@ -210,14 +186,10 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
     return encode(sm90::Matrix2d{x.ptr, uint64_t(params.k), uint64_t(rows), uint64_t(x.ld), bf16},
                   sm90::Box2d{uint32_t(chunk), uint32_t(c.bk)}, name, out, sm90::mn_chunk_tensor_swizzle(chunk));
   };
-  if (c.a_classes) {
-    if (std::string err = encode_row_classes(kernel_a, params.m, params.k, c.bm, &params); !err.empty())
-      return setup_error(err);
-  } else if (std::string err = operand(kernel_a, params.m, sm90::a_load_rows(c), sm90::a_mn_chunk(c),
-                                       c.d_col_major ? "B" : "A", &params.tmap_a);
-             !err.empty()) {
+  if (std::string err = operand(kernel_a, params.m, sm90::a_load_rows(c), sm90::a_mn_chunk(c),
+                                c.d_col_major ? "B" : "A", &params.tmap_a);
+      !err.empty())
     return setup_error(err);
-  }
   if (std::string err = operand(kernel_b, params.n, sm90::b_load_rows(c), sm90::b_mn_chunk(c),
                                 c.d_col_major ? "A" : "B", &params.tmap_b);
       !err.empty())

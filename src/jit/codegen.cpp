@@ -29,7 +29,6 @@ std::string config_initializer(const sm90::Config& c) {
   s += ", " + field("stage_cols", c.stage_cols);
   s += ", .a_major = tilegemm::Major::" + std::string(to_string(c.a_major));
   s += ", .b_major = tilegemm::Major::" + std::string(to_string(c.b_major));
-  if (c.a_classes) s += ", .a_classes = true";  // omitted when off (as .pingpong above)
   s += ", .out_dtype = tilegemm::DType::" + std::string(to_string(c.out_dtype));
   s += std::string(", .with_c = ") + (c.with_c ? "true" : "false");
   s += std::string(", .cd_pairs = ") + (c.cd_pairs ? "true" : "false");
@@ -59,7 +58,6 @@ GeneratedSource gemm_kernel_source(const sm90::Config& config) {
   if (c.out_dtype == DType::fp32) g.label += " fp32";
   if (c.with_c) g.label += " +C";
   if (!c.cd_pairs) g.label += " scalar";
-  if (c.a_classes) g.label += " aclasses";
   if (sm90::partly_staged(c)) g.label += " stage" + std::to_string(c.stage_cols);
   if (c.fixed_n || c.fixed_k) g.label += " N=" + std::to_string(c.fixed_n) + " K=" + std::to_string(c.fixed_k);
   if (c.d_col_major) g.label += " swapab";

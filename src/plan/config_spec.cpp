@@ -200,7 +200,6 @@ std::string describe(const Config& c) {
   if (c.d_col_major) s.append(" swapAB");
   if (c.pingpong) s.append(" pingpong");
   if (c.acc_sets == 2) s.append(" acc2");
-  if (c.a_classes) s.append(" Aclasses");  // A read through its row classes (sm90/gemm/row_classes.hpp)
   if (c.epilogue == Epilogue::direct) s.append(" direct");
   if (c.epilogue == Epilogue::smem_stores) s.append(" smem_stores");
   if (sm90::partly_staged(c)) s.append(" stage").append(std::to_string(c.stage_cols));

@@ -124,8 +124,6 @@ Problem kernel_problem(const Problem& p, const Config& c) {
   t.b_rows_sectored = p.a_rows_sectored;
   t.a_rows_lined = p.b_rows_lined;
   t.b_rows_lined = p.a_rows_lined;
-  t.a_classes = p.b_classes;
-  t.b_classes = p.a_classes;
   return t;
 }
 

@@ -91,7 +91,6 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
   if (c.fixed_k == kBakeFromProblem) c.fixed_k = static_cast<int>(p.k);
   c.a_major = p.a_major;
   c.b_major = p.b_major;
-  c.a_classes = p.a_classes;
   c.out_dtype = p.out;
   c.with_c = p.accumulate;
   c.cd_pairs = p.cd_pairs || c.d_col_major;  // (column-major D: element by element anyway)
@@ -128,7 +127,7 @@ void complete_config(const Problem& p, const DeviceProfile& d, Config& c, bool s
   if (c.acc_sets == 0) {
     const double ridge = d.tc_peak_flops / d.hbm_bytes_per_s;
     const bool streams = static_cast<double>(std::min(p.m, p.n)) < ridge;
-    c.acc_sets = streams && !c.a_classes ? sm90::auto_acc_sets(c) : 1;  // (an `accsets=` spec is kept)
+    c.acc_sets = streams ? sm90::auto_acc_sets(c) : 1;  // (an `accsets=` spec is kept)
   }
 }
 
@@ -361,9 +360,6 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   // for more stages: the time model prices the deeper ring where the feed needs it (cost_model.cpp,
   // ring_bytes), and the tie-break keeps the wider staging where it does not.
   auto visit = [&](const Config& c) {
-    // A through row classes: only unswapped configs (the kernel reads only its A so), cooperative,
-    // without A multicast (the kernel template's rule, config.hpp).
-    if (p.a_classes && (c.d_col_major || c.pingpong || c.cluster_n == 2)) return;
     if (!o.narrow_mn_chunks) {
       const Problem kp = kernel_problem(p, c);
       Config stored = c;

@@ -50,11 +50,6 @@ struct Problem {
   // operand when that pays). Rows off sectors are off lines too: a_lined() / b_lined() read both.
   bool a_rows_lined = true;
   bool b_rows_lined = true;
-  // A (B) is read in place through its row classes (sm90/gemm/row_classes.hpp, Config::a_classes):
-  // a K-major operand whose rows TMA cannot describe, which route() did not copy. Only the kernel's
-  // A can be read so: a config whose kernel problem has b_classes is not offered.
-  bool a_classes = false;
-  bool b_classes = false;
   bool a_lined() const { return a_rows_lined && a_rows_sectored; }
   bool b_lined() const { return b_rows_lined && b_rows_sectored; }
 };

@@ -42,8 +42,7 @@ ordered_json entry_json(const TuningEntry& e) {
                    {"b_major", to_string(p.b_major)}, {"out", to_string(p.out)}, {"accumulate", p.accumulate},
                    {"d_tma", p.d_tma}, {"cd_pairs", p.cd_pairs}, {"c_tma", p.c_tma},
                    {"a_rows_sectored", p.a_rows_sectored}, {"b_rows_sectored", p.b_rows_sectored},
-                   {"a_rows_lined", p.a_rows_lined}, {"b_rows_lined", p.b_rows_lined},
-                   {"a_classes", p.a_classes}, {"b_classes", p.b_classes}}},
+                   {"a_rows_lined", p.a_rows_lined}, {"b_rows_lined", p.b_rows_lined}}},
       {"best", time_json(e.best)},
       {"model", time_json(e.model)},
       {"label", e.label},
@@ -103,8 +102,6 @@ TuningEntry entry_of(const nlohmann::json& j) {
   e.problem.b_rows_sectored = p.contains("b_rows_sectored") ? field<bool>(p, "b_rows_sectored") : true;
   e.problem.a_rows_lined = p.contains("a_rows_lined") ? field<bool>(p, "a_rows_lined") : e.problem.a_rows_sectored;
   e.problem.b_rows_lined = p.contains("b_rows_lined") ? field<bool>(p, "b_rows_lined") : e.problem.b_rows_sectored;
-  e.problem.a_classes = p.contains("a_classes") ? field<bool>(p, "a_classes") : false;
-  e.problem.b_classes = p.contains("b_classes") ? field<bool>(p, "b_classes") : false;
   e.best = time_of(member(j, "best"));
   e.model = time_of(member(j, "model"));
   e.label = j.contains("label") ? field<std::string>(j, "label") : std::string();
@@ -144,8 +141,7 @@ std::string tuning_problem_key(const Problem& p) {
          (p.a_rows_sectored && p.b_rows_sectored
               ? std::string()  // (the keys of aligned problems are as before these fields)
               : " a_sectored=" + bit(p.a_rows_sectored) + " b_sectored=" + bit(p.b_rows_sectored)) +
-         (p.a_lined() && p.b_lined() ? std::string() : " a_lined=" + bit(p.a_lined()) + " b_lined=" + bit(p.b_lined())) +
-         (p.a_classes || p.b_classes ? " a_classes=" + bit(p.a_classes) + " b_classes=" + bit(p.b_classes) : std::string());
+         (p.a_lined() && p.b_lined() ? std::string() : " a_lined=" + bit(p.a_lined()) + " b_lined=" + bit(p.b_lined()));
 }
 
 TuningCache TuningCache::load(const std::string& path, std::vector<std::string>* warnings) {

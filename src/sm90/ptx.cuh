@@ -90,15 +90,6 @@ __device__ __forceinline__ void st_async_v4(const void* local, uint64_t* bar, ui
       : "memory");
 }
 
-// A 32-bit load from shared memory at a shared-window address (ld.shared; the row-class A's
-// fragments, sm90/gemm/mainloop.cuh). volatile: kept after the barrier wait (also volatile asm)
-// that makes TMA's bytes visible, which the compiler does not see as a write of them.
-__device__ __forceinline__ uint32_t ld_shared_u32(uint32_t addr) {
-  uint32_t v;
-  asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr));
-  return v;
-}
-
 // ---- proxy fences (PTX ISA §9.7.13.4) ----------------------------------------------------------
 // Orders this thread's generic-proxy shared-memory writes (st.shared, stmatrix) before later
 // async-proxy reads (wgmma operands, TMA store source).
@@ -174,7 +165,7 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[R]) {
   for (int i = 0; i < R; ++i) fence_operand(d[i]);
 }
 
-#include "sm90/ptx_wgmma.inc"  // WgmmaSS<N>::mma<transA, transB> (A and B in smem), WgmmaRS<N>::mma<transB> (A in registers)
+#include "sm90/ptx_wgmma.inc"  // WgmmaSS<N>::mma<transA, transB>: m64nNk16 bf16 -> f32, A and B in smem
 
 // d (+)= A·B for one 64 x N x 16 step. scale_d = 0 ignores the old d (first k-step of a tile).
 // kTransA/kTransB = 0: K-major operands; 1: MN-major (§9.7.15.5.1.2, bf16 only).

@@ -82,15 +82,13 @@ struct SmemLayout {
 // staging holds at once, 1..BN, 0 = BN (the full BM x BN tile, what every caller got before);
 // extra_barriers: mbarriers the epilogue needs besides the ring's (0 by default); d_rows: rows of
 // the staging, 0 = bm (ping-pong consumers each stage 64 rows whatever bm is); recv_bytes: the
-// receive area of a k-split cluster (the partial tiles its other CTAs send this one), 0 = none;
-// a_stage_bytes: an A stage laid out otherwise (A through row classes, sm90/gemm/row_classes.hpp),
-// 0 = bm x bk elements.
+// receive area of a k-split cluster (the partial tiles its other CTAs send this one), 0 = none.
 TG_HD constexpr SmemLayout compute_smem_layout(int bm, int bn, int bk, int stages, int d_elem_bytes,
                                                int ab_elem_bytes = 2, int d_stage_cols = 0, int extra_barriers = 0,
-                                               int d_rows = 0, int recv_bytes = 0, int a_stage_bytes = 0) {
+                                               int d_rows = 0, int recv_bytes = 0) {
   SmemLayout L;
   L.stages = stages;
-  L.a_stage_bytes = a_stage_bytes > 0 ? a_stage_bytes : bm * bk * ab_elem_bytes;
+  L.a_stage_bytes = bm * bk * ab_elem_bytes;
   L.a_stage_stride = align_up(L.a_stage_bytes, kSmemAlign);
   L.b_stage_bytes = bn * bk * ab_elem_bytes;
   L.b_stage_stride = align_up(L.b_stage_bytes, kSmemAlign);

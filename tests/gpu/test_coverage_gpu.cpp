@@ -43,13 +43,11 @@ struct Case {
   int64_t lda_pad = 0, ldb_pad = 0, ldc_pad = 0, ldd_pad = 0;  // elements beyond the line length
   int64_t a_off = 0, b_off = 0, c_off = 0, d_off = 0;          // elements past a 512-B boundary
   std::string config;                                          // --config spec; "" = the planner's
-  bool row_classes = false;  // an A TMA cannot read is read through its row classes (GemmOptions::row_classes)
 
   std::string name() const {
     std::string s = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " +
                     layout_name(a_major, b_major) + " out " + to_string(out) + " D " +
                     (d_major == row_major ? "row" : "col");
-    if (row_classes) s += " row-classes";
     if (with_c)
       s += std::string(" C ") + (in_place ? "=D" : c_major == row_major ? "row" : "col") + " beta " + std::to_string(beta);
     s += " alpha " + std::to_string(alpha) + " pads " + std::to_string(lda_pad) + "/" + std::to_string(ldb_pad) + "/" +
@@ -165,7 +163,6 @@ void run_case(const Case& cs, uint64_t seed, std::vector<unsigned char>* d_bits 
   const detail::Route r = detail::route(args);
   ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
   detail::GemmOptions options;
-  options.row_classes = cs.row_classes;
   ASSERT_TRUE(test::forced_config(cs.config, &options));
   const Status st = detail::gemm_with_options(args, options);
   ASSERT_TRUE(st.ok()) << st.argument << ": " << st.message;
@@ -277,44 +274,6 @@ TEST(CoverageGpu, OddStridesAndOffsetsOnEveryMatrix) {
         cs.out = DType::fp32;
         run_case(cs, 62);
       }
-}
-
-TEST(CoverageGpu, RowClassesReadAnOddAInPlace) {
-  // A K-major A TMA cannot read, read through its 8 row classes instead of copied: every shift
-  // pattern (leading dimensions 1-7 past the line, bases 0-7 elements off 16 B), M below 8 (classes
-  // with no rows), M and K ragged, the planner's tile and forced ones, C, fp32 out, a k-split; B
-  // odd too (still copied).
-  const int64_t shapes[][3] = {{1, 7, 13}, {7, 64, 100}, {129, 257, 72}, {300, 136, 1000}, {777, 520, 136}};
-  int runs = 0;
-  for (const auto& s : shapes)
-    for (int64_t pad : {1, 2, 3, 5, 7})
-      for (int64_t off : {0, 1, 4, 7}) {
-        if ((pad + off) % 3 != 0 && s[0] > 7) continue;  // a spread of the 20 pairs on the larger shapes
-        Case cs{s[0], s[1], s[2]};
-        cs.row_classes = true;
-        cs.lda_pad = pad;
-        cs.a_off = off;
-        cs.ldb_pad = off % 2 == 0 ? 3 : 0;
-        plan::Config ran;
-        run_case(cs, 91, nullptr, &ran);
-        // (M = 1: route() takes the single row as a line TMA can read, canonical_args.)
-        if (cs.m > 1) EXPECT_TRUE(ran.a_classes) << "the planner's config reads A through its classes";
-        ++runs;
-      }
-  for (const char* config : {"128x256", "64x128", "128x64,splitk=2", "128x128,stages=4"}) {
-    Case cs{300, 520, 1001};
-    cs.row_classes = true;
-    cs.lda_pad = 3;
-    cs.a_off = 5;
-    cs.config = config;
-    run_case(cs, 92);
-    cs.with_c = true;
-    cs.beta = -0.5f;
-    cs.out = DType::fp32;
-    run_case(cs, 93);
-    runs += 2;
-  }
-  EXPECT_GT(runs, 20);
 }
 
 TEST(CoverageGpu, KTailInsideA16ByteChunkReadsZeros) {

@@ -112,12 +112,6 @@ struct Config {
   // ---- operands and output ---------------------------------------------------------------------
   Major a_major = Major::k_major;
   Major b_major = Major::k_major;
-  // A read in place through row classes (sm90/gemm/row_classes.hpp): a K-major A whose rows TMA
-  // cannot describe (leading dimension not a multiple of 8 elements, or a base off 16 B), loaded
-  // as its 8 row classes into an unswizzled stage; the consumers load their A fragments from there
-  // into registers, each row shifted by its class's offset, and run wgmma with A from registers.
-  // Cooperative consumers with one accumulator set, no A multicast, no swap-AB.
-  bool a_classes = false;
   DType out_dtype = DType::bf16;  // D (and C): bf16, or fp32
   bool with_c = false;            // D = alpha·acc + beta·C: C [M, N] row-major, D's dtype, read in the epilogue
                                   // (tma_store: TMA-loaded into the staging boxes; direct: plain loads)
@@ -202,7 +196,6 @@ enum class ConfigRule : int {
   pingpong,         // ping-pong consumers: no k-splitting, at most kMaxPingpongAccumulators per thread
   acc_sets,         // 0, 1 or 2 accumulator sets, 2 only for at most kMaxSplitAccumulators per thread
   cluster_k,        // cluster_k in [1, kMaxClusterK]; above 1 only for split-K with split_k = cluster_k
-  a_classes,        // A through row classes: K-major A, cooperative, one accumulator set, no A multicast, no swap-AB
 };
 
 // Two accumulator sets double a consumer thread's accumulator registers: only for narrow tiles.
@@ -275,8 +268,6 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
     return ConfigRule::acc_sets;
   if (c.cluster_k < 1 || c.cluster_k > kMaxClusterK || (c.cluster_k > 1 && (!c.stream_k || c.split_k != c.cluster_k)))
     return ConfigRule::cluster_k;
-  if (c.a_classes && (c.a_major != Major::k_major || c.pingpong || c.acc_sets == 2 || c.cluster_n != 1 || c.d_col_major))
-    return ConfigRule::a_classes;
   return ConfigRule::ok;
 }
 
@@ -312,9 +303,6 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::cluster_k:
       return "cluster_k must be in [1, 8], and above 1 only for split-K with split_k = cluster_k (the slices of "
              "a tile are one cluster)";
-    case ConfigRule::a_classes:
-      return "A through row classes (a_classes) needs a K-major A, cooperative consumers (no ping-pong), one "
-             "accumulator set, no A multicast (cluster 1x2) and no swap-AB";
     case ConfigRule::acc_sets:
       return "acc_sets must be 0 (the planner's choice), 1 or 2, and 2 only for tiles of at most 32 "
              "accumulators per thread (bm x bn / 128 <= 32)";

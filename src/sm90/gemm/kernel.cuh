@@ -63,11 +63,7 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
   }
 
   if (threadIdx.x == 0) {
-    if constexpr (C.a_classes) {
-      for (int r = 0; r < kRowClasses; ++r) prefetch_tensor_map(&p.tmap_a_class[r]);
-    } else {
-      prefetch_tensor_map(&p.tmap_a);
-    }
+    prefetch_tensor_map(&p.tmap_a);
     prefetch_tensor_map(&p.tmap_b);
     if constexpr (C.epilogue == Epilogue::tma_store) prefetch_tensor_map(&p.tmap_d);
     if constexpr (T::kStagedC) prefetch_tensor_map(&p.tmap_c);
@@ -197,7 +193,7 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
       };
       consumer_mma_unit<C>(acc, smem_base, full, empty, ring, unit, row_block0, lane, rec,
                            tile_edge_shifts<C>(unit, m_total, n_total),
-                           C.pingpong ? &turn[1 - consumer] : nullptr, at_kblock, p.a_class_shifts);
+                           C.pingpong ? &turn[1 - consumer] : nullptr, at_kblock);
       const TraceMark te = rec.now();  // the epilogue (container): the fix-up, then the store
       TraceMark ts = te;               // the store's own step
       if constexpr (C.stream_k) {

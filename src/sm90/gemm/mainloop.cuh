@@ -10,7 +10,6 @@
 #pragma once
 
 #include "sm90/gemm/params.hpp"
-#include "sm90/gemm/row_classes.hpp"
 #include "sm90/gemm/scheduler.cuh"
 #include "sm90/gemm/trace_lane.cuh"
 #include "sm90/gemm/traits.cuh"
@@ -59,16 +58,8 @@ __device__ __forceinline__ void producer_load_stage(uint8_t* smem, int stage, ui
   // Only a multicast operand is split between the pair: its half `rank` (the other operand is
   // loaded whole by each CTA, whatever its rank).
   const uint32_t a_half = T::kMulticastA ? rank : 0u, b_half = T::kMulticastB ? rank : 0u;
-  if constexpr (C.a_classes) {
-    // A's 8 row classes (row_classes.hpp): class r's rows of the tile are its rows m0 / 8 .. of
-    // its own tensor; its box starts r rows above them (zeros above the first tile).
-#pragma unroll
-    for (int r = 0; r < kRowClasses; ++r)
-      tma_load_2d(smem + L.a_offset(stage) + r * class_block_bytes(C.bm), &p.tmap_a_class[r], full_bar, k0, m0 / 8 - r);
-  } else {
-    load_operand<T::kAChunk, T::kMulticastA, T::kALoadRows>(smem + L.a_offset(stage) + a_half * T::kALoadBytes,
-                                                              &p.tmap_a, full_bar, k0, m0 + int(a_half) * T::kALoadRows);
-  }
+  load_operand<T::kAChunk, T::kMulticastA, T::kALoadRows>(smem + L.a_offset(stage) + a_half * T::kALoadBytes,
+                                                            &p.tmap_a, full_bar, k0, m0 + int(a_half) * T::kALoadRows);
   load_operand<T::kBChunk, T::kMulticastB, T::kBLoadRows>(smem + L.b_offset(stage) + b_half * T::kBLoadBytes,
                                                             &p.tmap_b, full_bar, k0, n0 + int(b_half) * T::kBLoadRows);
 }
@@ -178,101 +169,6 @@ __device__ __forceinline__ void wgmma_block_k64(float (&acc)[BN / 2], float (&ac
   }
 }
 
-// consumer_mma_unit for A through row classes (Config::a_classes, row_classes.hpp): the wgmma take
-// A from registers. This thread's A fragment (PTX ISA, wgmma register fragments of A, .bf16: as
-// mma.m16n8k16's) holds rows 16w + g and 16w + g + 8 of the consumer's 64 (w its warp, g = lane / 4),
-// columns 2c, 2c + 1 and 2c + 8, 2c + 9 of each k16 step (c = lane % 4): both rows are of class g,
-// its rows 8 · row_block0 + 2w and the next of the tile, shifted by class g's shift s. Each pair
-// of elements is the two 32-bit words around it joined at s (one PRMT; for even s the first word).
-// The next k-block's fragments are loaded while this k-block's wgmma run (two fragment sets).
-// NOTES: probed on the H100 (docs/PERF.md, thirty-ninth session) on aligned shapes, A from a
-// swizzled stage: A from registers alone cost 1 % at 128x256 (4096^3 177.5 -> 179.5 us), the two
-// words and the PRMT per register 11 % (196.9), 128x128 20 / 24 %.
-template <Config C, class AtKblock>
-__device__ __forceinline__ void consumer_mma_classes(float (&acc)[C.bn / 2], uint32_t smem_base, uint64_t* full,
-                                                     uint64_t* empty, RingState<C.stages>& ring, int kb0, int kb1,
-                                                     int row_block0, int lane, TraceLane<C.trace>& rec, uint32_t b_lo,
-                                                     uint32_t b_hi, uint32_t b_lo0, uint32_t shifts,
-                                                     AtKblock&& at_kblock) {
-  using T = GemmTraits<C>;
-  constexpr SmemLayout L = T::kLayout;
-  constexpr uint32_t kBStep = L.b_stage_stride / 16;
-  constexpr int kTransB = T::kBChunk != 0 ? 1 : 0;
-  const int g = lane >> 2, cq = lane & 3, w = (threadIdx.x >> 5) & 3;
-  const int shift = class_shift(shifts, g);
-  const uint32_t sel = (shift & 1) != 0 ? 0x5432u : 0x3210u;  // the upper half of word 0 and the lower of word 1
-  // Element k of the k-block in this thread's first row: word (k + s) / 2 of the row; the row is
-  // 8 · row_block0 + 2w of the tile's class-g rows, g rows into the class's box.
-  const uint32_t row0 = smem_base + L.a_offset(0) +
-                        uint32_t(g * class_block_bytes(C.bm) + (8 * row_block0 + 2 * w + g) * kClassRowBytes +
-                                 4 * (cq + (shift >> 1)));
-  auto load_frags = [&](uint32_t (&f)[16], int stage) {
-    const uint32_t base = row0 + uint32_t(stage) * uint32_t(L.a_stage_stride);
-#pragma unroll
-    for (int j = 0; j < kBlockK / 16; ++j)
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int rr = 0; rr < 2; ++rr) {
-          const uint32_t at = base + uint32_t(rr * kClassRowBytes + 4 * (8 * j + 4 * h));
-          f[4 * j + 2 * h + rr] = __byte_perm(ld_shared_u32(at), ld_shared_u32(at + 4u), sel);
-        }
-  };
-  // The fragments a wgmma still in flight reads stay in their registers until it has retired.
-  auto keep = [](uint32_t (&f)[16]) {
-#pragma unroll
-    for (int i = 0; i < 16; ++i) asm volatile("" : "+r"(f[i])::"memory");
-  };
-  if (kb0 >= kb1) return;
-  uint32_t fx[16], fy[16];
-  int held = -1;
-  fence_accumulators(acc);
-  TraceMark t = rec.now();
-  mbar_wait(&full[ring.stage], ring.full_parity());
-  rec.record(t, trace::EventKind::wait_full, ring.stage, kb0);
-  load_frags(fx, ring.stage);
-  auto step = [&](int kb, uint32_t (&cur)[16], uint32_t (&nxt)[16]) {
-    const int s = ring.stage;
-    TraceMark ti = rec.now();
-    wgmma_fence();
-#pragma unroll
-    for (int k = 0; k < kBlockK / 16; ++k)
-      WgmmaRS<C.bn>::template mma<kTransB>(acc, cur[4 * k], cur[4 * k + 1], cur[4 * k + 2], cur[4 * k + 3],
-                                           b_lo + uint32_t(desc_encode(k * kK16StepBytes<T::kBChunk>)), b_hi,
-                                           (k > 0) | (kb > kb0));
-    wgmma_commit();
-    rec.record(ti, trace::EventKind::wgmma_issue, s, kb);
-    at_kblock(kb);
-    ti = rec.now();
-    wgmma_wait<1>();  // k-block kb - 1 retired: its stage and its fragments (nxt) are free
-    keep(nxt);
-    if (held >= 0) {
-      rec.record(ti, trace::EventKind::wgmma_wait, held, kb - 1);
-      if (lane < T::kClusterSize) release_stage<T::kClusterSize>(&empty[held], lane);
-    }
-    held = s;
-    ring.advance();
-    b_lo = ring.stage == 0 ? b_lo0 : b_lo + kBStep;
-    if (kb + 1 < kb1) {
-      ti = rec.now();
-      mbar_wait(&full[ring.stage], ring.full_parity());
-      rec.record(ti, trace::EventKind::wait_full, ring.stage, kb + 1);
-      load_frags(nxt, ring.stage);
-    }
-  };
-  for (int kb = kb0; kb < kb1; kb += 2) {
-    step(kb, fx, fy);
-    if (kb + 1 < kb1) step(kb + 1, fy, fx);
-  }
-  t = rec.now();
-  wgmma_wait<0>();
-  keep(fx);
-  keep(fy);
-  fence_accumulators(acc);
-  rec.record(t, trace::EventKind::wgmma_wait, held, kb1 - 1);
-  if (lane < T::kClusterSize) release_stage<T::kClusterSize>(&empty[held], lane);
-}
-
 // acc[r] = A[64-row block row_block0 + r of the tile] · B[tile]ᵀ over the unit's k-blocks (one
 // block, the consumer's own, when cooperative; all bm / 64 with ping-pong, one commit group per
 // k-block either way). `turn_next` (ping-pong): each warp arrives on it once it has passed its
@@ -284,8 +180,7 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
                                                   uint32_t smem_base, uint64_t* full, uint64_t* empty,
                                                   RingState<C.stages>& ring, const UnitWork& unit, int row_block0,
                                                   int lane, TraceLane<C.trace>& rec, EdgeShifts shift,
-                                                  uint64_t* turn_next, AtKblock&& at_kblock,
-                                                  uint32_t a_class_shifts = 0) {
+                                                  uint64_t* turn_next, AtKblock&& at_kblock) {
   using T = GemmTraits<C>;
   constexpr SmemLayout L = T::kLayout;
   constexpr int kSets = C.acc_sets == 2 ? 2 : 1;
@@ -332,14 +227,6 @@ __device__ __forceinline__ void consumer_mma_unit(float (&acc)[GemmTraits<C>::kR
   const int kb0 = __shfl_sync(0xffffffffu, unit.kb0, 0), kb1 = __shfl_sync(0xffffffffu, unit.kb1, 0);
   constexpr uint32_t kAStep = L.a_stage_stride / 16, kBStep = L.b_stage_stride / 16;
   uint32_t a_step = uint32_t(ring.stage) * kAStep, b_lo = b_lo0 + uint32_t(ring.stage) * kBStep;
-  if constexpr (C.a_classes) {
-    static_assert(T::kRowBlocks == 1 && kSets == 1, "row classes: cooperative, one accumulator set");
-    consumer_mma_classes<C>(acc[0], smem_base, full, empty, ring, kb0, kb1, row_block0, lane, rec, b_lo, b_hi, b_lo0,
-                            a_class_shifts, at_kblock);
-    if (turn_next != nullptr && lane == 0) mbar_arrive(turn_next);
-    (void)a_step;
-    return;
-  }
   for (int kb = kb0; kb < kb1; ++kb) {
     const int s = ring.stage;
     TraceMark t = rec.now();

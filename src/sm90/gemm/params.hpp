@@ -23,10 +23,6 @@ struct GemmParams {
   TmaDescriptor tmap_b;  // B [N, K] K-major: boxes of 64 k x bn rows (bn / 2 with B multicast)
   TmaDescriptor tmap_d;  // D [M, N rounded down to 16 B] row-major, stride ldd: boxes of 64 rows x 128 B (tma_store)
   TmaDescriptor tmap_c;  // C [M, N] row-major, stride ldc: the same boxes (tma_store with C)
-  // Config::a_classes: A's 8 row classes (row_classes.hpp), class r's rows r, r + 8, ... from the
-  // 16-B boundary at or before row r, stride 8 · lda; boxes of kClassBoxCols x class_box_rows(bm),
-  // unswizzled. tmap_a is then unused.
-  TmaDescriptor tmap_a_class[8];
   int32_t m = 0, n = 0, k = 0;
   float alpha = 1.0f;
   void* d = nullptr;     // D again, for plain stores: the direct epilogue and the < 8 tail columns
@@ -42,10 +38,9 @@ struct GemmParams {
   uint32_t* counters = nullptr;  // one per (stream-K slot, consumer), 0 between launches
   void* trace = nullptr;       // traced kernels (Config::trace): the event buffer (trace/event.hpp),
   uint32_t trace_capacity = 0;  // sized by the host for the grid: this many events per lane
-  uint32_t a_class_shifts = 0;  // Config::a_classes: class r's shift (elements) in bits [4r, 4r + 4)
 };
 static_assert(sizeof(TmaDescriptor) == 128 && alignof(TmaDescriptor) == 128, "CUtensorMap layout");
-static_assert(sizeof(GemmParams) == 1664, "GemmParams layout is shared by g++ and NVRTC");
+static_assert(sizeof(GemmParams) == 640, "GemmParams layout is shared by g++ and NVRTC");
 
 // The operand repack (pack.cuh): rows x cols elements, (r, c) at src[r * src_row + c * src_col],
 // into dst (256-B aligned) with lines of ld_dst elements (a multiple of 8), the rest zero.

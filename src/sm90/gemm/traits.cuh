@@ -4,7 +4,6 @@
 
 #include "schedule/mapping.hpp"
 #include "sm90/gemm/config.hpp"
-#include "sm90/gemm/row_classes.hpp"
 #include "sm90/smem_layout.hpp"
 
 namespace tilegemm::sm90 {
@@ -59,8 +58,7 @@ TG_HD constexpr SmemLayout config_smem_layout(const Config& c) {
   return compute_smem_layout(c.bm, c.bn, c.bk, c.stages, staging_elem_bytes(c), /*ab_elem_bytes=*/2,
                              staged_epilogue(c.epilogue) ? c.stage_cols : 0,
                              epilogue_barriers(c) + turn_barriers(c) + recv_barriers(c),
-                             /*d_rows=*/64 * c.consumers(), recv_area_bytes(c) + async_c_side_bytes(c),
-                             c.a_classes ? class_stage_bytes(c.bm) : 0);
+                             /*d_rows=*/64 * c.consumers(), recv_area_bytes(c) + async_c_side_bytes(c));
 }
 
 // The most stages of `c` (its other fields as they are) within `limit` bytes, 0 if not even one.
@@ -89,8 +87,7 @@ struct GemmTraits {
   static constexpr bool kRebalance = C.producer_regs != 0;
   static constexpr SmemLayout kLayout = config_smem_layout(C);
   static_assert(kLayout.fits(), "stages do not fit in the 227 KiB a block may opt into");
-  // Transaction bytes of one stage: full boxes (A through row classes: its 8 class boxes).
-  static constexpr int kStageTxBytes = (C.a_classes ? class_tx_bytes(C.bm) : kLayout.a_stage_bytes) + kLayout.b_stage_bytes;
+  static constexpr int kStageTxBytes = kLayout.a_stage_bytes + kLayout.b_stage_bytes;  // full boxes
   // Rows of each operand this CTA loads per stage (with multicast: its half, sent to both CTAs).
   static constexpr int kALoadRows = a_load_rows(C);
   static constexpr int kBLoadRows = b_load_rows(C);
@@ -103,8 +100,7 @@ struct GemmTraits {
   static constexpr int kBChunk = b_mn_chunk(C);
   // The most rows a K-major operand's box may start above a tile that runs past M (A) or N (B)
   // (smem_layout.hpp, edge_shift_rows). 0 for an MN-major operand (its boxes are chunks along MN).
-  // (None for A through row classes: its class boxes start on the tile's rows.)
-  static constexpr int kAShiftCap = kAChunk != 0 || C.a_classes ? 0 : a_edge_shift_cap(kLayout, C.bm);
+  static constexpr int kAShiftCap = kAChunk != 0 ? 0 : a_edge_shift_cap(kLayout, C.bm);
   static constexpr int kBShiftCap = kBChunk != 0 ? 0 : b_edge_shift_cap(kLayout, C.bn);
   // Epilogue staging: each consumer stages its 64 rows in kSlots boxes of 64 rows x 128 B at a time.
   static constexpr int kBoxCols = store_box_cols(C.out_dtype);

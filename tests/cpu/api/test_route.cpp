@@ -797,45 +797,5 @@ TEST(NarrowMnChunks, TheCopiesAreWeighedAgainstNarrowTilesInPlace) {
   EXPECT_GE(narrow_picks, 4);
 }
 
-// A K-major A that TMA cannot read (ModelCopies::row_classes): read in place through its row
-// classes, not copied; the planner then offers only configs that read it so. An MN-major A, and
-// any B, are still copied.
-TEST(RowClasses, AnOddKMajorAIsReadInPlaceAndPlannedSo) {
-  detail::ModelCopies with;
-  with.row_classes = true;
-  for (int64_t lda : {2047, 2049, 2052}) {
-    GemmArgs g = nt(4096, 1024, 2047);
-    g.a.ld = lda;
-    g.b.ld = 2049;
-    const detail::Route off = detail::route(g, &h200());
-    const detail::Route on = detail::route(g, &h200(), with);
-    ASSERT_EQ(on.path, detail::Path::sm90);
-    int a_packs = 0, b_packs = 0;
-    for (const auto& pk : on.packs) {
-      a_packs += pk.operand == detail::Pack::Operand::a;
-      b_packs += pk.operand == detail::Pack::Operand::b;
-    }
-    EXPECT_EQ(a_packs, 0) << "lda " << lda;
-    EXPECT_EQ(b_packs, 1) << "B is still copied";
-    EXPECT_TRUE(on.problem.a_classes);
-    EXPECT_FALSE(off.problem.a_classes);
-    EXPECT_EQ(off.packs.size(), 2u) << "without the switch both are copied";
-    bool noted = false;
-    for (const auto& n : on.notes) noted = noted || n.find("row classes") != std::string::npos;
-    EXPECT_TRUE(noted);
-    const plan::Plan plan = plan::make_plan(on.problem, h200());
-    ASSERT_FALSE(plan.ranked.empty());
-    for (const plan::Candidate& c : plan.ranked) {
-      EXPECT_TRUE(c.config.a_classes);
-      EXPECT_FALSE(c.config.d_col_major || c.config.pingpong || c.config.cluster_n == 2 || c.config.acc_sets == 2)
-          << plan::describe(c.config);
-    }
-  }
-  // An aligned A, or an MN-major one, is not read through classes.
-  EXPECT_FALSE(detail::route(nt(4096, 1024, 2048), &h200(), with).problem.a_classes);
-  GemmArgs mn = tt(4096, 1024, 2048, 4097);
-  EXPECT_FALSE(detail::route(mn, &h200(), with).problem.a_classes);
-}
-
 }  // namespace
 }  // namespace tilegemm
