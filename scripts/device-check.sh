@@ -8,6 +8,15 @@
 #     model   the llm suite from the model alone: bench --suite llm --no-tuning
 #     smallk  the small-K suite from the model alone: bench --suite smallk --no-tuning
 #     fuzz    fuzz --count 3000 --seed ${FUZZ_SEED:-1} --jobs 16
+#     layouts the llm suite from the model alone in the NN, TN and TT layouts (NT is `model`)
+#     fp32    the llm suite with fp32 output, model alone
+#     beta1   the llm suite with C (beta = 1), model alone
+#     tuned   tune --suite llm --top 4 into a fresh tuning cache under the logs, then the suite with it
+#     sanitizers  compute-sanitizer memcheck, racecheck and synccheck over fuzz --count 50 --max-dim 700
+#             (memcheck with --report-api-errors no: the JIT loader's deliberate cuKernelGetParamInfo probe
+#             returns an API error by design, which memcheck would count and exit nonzero on:
+#             docs/TESTING.md)
+#     h200    stop here (status 0) unless the GPU is an H200: for calls that only want an H200's numbers
 set -uo pipefail
 build=${1:-build}; shift || true
 what=${*:-info tests ladder bench sass}
@@ -54,6 +63,35 @@ for w in $what; do
         done
         log "HGMMA count: $(grep -c HGMMA "$out/sass.txt")  LDL/STL count: $(grep -cE 'LDL|STL' "$out/sass.txt")"
       fi ;;
+    layouts)
+      for layout in nn tn tt; do
+        "$cli" bench --suite llm --layout "$layout" --no-tuning --json-out "$out/bench-$layout.json" > "$out/bench-$layout.txt" 2>&1
+        rc=$?; log "model-only bench $layout rc=$rc: $(line_of "$out/bench-$layout.txt" 'geomean speed')"; [ "$rc" = 0 ] || status=1
+      done ;;
+    fp32)
+      "$cli" bench --suite llm --out fp32 --no-tuning --json-out "$out/bench-fp32.json" > "$out/bench-fp32.txt" 2>&1
+      rc=$?; log "model-only bench fp32 out rc=$rc: $(line_of "$out/bench-fp32.txt" 'geomean speed')"; [ "$rc" = 0 ] || status=1 ;;
+    beta1)
+      "$cli" bench --suite llm --beta 1 --no-tuning --json-out "$out/bench-beta1.json" > "$out/bench-beta1.txt" 2>&1
+      rc=$?; log "model-only bench with C rc=$rc: $(line_of "$out/bench-beta1.txt" 'geomean speed')"; [ "$rc" = 0 ] || status=1 ;;
+    tuned)
+      TILEGEMM_TUNING="$out/tuning.json" "$cli" tune --suite llm --top 4 --iters 15 > "$out/tune.txt" 2>&1
+      rc=$?; log "tune rc=$rc: $(line_of "$out/tune.txt" 'regret of the model')"; [ "$rc" = 0 ] || status=1
+      TILEGEMM_TUNING="$out/tuning.json" "$cli" bench --suite llm --json-out "$out/bench-tuned.json" > "$out/bench-tuned.txt" 2>&1
+      rc=$?; log "tuned bench rc=$rc: $(line_of "$out/bench-tuned.txt" 'geomean speed')"; [ "$rc" = 0 ] || status=1 ;;
+    sanitizers)
+      for tool in memcheck racecheck synccheck; do
+        api=(); [ "$tool" = memcheck ] && api=(--report-api-errors no)
+        compute-sanitizer --tool "$tool" "${api[@]}" --print-limit 5 "$cli" fuzz --count 50 --seed "${FUZZ_SEED:-1}" --max-dim 700 \
+          > "$out/sanitizer-$tool.txt" 2>&1
+        rc=$?; log "$tool rc=$rc: $(grep -E 'problem\(s\) in|ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.txt" | tr '\n' ' ')"
+        [ "$rc" = 0 ] || status=1
+      done ;;
+    h200)
+      case "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null)" in
+        *H200*) ;;
+        *) log "not an H200: the rest skipped"; exit 0 ;;
+      esac ;;
     *) echo "unknown step: $w" >&2; status=2 ;;
   esac
 done
