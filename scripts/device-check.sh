@@ -27,6 +27,13 @@ status=0
 log() { echo "== $*" | tee -a "$out/summary.txt"; }
 # The line of FILE matching PATTERN, else FILE's last line (e.g. the reason it did not run).
 line_of() { grep -m1 -- "$2" "$1" || tail -1 "$1"; }
+# One CLI run as a step: cli_step NAME LABEL PATTERN ARGS... runs `tilegemm ARGS...` into
+# $out/NAME.txt and logs "LABEL rc=…: " with its line matching PATTERN; a failure sets status.
+cli_step() {
+  local name=$1 label=$2 pattern=$3; shift 3
+  "$cli" "$@" > "$out/$name.txt" 2>&1
+  local rc=$?; log "$label rc=$rc: $(line_of "$out/$name.txt" "$pattern")"; [ "$rc" = 0 ] || status=1
+}
 
 log "$(date -u +%FT%TZ) build of commit $(cat "$build/COMMIT" 2>/dev/null || echo unknown) on $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
 for w in $what; do
@@ -45,17 +52,13 @@ for w in $what; do
       OUT="$out/shards" bash "$(dirname "$0")/gpu-tests.sh" "$build" 6 > "$out/gpu-tests-shards.txt" 2>&1
       rc=$?; log "gpu tests in shards rc=$rc: $(tail -1 "$out/gpu-tests-shards.txt")"; [ "$rc" = 0 ] || status=1 ;;
     odd)
-      "$cli" bench --suite odd --neighbours --no-tuning --json-out "$out/odd.json" > "$out/odd.txt" 2>&1
-      rc=$?; log "odd rc=$rc: $(line_of "$out/odd.txt" 'geomean fraction')"; [ "$rc" = 0 ] || status=1 ;;
+      cli_step odd odd 'geomean fraction' bench --suite odd --neighbours --no-tuning --json-out "$out/odd.json" ;;
     model)
-      "$cli" bench --suite llm --no-tuning --json-out "$out/bench-model.json" > "$out/bench-model.txt" 2>&1
-      rc=$?; log "model-only bench rc=$rc: $(line_of "$out/bench-model.txt" 'geomean speed')"; [ "$rc" = 0 ] || status=1 ;;
+      cli_step bench-model "model-only bench" 'geomean speed' bench --suite llm --no-tuning --json-out "$out/bench-model.json" ;;
     smallk)
-      "$cli" bench --suite smallk --no-tuning --json-out "$out/bench-smallk.json" > "$out/bench-smallk.txt" 2>&1
-      rc=$?; log "small-K bench rc=$rc: $(line_of "$out/bench-smallk.txt" 'geomean speed')"; [ "$rc" = 0 ] || status=1 ;;
+      cli_step bench-smallk "small-K bench" 'geomean speed' bench --suite smallk --no-tuning --json-out "$out/bench-smallk.json" ;;
     fuzz)
-      "$cli" fuzz --count 3000 --seed "${FUZZ_SEED:-1}" --jobs 16 > "$out/fuzz.txt" 2>&1
-      rc=$?; log "fuzz rc=$rc: $(line_of "$out/fuzz.txt" 'problem(s) in')"; [ "$rc" = 0 ] || status=1 ;;
+      cli_step fuzz fuzz 'problem(s) in' fuzz --count 3000 --seed "${FUZZ_SEED:-1}" --jobs 16 ;;
     sass)
       if command -v cuobjdump >/dev/null; then
         for lib in "$build"/src/ladder/libtilegemm_ladder.a; do
@@ -65,20 +68,19 @@ for w in $what; do
       fi ;;
     layouts)
       for layout in nn tn tt; do
-        "$cli" bench --suite llm --layout "$layout" --no-tuning --json-out "$out/bench-$layout.json" > "$out/bench-$layout.txt" 2>&1
-        rc=$?; log "model-only bench $layout rc=$rc: $(line_of "$out/bench-$layout.txt" 'geomean speed')"; [ "$rc" = 0 ] || status=1
+        cli_step "bench-$layout" "model-only bench $layout" 'geomean speed' \
+          bench --suite llm --layout "$layout" --no-tuning --json-out "$out/bench-$layout.json"
       done ;;
     fp32)
-      "$cli" bench --suite llm --out fp32 --no-tuning --json-out "$out/bench-fp32.json" > "$out/bench-fp32.txt" 2>&1
-      rc=$?; log "model-only bench fp32 out rc=$rc: $(line_of "$out/bench-fp32.txt" 'geomean speed')"; [ "$rc" = 0 ] || status=1 ;;
+      cli_step bench-fp32 "model-only bench fp32 out" 'geomean speed' \
+        bench --suite llm --out fp32 --no-tuning --json-out "$out/bench-fp32.json" ;;
     beta1)
-      "$cli" bench --suite llm --beta 1 --no-tuning --json-out "$out/bench-beta1.json" > "$out/bench-beta1.txt" 2>&1
-      rc=$?; log "model-only bench with C rc=$rc: $(line_of "$out/bench-beta1.txt" 'geomean speed')"; [ "$rc" = 0 ] || status=1 ;;
+      cli_step bench-beta1 "model-only bench with C" 'geomean speed' \
+        bench --suite llm --beta 1 --no-tuning --json-out "$out/bench-beta1.json" ;;
     tuned)
-      TILEGEMM_TUNING="$out/tuning.json" "$cli" tune --suite llm --top 4 --iters 15 > "$out/tune.txt" 2>&1
-      rc=$?; log "tune rc=$rc: $(line_of "$out/tune.txt" 'regret of the model')"; [ "$rc" = 0 ] || status=1
-      TILEGEMM_TUNING="$out/tuning.json" "$cli" bench --suite llm --json-out "$out/bench-tuned.json" > "$out/bench-tuned.txt" 2>&1
-      rc=$?; log "tuned bench rc=$rc: $(line_of "$out/bench-tuned.txt" 'geomean speed')"; [ "$rc" = 0 ] || status=1 ;;
+      TILEGEMM_TUNING="$out/tuning.json" cli_step tune tune 'regret of the model' tune --suite llm --top 4 --iters 15
+      TILEGEMM_TUNING="$out/tuning.json" cli_step bench-tuned "tuned bench" 'geomean speed' \
+        bench --suite llm --json-out "$out/bench-tuned.json" ;;
     sanitizers)
       for tool in memcheck racecheck synccheck; do
         api=(); [ "$tool" = memcheck ] && api=(--report-api-errors no)
