@@ -162,8 +162,8 @@ bool pdl_default();
 // thirty-sixth session), off unless its environment variable is "on" or "1" (env_switch;
 // pack_l2_default() asks the process environment once): TILEGEMM_PACK_L2, the operand line copies
 // read their source with L2 evict_first and write the copy with L2 evict_last (sm90/gemm/pack.cuh,
-// kL2Hints). (The bulk-copy ring experiment's
-// switch went with the ring, measured and removed: docs/PERF.md, thirty-eighth session.)
+// kL2Hints). (The bulk-copy ring experiment's switch went with the ring, measured and removed:
+// docs/PERF.md, thirty-eighth session.)
 inline constexpr char kPackL2Env[] = "TILEGEMM_PACK_L2";
 bool env_switch(const std::function<const char*(const char*)>& getenv, const char* name);
 bool pack_l2_default();
