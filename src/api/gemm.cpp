@@ -166,6 +166,7 @@ Status unsplit_config(const Route& r, const plan::DeviceProfile& profile, plan::
   c.split_k = 1;
   c.cluster_k = 1;
   c.stream_k = false;
+  c.sk_runs = false;
   const plan::Candidate cand = plan::evaluate_config(r.problem, profile, c, /*stages_given=*/false);
   if (!cand.feasible()) return Status{ErrorCode::cuda_error, "launch", "no unsplit config: " + cand.reason};
   *out = cand.config;

@@ -239,6 +239,7 @@ Status launch_sm90(const GemmArgs& args, const PreparedKernel& prepared, KSplitW
     }
     params.dp_tiles = ks.dp_tiles;
     params.workers = ks.workers;
+    params.sk_group = ks.group;
     params.workspace = workspace.partials;
     params.counters = workspace.counters;
   }

@@ -51,7 +51,7 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
     return fail("BM=" + std::to_string(c.bm) + " must be 64 or 128 (one consumer warpgroup per 64 rows)");
   if (!sm90::tile_n_ok(c.bn))
     return fail("BN=" + std::to_string(c.bn) + " must be a multiple of 8 in [16, 256] (wgmma N)");
-  bool mapping_given = false, group_given = false, dsm = false;
+  bool mapping_given = false, group_given = false, dsm = false, runs = false;
   const bool has_items = text.find(',') != std::string_view::npos;
   while (has_items) {
     const std::string_view item = next_item();
@@ -127,14 +127,22 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
       if (!value.empty()) return fail("streamk is a flag and takes no value");
       c.stream_k = true;
       c.split_k = 1;
+    } else if (key == "runs") {
+      if (!value.empty()) return fail("runs is a flag and takes no value");
+      runs = true;
     } else if (key == "dsm") {
       if (!value.empty()) return fail("dsm is a flag and takes no value");
       dsm = true;
     } else {
       return fail("unknown item \"" + std::string(item) +
-                  "\" (known: stages=, stage=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, dsm, swapab, pingpong, accsets=, bake)");
+                  "\" (known: stages=, stage=, cluster=, mapping=, group=, persistent, static, splitk=, streamk, runs, dsm, swapab, pingpong, accsets=, bake)");
     }
     if (rest.empty()) break;
+  }
+  if (runs) {
+    // Stream-K over runs of tiles (schedule/stream_k.hpp): a way to share k-blocks, so stream-K only.
+    if (!c.stream_k || c.split_k != 1) return fail("runs shares stream-K's k-blocks by runs of tiles: it needs streamk");
+    c.sk_runs = true;
   }
   if (dsm) {
     // The slices of a tile as one cluster: split-K only, at most the portable cluster size.
@@ -164,6 +172,7 @@ std::string config_spec_text(const Config& c) {
       if (c.cluster_k > 1) s.append(",dsm");
     } else {
       s.append(",streamk");
+      if (c.sk_runs) s.append(",runs");
     }
   }
   // (stage_cols 0: a config not yet completed, whose staging width the planner will choose.)
@@ -212,6 +221,7 @@ std::string describe(const Config& c) {
       if (c.cluster_k > 1) s.append(" dsm");
     } else {
       s.append(" streamK");
+      if (c.sk_runs) s.append(" runs");
     }
   }
   if (c.out_dtype == DType::fp32) s.append(" fp32");

@@ -261,7 +261,13 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
     const bool in_l2 = static_cast<double>(rows) * static_cast<double>(p.k) * kAbBytes <= static_cast<double>(d.l2_bytes) / 4.0;
     return in_l2 ? 0.0 : std::min<double>(tile_rows, static_cast<double>(rows) / static_cast<double>(blocks));
   };
-  const double sk_rows = sk_operand_rows(c.bm, ks.m, ks.m_blocks) + sk_operand_rows(c.bn, ks.n, ks.n_blocks);
+  // With runs (Config::sk_runs, KSplit::group > 1) a run's members read the operand they share side
+  // by side, as a data-parallel wave does: only the other one is charged.
+  const bool runs = work.split.group > 1;
+  const bool runs_share_b = runs && sched::stream_k_run_shares_b(c.mapping);
+  const bool runs_share_a = runs && !runs_share_b;
+  const double sk_rows = (runs_share_a ? 0.0 : sk_operand_rows(c.bm, ks.m, ks.m_blocks)) +
+                         (runs_share_b ? 0.0 : sk_operand_rows(c.bn, ks.n, ks.n_blocks));
   const double sk_hbm_us = sk_from_hbm ? static_cast<double>(work.split.iterations()) * sk_rows * c.bk *
                                              kAbBytes / d.hbm_bytes_per_s * 1e6
                                        : 0.0;

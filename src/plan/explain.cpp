@@ -34,7 +34,7 @@ ordered_json config_json(const Config& c) {
       {"a_major", to_string(c.a_major)}, {"b_major", to_string(c.b_major)}, {"out_dtype", to_string(c.out_dtype)},
       {"with_c", c.with_c}, {"cd_pairs", c.cd_pairs},
       {"fixed_n", c.fixed_n}, {"fixed_k", c.fixed_k},
-      {"persistent", c.persistent}, {"stream_k", c.stream_k}, {"split_k", c.split_k}, {"swap_ab", c.d_col_major}, {"cluster_k", c.cluster_k},
+      {"persistent", c.persistent}, {"stream_k", c.stream_k}, {"split_k", c.split_k}, {"sk_runs", c.sk_runs}, {"swap_ab", c.d_col_major}, {"cluster_k", c.cluster_k},
       {"pingpong", c.pingpong}, {"acc_sets", c.acc_sets}};
 }
 

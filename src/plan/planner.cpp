@@ -301,7 +301,12 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
         c.split_k > 1 ? "split-K: every tile in " + std::to_string(c.split_k) + " k-slices"
                       : "stream-K: " + std::to_string(w.split.dp_tiles) + " tiles whole, the k-blocks of the other " +
                             std::to_string(w.split.tiles - w.split.dp_tiles) + " shared evenly by " +
-                            std::to_string(w.split.workers) + " CTAs";
+                            std::to_string(w.split.workers) + " CTAs" +
+                            (w.split.group > 1 ? " in " + std::to_string(w.split.ranges()) + " ranges over runs of " +
+                                                     std::to_string(w.split.group) +
+                                                     " tiles that read the same operand rows (each range's " +
+                                                     std::to_string(w.split.group) + " workers side by side)"
+                                               : std::string());
     f.push_back(how + (w.split.workers > 0
                            ? "; a shared tile (up to " + std::to_string(w.max_pieces) +
                                  " pieces) is summed in the kernel by its piece 0, in piece order "
@@ -339,7 +344,7 @@ Candidate finish(const Problem& problem, const DeviceProfile& d, Config c, bool 
 // nothing), more stages, mapping kind.
 auto config_key(const Config& c) {
   const int cluster_order = c.cluster_size() == 1 ? 0 : c.cluster_m == 2 ? 1 : 2;
-  return std::make_tuple(c.d_col_major, c.stream_k, c.split_k, c.cluster_k, c.pingpong, cluster_order, -c.bm, -c.bn,
+  return std::make_tuple(c.d_col_major, c.stream_k, c.split_k, c.sk_runs, c.cluster_k, c.pingpong, cluster_order, -c.bm, -c.bn,
                          c.mapping.group, !c.persistent, -c.stage_cols, -c.stages, static_cast<int>(c.mapping.kind));
 }
 

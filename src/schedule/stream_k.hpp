@@ -19,6 +19,15 @@
 //   Dense Matrix-Matrix Multiplication on the GPU", PPoPP 2023, the "DP + SK" hybrid).
 // Rule: workers <= I, so that every worker has at least one k-block (a worker with none would be
 // counted as a piece of some tile and never arrive).
+// Runs (group E > 1, stream-K only): where the mapping lays the shared slots out in runs of E
+// consecutive tiles that read the same rows of one operand (sched::stream_k_run: the m-blocks of
+// one n-block under grouped_m when they all fit in one strip, and the mirror image), the runs are
+// the unit: their k-blocks (I / E "run iterations") are cut into W / E ranges, and range r is
+// walked by the E workers r·E + j, worker r·E + j taking member j of every run its range touches.
+// The E members of a run then read the shared operand's k-slices side by side, as they do in a
+// data-parallel wave, instead of at E different times (the L2 loses them in between); a tile's
+// pieces are the workers first(t) + i·E.
+
 #pragma once
 
 #include "core/host_device.hpp"
@@ -31,21 +40,37 @@ struct KSplit {
   int k_blocks = 0;  // KB: k-blocks of one tile
   int dp_tiles = 0;  // D: slots [0, D) are computed whole
   int workers = 0;   // W: ranges of the iterations of slots [D, T); 0 = none (everything whole)
+  int group = 1;     // E: run length (stream-K over runs, above); 1 = every worker its own range
 
+  // All the k-blocks the workers share (every member of every run).
   TG_HD constexpr int64_t iterations() const { return int64_t(tiles - dp_tiles) * k_blocks; }
-  // First iteration of worker w (w = W gives the end of the last range).
-  TG_HD constexpr int64_t begin(int w) const { return int64_t(w) * iterations() / workers; }
-  // The worker whose range holds iteration i: the largest w with begin(w) <= i, that is
-  // w·I < (i + 1)·W.
+  // Ranges R = W / E and the run iterations they cut, I / E (E = 1: the workers and I).
+  TG_HD constexpr int ranges() const { return workers / group; }
+  TG_HD constexpr int64_t run_iterations() const { return iterations() / group; }
+  // First run iteration of range r (r = R gives the end of the last range).
+  TG_HD constexpr int64_t range_begin(int r) const { return int64_t(r) * run_iterations() / ranges(); }
+  // First run iteration of worker w's range, and one past its last.
+  TG_HD constexpr int64_t begin(int w) const { return range_begin(w / group); }
+  TG_HD constexpr int64_t end(int w) const { return range_begin(w / group + 1); }
+  // The range holding run iteration i: the largest r with range_begin(r) <= i, that is
+  // r·I' < (i + 1)·R.
   TG_HD constexpr int owner(int64_t i) const {
-    return int(((i + 1) * workers + iterations() - 1) / iterations()) - 1;
+    return int(((i + 1) * ranges() + run_iterations() - 1) / run_iterations()) - 1;
   }
-  // The workers sharing stream-K slot `slot` (>= dp_tiles): first .. last.
-  TG_HD constexpr int first_worker(int slot) const { return owner(int64_t(slot - dp_tiles) * k_blocks); }
-  TG_HD constexpr int last_worker(int slot) const { return owner(int64_t(slot - dp_tiles + 1) * k_blocks - 1); }
+  // Stream-K slot `slot` (>= dp_tiles): its run, its member index, and its first run iteration.
+  TG_HD constexpr int member(int slot) const { return (slot - dp_tiles) % group; }
+  TG_HD constexpr int64_t run_begin(int slot) const { return int64_t((slot - dp_tiles) / group) * k_blocks; }
+  // The workers sharing stream-K slot `slot`: first, first + E, ..., last (its pieces in k order).
+  TG_HD constexpr int first_worker(int slot) const { return owner(run_begin(slot)) * group + member(slot); }
+  TG_HD constexpr int last_worker(int slot) const {
+    return owner(run_begin(slot) + k_blocks - 1) * group + member(slot);
+  }
+  TG_HD constexpr int pieces(int slot) const { return (last_worker(slot) - first_worker(slot)) / group + 1; }
+  // The worker of piece i of a tile whose piece 0 is worker `first`.
+  TG_HD constexpr int piece_worker(int first, int i) const { return first + i * group; }
   // The slots worker w starts and ends in.
-  TG_HD constexpr int first_slot(int w) const { return dp_tiles + int(begin(w) / k_blocks); }
-  TG_HD constexpr int last_slot(int w) const { return dp_tiles + int((begin(w + 1) - 1) / k_blocks); }
+  TG_HD constexpr int first_slot(int w) const { return dp_tiles + int(begin(w) / k_blocks) * group + w % group; }
+  TG_HD constexpr int last_slot(int w) const { return dp_tiles + int((end(w) - 1) / k_blocks) * group + w % group; }
   // Where the partial of a piece other than 0 goes: slot w of the workspace for worker w. Only such
   // pieces write one, and each is its worker's first unit (its range starts inside that tile; the
   // k-blocks before them are the earlier pieces'), so a worker writes at most one.
@@ -57,10 +82,12 @@ struct KSplit {
   // neighbouring CTAs as they do unsplit. NOTES: measured on the H200 (docs/PERF.md, 2026-12-03
   // fifteenth session), tiles streaming the same weight rows ran 13-48 % slower when 8 CTAs apart
   // than side by side; worker-major, the slices of one tile are neighbours and such tiles S apart.
-  // Otherwise (stream-K, several workers per CTA, a k-split cluster) worker = i.
+  // Otherwise (stream-K, several workers per CTA, a k-split cluster) worker = i (with runs, the
+  // members of a range are neighbouring workers already).
   TG_HD constexpr int worker_of(int i, int ctas, bool slice_major = true) const {
     const int shared = shared_tiles();
-    if (!slice_major || dp_tiles != 0 || shared <= 0 || workers % shared != 0 || ctas < workers || i >= workers)
+    if (!slice_major || group != 1 || dp_tiles != 0 || shared <= 0 || workers % shared != 0 || ctas < workers ||
+        i >= workers)
       return i;
     const int slices = workers / shared;
     return (i % shared) * slices + i / shared;
@@ -74,8 +101,10 @@ struct KSplit {
     return want < resident ? want : resident;
   }
   TG_HD constexpr bool valid() const {
-    return tiles >= 0 && k_blocks >= 1 && dp_tiles >= 0 && dp_tiles <= tiles && workers >= 0 &&
-           (workers == 0 || (dp_tiles < tiles && int64_t(workers) <= iterations()));
+    if (tiles < 0 || k_blocks < 1 || dp_tiles < 0 || dp_tiles > tiles || workers < 0 || group < 1) return false;
+    if (workers == 0) return true;
+    return dp_tiles < tiles && workers % group == 0 && (tiles - dp_tiles) % group == 0 &&
+           int64_t(ranges()) <= run_iterations();
   }
 };
 
@@ -92,7 +121,7 @@ TG_HD constexpr CtaShare busiest_cta(const KSplit& s, int64_t ctas) {
     return CtaShare{tiles * s.k_blocks, tiles};
   }
   const int64_t dp = up(s.dp_tiles, ctas), workers = up(s.workers, ctas);
-  const int64_t range = up(s.iterations(), s.workers);  // the longest range
+  const int64_t range = up(s.run_iterations(), s.ranges());  // the longest range (k-blocks of one worker)
   return CtaShare{dp * s.k_blocks + workers * range, dp + workers * (up(range, s.k_blocks) + 1)};
 }
 
@@ -107,19 +136,26 @@ TG_HD constexpr KSplit split_k_decomposition(int tiles, int k_blocks, int splits
 // of k-blocks and no tile is cut into many pieces); with fewer tiles than CTAs all of them are
 // shared. Workers: one per CTA, fewer when that would leave a worker under `min_iters` k-blocks.
 // A tile count that is a multiple of the grid needs no sharing (workers = 0).
-TG_HD constexpr KSplit stream_k_decomposition(int tiles, int k_blocks, int ctas, int min_iters) {
+// With runs of `group` tiles (E > 1; the tiles a multiple of E, else E = 1), the grid is taken as
+// the largest multiple of E that fits (so the data-parallel tiles end on a run boundary, and the
+// ranges are W / E), and the decomposition is that of the runs.
+TG_HD constexpr KSplit stream_k_decomposition(int tiles, int k_blocks, int ctas, int min_iters, int group = 1) {
   KSplit s{tiles, k_blocks, tiles, 0};
-  if (ctas < 1 || tiles % ctas == 0) return s;
-  const int full = tiles / ctas;
-  s.dp_tiles = full >= 1 ? (full - 1) * ctas : 0;
-  const int64_t iters = s.iterations();
-  const int64_t cap = iters / (min_iters > 1 ? min_iters : 1);
-  const int64_t w = cap < ctas ? cap : ctas;
-  if (w <= 1) {  // too little to share: every tile whole
+  const int e = group > 1 && tiles % group == 0 && ctas >= 2 * group ? group : 1;
+  const int grid = ctas / e * e;
+  if (grid < 1 || tiles % grid == 0) return s;
+  const int full = tiles / grid;
+  s.dp_tiles = full >= 1 ? (full - 1) * grid : 0;
+  s.group = e;
+  const int64_t run_iters = s.run_iterations();
+  const int64_t cap = run_iters / (min_iters > 1 ? min_iters : 1);
+  const int64_t r = cap < grid / e ? cap : grid / e;
+  if (r <= 1) {  // too little to share: every tile whole
     s.dp_tiles = tiles;
+    s.group = 1;
     return s;
   }
-  s.workers = int(w);
+  s.workers = int(r) * e;
   return s;
 }
 

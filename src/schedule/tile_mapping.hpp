@@ -292,6 +292,32 @@ TG_HD constexpr int num_slots(const Schedule& s) {
   return cluster_size(s.cluster) * cluster_tile_grid(s.grid, s.cluster).num_tiles();
 }
 
+// Stream-K's run length (schedule/stream_k.hpp): the consecutive slots, laid end to end, that read
+// the same rows of one operand. grouped_m walks each strip m fastest, so the m-blocks of one
+// n-block follow each other (they read the same B rows): a run is a strip's height when every
+// strip is `group` tall or one strip holds every m-block. grouped_n mirrors it; linear_m is one
+// strip of every m-block, linear_n of every n-block. Runs longer than kMaxStreamKRun, other
+// mappings, partial last strips and clusters: 1 (no runs).
+inline constexpr int kMaxStreamKRun = 16;
+TG_HD constexpr int stream_k_run(const Schedule& s) {
+  if (s.cluster != ClusterAxis::none) return 1;
+  const int m = s.grid.num_m_blocks, n = s.grid.num_n_blocks, g = s.mapping.group;
+  int run = 1;
+  switch (s.mapping.kind) {
+    case MappingKind::grouped_m: run = m <= g ? m : m % g == 0 ? g : 1; break;
+    case MappingKind::grouped_n: run = n <= g ? n : n % g == 0 ? g : 1; break;
+    case MappingKind::linear_m: run = m; break;
+    case MappingKind::linear_n: run = n; break;
+    default: break;
+  }
+  return run >= 1 && run <= kMaxStreamKRun ? run : 1;
+}
+// Which operand a run's members share: B's rows (the m-blocks of one n-block: grouped_m, linear_m)
+// or A's (grouped_n, linear_n).
+TG_HD constexpr bool stream_k_run_shares_b(const Mapping& m) {
+  return m.kind == MappingKind::grouped_m || m.kind == MappingKind::linear_m;
+}
+
 struct TileWork {
   TileCoord tile;          // the C tile to compute; meaningful only when has_tile
   bool has_tile = false;   // false: slot past the end, or the missing half of an edge pair

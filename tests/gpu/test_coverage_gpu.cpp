@@ -484,6 +484,34 @@ TEST(CoverageGpu, StreamKWithCAndFp32AndOddD) {
   }
 }
 
+TEST(CoverageGpu, StreamKOverRunsOfTiles) {
+  // Stream-K over runs (Config::sk_runs, schedule/stream_k.hpp): the members of a run walk the same
+  // k-blocks side by side and a tile's pieces are E workers apart. Runs of 3 (300 rows in 128-row
+  // tiles, one grouped_m strip), of 8 (16 m-blocks in strips of 8, data-parallel tiles first), of
+  // 2 along N (swap-AB's grouped_n), with C in place and fp32 output.
+  struct Run {
+    std::array<int64_t, 3> shape;
+    const char* tile;
+  };
+  for (const Run& r : {Run{{300, 1000, 2000}, "128x128,streamk,runs"}, Run{{2000, 2100, 777}, "128x128,streamk,runs"},
+                       Run{{190, 3000, 1500}, "64x48,streamk,runs"},
+                       Run{{300, 14336, 512}, "128x152,swapab,streamk,runs,mapping=grouped-n:8"}}) {
+    for (DType out : {DType::bf16, DType::fp32}) {
+      Case cs{r.shape[0], r.shape[1], r.shape[2]};
+      cs.out = out;
+      cs.config = r.tile;
+      plan::Config ran;
+      run_case(cs, 91, nullptr, &ran);
+      EXPECT_TRUE(ran.stream_k && ran.sk_runs) << plan::describe(ran);
+      cs.with_c = true;
+      cs.beta = 0.5f;
+      cs.ldd_pad = 1;
+      cs.in_place = true;
+      run_case(cs, 92);
+    }
+  }
+}
+
 TEST(CoverageGpu, ForcedTilesEveryEpilogueVariant) {
   // Whole and partial 128-B boxes, one and two consumers, clusters, bf16 and fp32 output: with C
   // the partial widths take the direct epilogue (pairs, and element-wise with an odd ldd); without

@@ -141,6 +141,10 @@ struct Config {
   // With stream_k: 1 = stream-K (the last waves' k-blocks shared evenly by the persistent CTAs),
   // S >= 2 = split-K (every tile cut into S slices). Without stream_k: 1.
   int split_k = 1;
+  // Stream-K over runs (split_k 1): the shared tiles' k-blocks cut by runs of the tiles that read
+  // the same operand rows (sched::stream_k_run), each range walked by a run's members side by side
+  // (schedule/stream_k.hpp). false: every worker a range of its own.
+  bool sk_runs = false;
 
   TG_HD constexpr int consumers() const { return pingpong ? 2 : bm / 64; }
   // 64-row blocks of the tile one consumer computes: 1 cooperative, bm / 64 ping-pong.
@@ -248,7 +252,9 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
         c.stage_cols > boxes * box_cols || boxes % (c.stage_cols / box_cols) != 0)
       return ConfigRule::epilogue_boxes;
   }
-  if ((c.split_k > 1 && !c.stream_k) || c.split_k < 1 || c.split_k > kMaxSplitK) return ConfigRule::epilogue_split;
+  if ((c.split_k > 1 && !c.stream_k) || c.split_k < 1 || c.split_k > kMaxSplitK ||
+      (c.sk_runs && (!c.stream_k || c.split_k != 1)))
+    return ConfigRule::epilogue_split;
   // MN-major operands load in chunks of W MN elements x 64 K (one swizzled row of 2W bytes each,
   // W = 64, 32 or 16: sm90/swizzle.hpp, mn_chunk_elems): the rows a CTA loads (the half of the tile
   // in a multicasting pair) must be a whole number of 16-element chunks.
@@ -286,7 +292,9 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::epilogue_boxes:
       return "the staged epilogues need bn of at least one 128-B store box (64 bf16 or 32 fp32 columns), and "
              "stage_cols a whole number of boxes dividing the tile's boxes";
-    case ConfigRule::epilogue_split: return "split_k > 1 (at most 32) only with stream_k (the in-kernel fix-up)";
+    case ConfigRule::epilogue_split:
+      return "split_k > 1 (at most 32) only with stream_k (the in-kernel fix-up), and sk_runs only with stream-K "
+             "(stream_k, split_k 1)";
     case ConfigRule::operand_major:
       return "an MN-major operand's tile (and a multicast half of it) must be a multiple of 16 elements along MN "
              "(its smem chunks are 64, 32 or 16 elements wide, 128-B, 64-B or 32-B swizzled)";
@@ -343,7 +351,8 @@ TG_HD constexpr sched::KSplit config_k_split(const Config& c, int64_t m, int64_t
     return sched::KSplit{slots, k_blocks, slots, 0};
   }
   if (c.split_k > 1) return sched::split_k_decomposition(grid.num_tiles(), k_blocks, c.split_k);
-  return sched::stream_k_decomposition(grid.num_tiles(), k_blocks, ctas, kStreamKMinKBlocks);
+  const int run = c.sk_runs ? sched::stream_k_run(sched::Schedule{grid, c.mapping, cluster_axis(c)}) : 1;
+  return sched::stream_k_decomposition(grid.num_tiles(), k_blocks, ctas, kStreamKMinKBlocks, run);
 }
 
 // Fix-up counters a k-split of `c` uses: one per shared tile and consumer (at most kKSplitCounters);
@@ -359,6 +368,7 @@ TG_HD constexpr Config kernel_code_config(Config c) {
   // Only the direct epilogue steps through D element pairs; split-K and stream-K are the same code.
   if (c.epilogue != Epilogue::direct || c.d_col_major) c.cd_pairs = true;
   c.split_k = c.cluster_k;  // 1, or the k-split cluster's slices (the same number: check_kernel_config)
+  c.sk_runs = false;        // the runs are the launch's (GemmParams::sk_group)
   if (c.mapping.kind != sched::MappingKind::grouped_m && c.mapping.kind != sched::MappingKind::grouped_n)
     c.mapping.group = 8;
   if (c.mapping.kind != sched::MappingKind::box) c.mapping.box_m = c.mapping.box_n = 2;

@@ -109,7 +109,8 @@ __device__ __forceinline__ void add_partials(float (&acc)[BN / 2], int pieces, c
 // store-fence-count of the others. No deadlock: every CTA of the persistent grid is resident, a
 // piece other than 0 never waits, and a waiting piece 0 waits only on later workers, which are
 // either running now or (split-K with more workers than CTAs) come after a unit of their CTA that
-// is not waiting (its pieces are consecutive workers, fewer than the CTAs).
+// is not waiting (its pieces are consecutive workers, fewer than the CTAs; stream-K over runs:
+// every E-th worker, E = KSplit::group, the workers no more than the CTAs).
 // (Before, every piece looked at the counter, wrote, counted and learned whether it was last,
 // and the last one summed: measured on the H200 that put ~3.5 us of round trips on each shared
 // unit, build 9f6fde9.)
@@ -120,7 +121,7 @@ __device__ __forceinline__ bool fixup_piece(float (&acc)[BN / 2], float* workspa
   const uint32_t barrier_id = 1 + consumer;
   uint32_t* counter = counters + (u.slot - split.dp_tiles) * consumers + consumer;
   auto piece_tile = [&](int i) {
-    return partial_tile<BN>(workspace, split.partial_index(u.first_worker + i), consumers, consumer);
+    return partial_tile<BN>(workspace, split.partial_index(split.piece_worker(u.first_worker, i)), consumers, consumer);
   };
   if (u.piece != 0) {
     store_partial_fragment<BN>(piece_tile(u.piece), acc, thread_in_wg);

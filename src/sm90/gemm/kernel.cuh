@@ -58,7 +58,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
   scheduler.schedule = sched::Schedule{sched::make_tile_grid(m_total, n_total, C.bm, C.bn), kMapping, T::kClusterAxis};
   scheduler.num_kb = sched::ceil_div(k_total, C.bk);  // the last k-block may be ragged (zero-filled)
   if constexpr (C.stream_k) {
-    scheduler.split = sched::KSplit{sched::num_slots(scheduler.schedule), scheduler.num_kb, p.dp_tiles, p.workers};
+    scheduler.split = sched::KSplit{sched::num_slots(scheduler.schedule), scheduler.num_kb, p.dp_tiles, p.workers,
+                                    p.sk_group};
     scheduler.slice_major = T::kClusterK == 1;  // a k-split cluster's slices are its consecutive CTAs
   }
 

@@ -35,6 +35,7 @@ struct GemmParams {
   float* workspace = nullptr;  // 2 x workers partial tiles of bm x bn floats
   int32_t dp_tiles = 0;        // slots computed whole
   int32_t workers = 0;         // stream-K ranges over the k-blocks of the other slots
+  int32_t sk_group = 1;        // stream-K's run length (KSplit::group; Config::sk_runs)
   uint32_t* counters = nullptr;  // one per (stream-K slot, consumer), 0 between launches
   void* trace = nullptr;       // traced kernels (Config::trace): the event buffer (trace/event.hpp),
   uint32_t trace_capacity = 0;  // sized by the host for the grid: this many events per lane

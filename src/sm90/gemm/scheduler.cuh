@@ -5,7 +5,8 @@
 //   with k-splitting (Config::stream_k): the data-parallel slots p, p + P, ... whole, then the
 //     stream-K workers p, p + P, ... (a split in one wave: worker KSplit::worker_of(p),
 //     slice-major), each range cut at tile boundaries into (tile, k-blocks) units
-//     (schedule/stream_k.hpp). A unit knows how many pieces its tile has and which one it
+//     (schedule/stream_k.hpp; with runs, a range is cut at run boundaries and the worker takes its
+//     member of each run). A unit knows how many pieces its tile has and which one it
 //     is, so the consumer knows whether to store the tile or take part in its fix-up.
 // The producer and every consumer walk their own copy of the same sequence, so they stay in step.
 // Plain integer code (TG_HD): the CPU tests walk it for every CTA (tests/cpu/schedule/test_stream_k.cpp).
@@ -67,17 +68,19 @@ struct UnitScheduler {
         worker = split.worker_of(next_worker, num_ctas, slice_major);
         next_worker += num_ctas;
         it = split.begin(worker);
-        it_end = split.begin(worker + 1);
+        it_end = split.end(worker);
       }
-      const int local = int(it / num_kb);  // the tile among the stream-K slots
-      const int64_t tile_begin = int64_t(local) * num_kb;
-      u.slot = split.dp_tiles + local;
+      // `it` counts run iterations: the run among the stream-K slots, and this worker's member of it.
+      const int run = int(it / num_kb);
+      const int64_t tile_begin = int64_t(run) * num_kb;
+      const int range = worker / split.group, first_range = split.owner(tile_begin);
+      u.slot = split.dp_tiles + run * split.group + worker % split.group;
       u.work = sched::slot_work(schedule, u.slot);
       u.kb0 = int(it - tile_begin);
       u.kb1 = it_end - tile_begin < num_kb ? int(it_end - tile_begin) : num_kb;
-      u.first_worker = split.owner(tile_begin);
-      u.pieces = split.owner(tile_begin + num_kb - 1) - u.first_worker + 1;
-      u.piece = worker - u.first_worker;
+      u.first_worker = first_range * split.group + worker % split.group;
+      u.pieces = split.owner(tile_begin + num_kb - 1) - first_range + 1;
+      u.piece = range - first_range;
       it = tile_begin + u.kb1;
       return true;
     }

@@ -75,6 +75,32 @@ TEST(ConfigSpec, DsmMakesTheSplitACluster) {
   EXPECT_EQ(c.launch_cluster_size(), 2);
 }
 
+TEST(ConfigSpec, RunsAreAStreamKLaunchField) {
+  // `runs`: stream-K over runs of tiles (Config::sk_runs), a launch field: the kernel's code is the
+  // plain stream-K one, and only stream-K (not split-K, not unsplit) takes it.
+  ParsedConfigSpec r = parse_config_spec("128x152,swapab,streamk,runs,mapping=grouped-n:8");
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_TRUE(r.spec.config.sk_runs);
+  EXPECT_NE(config_spec_text(r.spec.config).find(",streamk,runs"), std::string::npos);
+  EXPECT_TRUE(parse_config_spec(config_spec_text(r.spec.config)).spec.config.sk_runs);  // round trip
+  EXPECT_NE(describe(r.spec.config).find("streamK runs"), std::string::npos);
+  EXPECT_FALSE(sm90::kernel_code_config(r.spec.config).sk_runs);
+  EXPECT_TRUE(parse_config_spec("128x128,runs,streamk").spec.config.sk_runs);  // any order
+  for (const char* bad : {"128x128,runs", "128x128,splitk=2,runs", "128x128,streamk,runs=1"}) {
+    const ParsedConfigSpec e = parse_config_spec(bad);
+    EXPECT_FALSE(e.ok()) << bad;
+    EXPECT_NE(e.error.find("runs"), std::string::npos) << e.error;
+  }
+  Config c;
+  c.epilogue = Epilogue::direct;
+  c.sk_runs = true;
+  EXPECT_EQ(sm90::check_kernel_config(c), sm90::ConfigRule::epilogue_split);
+  c.stream_k = true;
+  EXPECT_EQ(sm90::check_kernel_config(c), sm90::ConfigRule::ok);
+  c.split_k = 2;
+  EXPECT_EQ(sm90::check_kernel_config(c), sm90::ConfigRule::epilogue_split);
+}
+
 TEST(ConfigSpec, DefaultsFollowThePlannerRules) {
   const ParsedConfigSpec r = parse_config_spec("64x128,cluster=1x2");
   ASSERT_TRUE(r.ok()) << r.error;

@@ -81,7 +81,7 @@ void check_cover(const KSplit& split, int m_blocks, int n_blocks, int ctas) {
         // The fix-up reads piece i >= 1 at partial_index(first_worker + i): one place per piece, and
         // that worker's range starts in this tile (so no worker has two partials to write).
         if (i >= 1) {
-          const int w = pieces[i].first_worker + int(i);
+          const int w = split.piece_worker(pieces[i].first_worker, int(i));
           EXPECT_EQ(split.first_slot(w), slot) << "worker " << w;
           EXPECT_TRUE(partials.insert(split.partial_index(w)).second);
           EXPECT_LT(split.partial_index(w), split.workers);
@@ -173,6 +173,77 @@ TEST(StreamK, WholeWavesStayDataParallelAndTheRestIsEven) {
   EXPECT_EQ(sched::stream_k_decomposition(264, 64, 132, 4).dp_tiles, 264);
   EXPECT_EQ(sched::stream_k_decomposition(4, 16, 132, 4).workers, 16);
   EXPECT_EQ(sched::stream_k_decomposition(1, 4, 132, 4).workers, 0);  // one worker: nothing to share
+}
+
+TEST(StreamK, RunLengthFollowsTheMapping) {
+  using sched::MappingKind;
+  const auto run = [](int mb, int nb, MappingKind kind, int g, sched::ClusterAxis axis = sched::ClusterAxis::none) {
+    return sched::stream_k_run(sched::Schedule{sched::TileGrid{mb, nb}, sched::Mapping{kind, g, 2, 2}, axis});
+  };
+  EXPECT_EQ(run(2, 112, MappingKind::grouped_m, 8), 2);    // one strip: every m-block of an n-block
+  EXPECT_EQ(run(16, 30, MappingKind::grouped_m, 8), 8);    // strips of 8
+  EXPECT_EQ(run(12, 30, MappingKind::grouped_m, 8), 1);    // a partial last strip
+  EXPECT_EQ(run(112, 2, MappingKind::grouped_n, 8), 2);    // the mirror image (swap-AB's weights)
+  EXPECT_EQ(run(112, 2, MappingKind::grouped_m, 8), 8);
+  EXPECT_EQ(run(5, 9, MappingKind::linear_m, 8), 5);
+  EXPECT_EQ(run(5, 9, MappingKind::linear_n, 8), 9);
+  EXPECT_EQ(run(40, 9, MappingKind::linear_m, 8), 1);      // longer than kMaxStreamKRun
+  EXPECT_EQ(run(5, 9, MappingKind::morton, 8), 1);
+  EXPECT_EQ(run(2, 112, MappingKind::grouped_m, 8, sched::ClusterAxis::along_m), 1);
+  EXPECT_TRUE(sched::stream_k_run_shares_b(sched::Mapping{MappingKind::grouped_m, 8, 2, 2}));
+  EXPECT_FALSE(sched::stream_k_run_shares_b(sched::Mapping{MappingKind::grouped_n, 8, 2, 2}));
+}
+
+TEST(StreamK, RunsCoverEveryKBlockOnceAndTheirMembersWalkSideBySide) {
+  // Stream-K over runs (KSplit::group = E): every k-block once, pieces in k order at
+  // piece_worker(first, i), and each shared unit of a run's member j done by worker r*E + j
+  // together with the same k-blocks of every other member (the same range r).
+  const std::tuple<int, int> grids[] = {{2, 112}, {3, 50}, {5, 26}, {7, 18}, {2, 7}, {4, 33}, {8, 40}, {2, 1}};
+  int runs_seen = 0;
+  for (const auto& [mb, nb] : grids) {
+    const int tiles = mb * nb;
+    const sched::Schedule sch{sched::TileGrid{mb, nb}, sched::Mapping{sched::MappingKind::grouped_m, 8, 2, 2},
+                              sched::ClusterAxis::none};
+    const int e = sched::stream_k_run(sch);
+    ASSERT_EQ(e, mb);
+    for (int kb : {1, 5, 32, 64})
+      for (int ctas : {7, 100, 132}) {
+        const KSplit split = sched::stream_k_decomposition(tiles, kb, ctas, 4, e);
+        SCOPED_TRACE(testing::Message() << mb << "x" << nb << " kb " << kb << " ctas " << ctas);
+        ASSERT_TRUE(split.valid());
+        if (split.workers > 0) {
+          EXPECT_EQ(split.workers % split.group, 0);
+          EXPECT_EQ(split.dp_tiles % split.group, 0);
+          EXPECT_LE(split.workers, ctas);
+        }
+        check_cover(split, mb, nb, ctas);
+        check_cover(split, mb, nb, split.launch_ctas(ctas));
+        if (split.group == 1 || split.workers == 0) continue;
+        ++runs_seen;
+        // (run, kb0, kb1) -> the members that walk it.
+        std::map<std::tuple<int, int, int>, std::vector<int>> members;
+        for (const Walked& w : walk(split, mb, nb, ctas)) {
+          if (w.u.slot < split.dp_tiles) continue;
+          const int local = w.u.slot - split.dp_tiles;
+          members[{local / split.group, w.u.kb0, w.u.kb1}].push_back(local % split.group);
+        }
+        for (auto& [key, js] : members) {
+          std::sort(js.begin(), js.end());
+          ASSERT_EQ(int(js.size()), split.group) << "run " << std::get<0>(key) << " k-blocks " << std::get<1>(key);
+          for (int j = 0; j < split.group; ++j) EXPECT_EQ(js[size_t(j)], j);
+        }
+      }
+  }
+  EXPECT_GT(runs_seen, 10);
+  // Runs that cannot be cut: a tile count that is not whole runs, or too few CTAs for two ranges.
+  EXPECT_EQ(sched::stream_k_decomposition(15, 64, 132, 4, 2).group, 1);
+  EXPECT_EQ(sched::stream_k_decomposition(14, 64, 3, 4, 2).group, 1);
+  // 224 tiles in runs of 2 on 132 CTAs: 66 ranges of 112 tiles' k-blocks, every worker 1.7 tiles.
+  const KSplit s = sched::stream_k_decomposition(224, 64, 132, 4, 2);
+  EXPECT_EQ(s.dp_tiles, 0);
+  EXPECT_EQ(s.workers, 132);
+  EXPECT_EQ(s.ranges(), 66);
+  EXPECT_EQ(s.run_iterations(), int64_t(112) * 64);
 }
 
 }  // namespace
