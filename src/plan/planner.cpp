@@ -386,6 +386,14 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
       visit_one(deeper);
     }
   };
+  // Stream-K, and stream-K over runs where the config's mapping lays its shared tiles out in runs
+  // (schedule/stream_k.hpp: the members of a run read the operand they share side by side).
+  auto visit_stream_k = [&](Config c) {
+    visit(c);
+    c.sk_runs = true;
+    const Problem kp = kernel_problem(p, c);
+    if (sm90::config_k_split(c, kp.m, kp.n, kp.k, d.sm_count).group > 1) visit(c);
+  };
   std::vector<int> bms = {64};
   if (p.m > 64) bms.push_back(128);
   // An MN-major operand loads whole chunks of 64, 32 or 16 elements (sm90::check_kernel_config,
@@ -451,7 +459,7 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
         c.bm = bm;
         c.bn = bn;
         c.stream_k = true;
-        visit(c);
+        visit_stream_k(c);
       }
       if (tiles >= d.sm_count) continue;
       std::vector<int> splits(std::begin(kSplitKFactors), std::end(kSplitKFactors));
@@ -525,7 +533,7 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
       if (!o.allow_split_k) continue;
       const int64_t tiles = ceil_div(p.n, bm) * ceil_div(p.m, bn);
       c.stream_k = true;
-      if (tiles % d.sm_count != 0) visit(c);  // stream-K
+      if (tiles % d.sm_count != 0) visit_stream_k(c);  // stream-K (and over runs)
       if (tiles >= d.sm_count) continue;
       for (int s : kSplitKFactors) {
         if (tiles * s > d.sm_count) break;  // one wave (kSplitKFactors)
