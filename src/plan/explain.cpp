@@ -220,6 +220,7 @@ std::string explain_json(const Plan& plan, const std::optional<Candidate>& user,
   j["device"] = device_json(plan.device, o.device_note);
   j["ranking"] = plan.options.ranking == Ranking::time ? "time" : "seed";
   j["ksplit_margin"] = plan.options.ranking == Ranking::time ? kKSplitMargin : 0.0;
+  j["runs_margin"] = plan.options.ranking == Ranking::time ? kRunsMargin : 0.0;
   ordered_json rules = ordered_json::object();
   const auto groups = by_rule(plan);
   for (const auto& [rule, list] : groups) rules[rule] = list.size();
@@ -304,7 +305,8 @@ std::string explain_text(const Plan& plan, const std::optional<Candidate>& user,
                    describe(plan.chosen().config), plan.chosen().time.predicted_us, e.model.measured_us);
   } else {
     fmt::format_to(w, "chosen (lowest {}):\n",
-                   by_time ? fmt::format("predicted time, a k-split's counted {:.0f} % higher", 100 * kKSplitMargin)
+                   by_time ? fmt::format("predicted time, a k-split's counted {:.0f} % higher, stream-K over runs {:.0f} %",
+                                         100 * kKSplitMargin, 100 * (kKSplitMargin + kRunsMargin))
                            : std::string("seed score"));
     append_summary(out, plan.chosen(), "  ");
   }

@@ -605,7 +605,8 @@ Status validate_problem(const Problem& p) {
 }
 
 double ranking_us(const Candidate& c) {
-  return c.time.predicted_us * (c.config.stream_k ? 1.0 + kKSplitMargin : 1.0);
+  return c.time.predicted_us *
+         (c.config.stream_k ? 1.0 + kKSplitMargin + (c.config.sk_runs ? kRunsMargin : 0.0) : 1.0);
 }
 
 bool ranks_before(const Candidate& a, const Candidate& b, Ranking ranking) {
@@ -640,7 +641,7 @@ Plan make_plan(const Problem& p, const DeviceProfile& d, const PlanOptions& opti
           "k-split must win by (the model has favoured k-splits where it compares them with unsplit tiles, "
           "measured: docs/PLANNER.md section 4.3)",
           describe(c.config), c.time.predicted_us, 100.0 * (1.0 - c.time.predicted_us / pick.time.predicted_us),
-          pick.time.predicted_us, 100.0 * kKSplitMargin));
+          pick.time.predicted_us, 100.0 * (kKSplitMargin + (c.config.sk_runs ? kRunsMargin : 0.0))));
       break;
     }
   }

@@ -172,8 +172,15 @@ size_t rank_of(const Plan& plan, const Candidate& c);
 // 29 such problems) and their near ties rank the measured-faster tile first without the margin;
 // kept, as the bias remains and no record's pick changes with it.
 inline constexpr double kKSplitMargin = 0.03;
+// Stream-K over runs (Config::sk_runs) wins by kRunsMargin more: measured on the H100 (docs/PERF.md,
+// forty-first session) against the unsplit tile on four problems where the model ranked it second
+// (300x14336x4096, 512x8192x28672, 500x14336x4096, 250x11008x4096), the model's runs were 3.0 %
+// more optimistic than its unsplit tiles (measured over predicted, the runs' ratio over the
+// tile's: 1.017, 1.066, 1.042, 0.997), and no run beat the unsplit tile.
+inline constexpr double kRunsMargin = 0.03;
 
-// What Ranking::time orders by: predicted_us, times 1 + kKSplitMargin for a k-split.
+// What Ranking::time orders by: predicted_us, times 1 + kKSplitMargin for a k-split (and
+// kRunsMargin more for stream-K over runs).
 double ranking_us(const Candidate& c);
 
 // Strict total order used for ranking (true when a goes first).
