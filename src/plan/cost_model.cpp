@@ -189,7 +189,7 @@ KSplitWork ksplit_work(const Problem& p, const Config& c, const DeviceProfile& d
     // the others: max_pieces - 1.
     if (split.tiles - split.dp_tiles <= sm90::kKSplitCounters) {  // else rejected (split_k.tiles)
       for (int slot = split.dp_tiles; slot < split.tiles; ++slot)
-        w.max_pieces = std::max<int64_t>(w.max_pieces, split.last_worker(slot) - split.first_worker(slot) + 1);
+        w.max_pieces = std::max<int64_t>(w.max_pieces, split.pieces(slot));
       // Units of a worker that share their tile: the tile its range starts in and the one it ends
       // in (one when they are the same), each shared unless a single worker holds it whole.
       auto shared = [&](int slot) { return split.last_worker(slot) > split.first_worker(slot); };

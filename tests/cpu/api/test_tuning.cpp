@@ -220,7 +220,7 @@ TEST(ExplainTuned, AnIgnoredEntryOrNoneOrOffLeavesTheModelsPick) {
     std::string text, json;
     ASSERT_TRUE(explain_call(request(c.p, false, c.state), &text).ok());
     ASSERT_TRUE(explain_call(request(c.p, true, c.state), &json).ok());
-    EXPECT_NE(text.find("chosen (lowest predicted time, a k-split's counted 3 % higher, stream-K over runs 6 %):"), std::string::npos) << text;
+    EXPECT_NE(text.find("chosen (lowest predicted time, a k-split's counted 3 % higher, stream-K over runs 8 %):"), std::string::npos) << text;
     EXPECT_NE(text.find(c.text), std::string::npos) << text;
     const nlohmann::json j = nlohmann::json::parse(json);
     EXPECT_EQ(j["chosen_by"], "model");
