@@ -73,6 +73,8 @@ void check_cover(const KSplit& split, int m_blocks, int n_blocks, int ctas) {
     std::sort(pieces.begin(), pieces.end(), [](const auto& a, const auto& b) { return a.kb0 < b.kb0; });
     ASSERT_EQ(int(pieces.size()), pieces.front().pieces) << "slot " << slot;
     if (slot < split.dp_tiles) ASSERT_EQ(pieces.size(), 1u);
+    // What the time model counts (cost_model.cpp, ksplit_work) is what the kernel walks.
+    if (slot >= split.dp_tiles && split.workers > 0) ASSERT_EQ(split.pieces(slot), int(pieces.size())) << "slot " << slot;
     for (size_t i = 0; i < pieces.size(); ++i) {
       ASSERT_EQ(pieces[i].piece, int(i));  // pieces in k order
       ASSERT_EQ(pieces[i].pieces, int(pieces.size()));
