@@ -173,10 +173,10 @@ size_t rank_of(const Plan& plan, const Candidate& c);
 // kept, as the bias remains and no record's pick changes with it.
 inline constexpr double kKSplitMargin = 0.03;
 // Stream-K over runs (Config::sk_runs) wins by kRunsMargin more: measured on the H100 (docs/PERF.md,
-// forty-first session) against the unsplit tile on four problems where the model ranked it second
-// (300x14336x4096, 512x8192x28672, 500x14336x4096, 250x11008x4096), the model's runs were 5.1 %
-// more optimistic than its unsplit tiles on average (measured over predicted, the runs' ratio over
-// the tile's: 1.030, 1.077, 1.083, 1.016), and no run beat the unsplit tile.
+// forty-first session) against the unsplit tile on four problems (300x14336x4096,
+// 512x8192x28672, 500x14336x4096, 250x11008x4096), the model's runs were 5.1 % more optimistic
+// than its unsplit tiles on average (measured over predicted, the runs' ratio over the tile's:
+// 1.030, 1.077, 1.083, 1.016), and no run beat the unsplit tile.
 inline constexpr double kRunsMargin = 0.05;
 
 // What Ranking::time orders by: predicted_us, times 1 + kKSplitMargin for a k-split (and
