@@ -604,10 +604,11 @@ Status validate_problem(const Problem& p) {
   return Status::success();
 }
 
-double ranking_us(const Candidate& c) {
-  return c.time.predicted_us *
-         (c.config.stream_k ? 1.0 + kKSplitMargin + (c.config.sk_runs ? kRunsMargin : 0.0) : 1.0);
+double ranking_margin(const Config& c) {
+  return c.stream_k ? kKSplitMargin + (c.sk_runs ? kRunsMargin : 0.0) : 0.0;
 }
+
+double ranking_us(const Candidate& c) { return c.time.predicted_us * (1.0 + ranking_margin(c.config)); }
 
 bool ranks_before(const Candidate& a, const Candidate& b, Ranking ranking) {
   const double a1 = ranking == Ranking::time ? ranking_us(a) : a.seed.score;
@@ -641,7 +642,7 @@ Plan make_plan(const Problem& p, const DeviceProfile& d, const PlanOptions& opti
           "k-split must win by (the model has favoured k-splits where it compares them with unsplit tiles, "
           "measured: docs/PLANNER.md section 4.3)",
           describe(c.config), c.time.predicted_us, 100.0 * (1.0 - c.time.predicted_us / pick.time.predicted_us),
-          pick.time.predicted_us, 100.0 * (kKSplitMargin + (c.config.sk_runs ? kRunsMargin : 0.0))));
+          pick.time.predicted_us, 100.0 * ranking_margin(c.config)));
       break;
     }
   }

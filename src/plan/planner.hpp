@@ -179,8 +179,10 @@ inline constexpr double kKSplitMargin = 0.03;
 // 1.030, 1.077, 1.083, 1.016), and no run beat the unsplit tile.
 inline constexpr double kRunsMargin = 0.05;
 
-// What Ranking::time orders by: predicted_us, times 1 + kKSplitMargin for a k-split (and
-// kRunsMargin more for stream-K over runs).
+// The fraction Ranking::time adds to a config's predicted time: kKSplitMargin for a k-split,
+// kRunsMargin more for stream-K over runs, 0 otherwise.
+double ranking_margin(const Config& c);
+// What Ranking::time orders by: predicted_us, times 1 + ranking_margin.
 double ranking_us(const Candidate& c);
 
 // Strict total order used for ranking (true when a goes first).
