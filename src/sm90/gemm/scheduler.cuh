@@ -73,14 +73,13 @@ struct UnitScheduler {
       // `it` counts run iterations: the run among the stream-K slots, and this worker's member of it.
       const int run = int(it / num_kb);
       const int64_t tile_begin = int64_t(run) * num_kb;
-      const int range = worker / split.group, first_range = split.owner(tile_begin);
       u.slot = split.dp_tiles + run * split.group + worker % split.group;
       u.work = sched::slot_work(schedule, u.slot);
       u.kb0 = int(it - tile_begin);
       u.kb1 = it_end - tile_begin < num_kb ? int(it_end - tile_begin) : num_kb;
-      u.first_worker = first_range * split.group + worker % split.group;
-      u.pieces = split.owner(tile_begin + num_kb - 1) - first_range + 1;
-      u.piece = range - first_range;
+      u.first_worker = split.first_worker(u.slot);
+      u.pieces = split.pieces(u.slot);
+      u.piece = (worker - u.first_worker) / split.group;
       it = tile_begin + u.kb1;
       return true;
     }
