@@ -305,7 +305,7 @@ std::string explain_text(const Plan& plan, const std::optional<Candidate>& user,
                    describe(plan.chosen().config), plan.chosen().time.predicted_us, e.model.measured_us);
   } else {
     fmt::format_to(w, "chosen (lowest {}):\n",
-                   by_time ? fmt::format("predicted time, a k-split's counted {:.0f} % higher, stream-K over runs {:.0f} %",
+                   by_time ? fmt::format("predicted time, a k-split's counted {:g} % higher, stream-K over runs {:g} %",
                                          100 * kKSplitMargin, 100 * (kKSplitMargin + kRunsMargin))
                            : std::string("seed score"));
     append_summary(out, plan.chosen(), "  ");

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "api/explain_call.hpp"
@@ -220,7 +221,9 @@ TEST(ExplainTuned, AnIgnoredEntryOrNoneOrOffLeavesTheModelsPick) {
     std::string text, json;
     ASSERT_TRUE(explain_call(request(c.p, false, c.state), &text).ok());
     ASSERT_TRUE(explain_call(request(c.p, true, c.state), &json).ok());
-    EXPECT_NE(text.find("chosen (lowest predicted time, a k-split's counted 3 % higher, stream-K over runs 8 %):"), std::string::npos) << text;
+    const std::string margins = fmt::format("chosen (lowest predicted time, a k-split's counted {:g} % higher, stream-K over runs {:g} %):",
+                                            100 * plan::kKSplitMargin, 100 * (plan::kKSplitMargin + plan::kRunsMargin));
+    EXPECT_NE(text.find(margins), std::string::npos) << text;
     EXPECT_NE(text.find(c.text), std::string::npos) << text;
     const nlohmann::json j = nlohmann::json::parse(json);
     EXPECT_EQ(j["chosen_by"], "model");
