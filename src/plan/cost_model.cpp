@@ -355,12 +355,23 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // 4 pairs: 4001x3999x2001 121.4 -> 118.5 us, 2500x7001x1999 142.2 -> 137.5); with the TMA-store
   // epilogue the same trade measured even (H200: 128x176 ping-pong 4 stages against 5 staged 64,
   // 4096x7168x2048 155.6 / 156.5, 4096x2112x7168 160.8 / 160.8).
+  // In a single wave (unsplit, every CTA one tile) the shallow ring is charged whatever the HBM
+  // share, from 24 k-blocks: no next mainloop waits on the epilogue, so the narrower staging has
+  // nothing to delay. NOTES: measured (bench/measurements, the tune records of both GPUs; docs/PERF.md
+  // forty-second session), the same tile with one more stage staged 64 columns at a time was never
+  // slower in a single wave, 12 pairs at 24-172 k-blocks, 0-6.8 % faster (H100: 640x4096x1536
+  // 128x160 15.0 -> 14.3 us, 250x11008x4096 128x176 45.2 -> 43.6; H200: 160x14336x4096 128x160
+  // swap-AB, 128x24576x1536 128x192 even), where the 4-stage tile had been ranked first on equal
+  // predictions wherever the HBM share or the 32-k-block floor left it uncharged; over several
+  // waves the same trade measured -3.3..+11.8 %.
   {
     const double tma_bytes = static_cast<double>(ks.m_blocks * ks.n_blocks) * static_cast<double>(kb_total) *
                              static_cast<double>(c.bm + c.bn) * line;
     const double in_flight = static_cast<double>(c.stages - 1) * static_cast<double>(c.bm + c.bn) * line;
-    if (c.bm >= 128 && ceil_div(ks.k_split, c.bk) >= 32 && in_flight < d.ring_bytes &&
-        ((c.pingpong && c.epilogue == Epilogue::smem_stores) || ab.bytes >= d.ring_hbm_share * tma_bytes))
+    const int64_t unit_kb = ceil_div(ks.k_split, c.bk);
+    const bool single_wave = !ksplit && s.num_waves == 1;
+    const bool fed_from_hbm = (c.pingpong && c.epilogue == Epilogue::smem_stores) || ab.bytes >= d.ring_hbm_share * tma_bytes;
+    if (c.bm >= 128 && in_flight < d.ring_bytes && (single_wave ? unit_kb >= 24 : unit_kb >= 32 && fed_from_hbm))
       t.efficiency *= d.ring_shallow_factor;
   }
   t.tc_us = cycles_to_us(cta_kb * kblock_flops / (d.tc_flops_per_cycle_per_sm() * t.efficiency), d);

@@ -313,6 +313,30 @@ TEST(TimeModel, AShallowRingCostsWhereTheFeedComesFromHbm) {
   }
 }
 
+TEST(TimeModel, AShallowRingCostsInASingleWaveWhateverItsFeed) {
+  // Measured on the H100 (docs/PERF.md, forty-second session): 640x4096x1536, one wave of 130
+  // 128x160 tiles at 24 k-blocks (under the 32-k-block floor), ran 15.0 us with 4 stages and 14.3
+  // with 5 staged one box at a time, which had been predicted equal and ranked second. Over several
+  // waves the floor stands: 4096x32768x512 keeps its wide staging (the test above).
+  const DeviceProfile h100 = profile("h100");
+  auto eval = [&](int64_t m, int64_t n, int64_t k, const char* spec) {
+    const ParsedConfigSpec s = parse_config_spec(spec);
+    EXPECT_TRUE(s.ok()) << spec;
+    return evaluate_config(nt_problem(m, n, k), h100, s.spec.config, s.spec.stages_given);
+  };
+  const Candidate shallow = eval(640, 4096, 1536, "128x160,stages=4"), deep = eval(640, 4096, 1536, "128x160,stages=5,stage=64");
+  ASSERT_TRUE(shallow.feasible() && deep.feasible());
+  EXPECT_EQ(shallow.seed.num_waves, 1);
+  EXPECT_NEAR(deep.time.efficiency * h100.ring_shallow_factor, shallow.time.efficiency, 1e-12);
+  EXPECT_LT(deep.time.predicted_us, shallow.time.predicted_us);
+  const Plan p = make_plan(nt_problem(640, 4096, 1536), h100);
+  EXPECT_EQ(p.chosen().config.stage_cols, 64) << describe(p.chosen().config);
+  // The same tile over two waves (1280 rows: 260 tiles) at 24 k-blocks: not charged.
+  const Candidate two_shallow = eval(1280, 4096, 1536, "128x160,stages=4"), two_deep = eval(1280, 4096, 1536, "128x160,stages=5,stage=64");
+  EXPECT_EQ(two_shallow.seed.num_waves, 2);
+  EXPECT_DOUBLE_EQ(two_shallow.time.efficiency, two_deep.time.efficiency);
+}
+
 TEST(TimeModel, OneConsumerClustersCostWhatTheyMeasured) {
   // Measured on the H200 (tune data, docs/PERF.md): 128x7168x16384 with 64x112 took 68.2 us alone,
   // 68.4 with a 2x1 cluster and 78.7-81.8 with 1x2; 128-row tiles lose 1-3 % to either.
