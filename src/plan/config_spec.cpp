@@ -48,7 +48,7 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
     return fail("the first item \"" + std::string(tile) + "\" must be the tile BMxBN, e.g. 128x256");
   // (The kernel template's rules, sm90::check_kernel_config's first two, named before the rest.)
   if (!sm90::tile_m_ok(c.bm))
-    return fail("BM=" + std::to_string(c.bm) + " must be 64 or 128 (one consumer warpgroup per 64 rows)");
+    return fail("BM=" + std::to_string(c.bm) + " must be 64, 128 or 256 (one consumer warpgroup per 64 rows, or two of 128)");
   if (!sm90::tile_n_ok(c.bn))
     return fail("BN=" + std::to_string(c.bn) + " must be a multiple of 8 in [16, 256] (wgmma N)");
   bool mapping_given = false, group_given = false, dsm = false, runs = false;

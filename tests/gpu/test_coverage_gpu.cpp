@@ -512,6 +512,43 @@ TEST(CoverageGpu, StreamKOverRunsOfTiles) {
   }
 }
 
+TEST(CoverageGpu, TilesOf256RowsTwoConsumersOf128) {
+  // BM = 256 (Config::row_blocks 2 cooperative): each consumer computes rows [128c, 128c + 128) as
+  // two 64-row blocks and stores them one after the other. M = 777 ends 9 rows into the last
+  // tile; MN-major A in 64-element chunks (four per stage); swap-AB's transposed store; clusters
+  // sharing B (2x1) and A (1x2, 128-row halves); the threads' copy-out (odd ldd) and C in place.
+  struct Wide {
+    const char* tile;
+    Major a_major, b_major;
+    DType out;
+    bool with_c;
+    int64_t ldd_pad;
+  };
+  const Major K = Major::k_major, MN = Major::mn_major;
+  const Wide cases[] = {{"256x152", K, K, DType::bf16, false, 0},          {"256x152", MN, K, DType::fp32, true, 1},
+                        {"256x112,swapab", K, K, DType::bf16, false, 0},   {"256x112,swapab", K, K, DType::bf16, true, 0},
+                        {"256x176,stage=64", K, MN, DType::bf16, false, 0}, {"256x128,cluster=2x1", K, K, DType::fp32, false, 0},
+                        {"256x128,cluster=1x2", MN, K, DType::bf16, false, 0}, {"256x96", K, K, DType::bf16, true, 1}};
+  for (const Wide& w : cases) {
+    Case cs{777, 1000, 520};
+    cs.config = w.tile;
+    cs.a_major = w.a_major;
+    cs.b_major = w.b_major;
+    cs.out = w.out;
+    cs.ldd_pad = w.ldd_pad;
+    if (w.with_c) {
+      cs.with_c = true;
+      cs.in_place = true;
+      cs.beta = 0.5f;
+      cs.alpha = 1.5f;
+    }
+    plan::Config ran;
+    run_case(cs, 95, nullptr, &ran);
+    EXPECT_EQ(ran.bm, 256) << plan::describe(ran);
+    EXPECT_EQ(ran.row_blocks(), 2) << plan::describe(ran);
+  }
+}
+
 TEST(CoverageGpu, ForcedTilesEveryEpilogueVariant) {
   // Whole and partial 128-B boxes, one and two consumers, clusters, bf16 and fp32 output: with C
   // the partial widths take the direct epilogue (pairs, and element-wise with an odd ldd); without

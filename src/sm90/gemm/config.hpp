@@ -84,7 +84,8 @@ inline constexpr int kMaxClusterK = 8;        // the portable thread-block clust
 
 struct Config {
   // ---- CTA tile (the code) ---------------------------------------------------------------------
-  int bm = 128;          // output rows per CTA: 64 (one consumer warpgroup) or 128 (two)
+  int bm = 128;          // output rows per CTA: 64 (one consumer warpgroup), 128 (two), or 256 (two
+                         // consumers of 128 rows each: wide_m below)
   int bn = 128;          // output columns per CTA: a multiple of 8 in [16, 256] (wgmma N)
   int bk = kBlockK;      // K per pipeline stage: 64 bf16 = one 128-B swizzle line
   int stages = 4;        // smem ring depth, >= 3; as many as fit (sm90/smem_layout.hpp)
@@ -146,9 +147,10 @@ struct Config {
   // (schedule/stream_k.hpp). false: every worker a range of its own.
   bool sk_runs = false;
 
-  TG_HD constexpr int consumers() const { return pingpong ? 2 : bm / 64; }
-  // 64-row blocks of the tile one consumer computes: 1 cooperative, bm / 64 ping-pong.
-  TG_HD constexpr int row_blocks() const { return pingpong ? bm / 64 : 1; }
+  TG_HD constexpr int consumers() const { return pingpong || bm > 128 ? 2 : bm / 64; }
+  // 64-row blocks of the tile one consumer computes: cooperative 1 (2 with BM = 256), ping-pong
+  // bm / 64.
+  TG_HD constexpr int row_blocks() const { return pingpong ? bm / 64 : bm / (64 * consumers()); }
   TG_HD constexpr int threads() const { return 128 * (1 + consumers()); }
   TG_HD constexpr int cluster_size() const { return cluster_m * cluster_n; }  // the multicast pair
   // CTAs per cluster of the launch: a multicast pair or a k-split cluster (never both: cluster_k).
@@ -181,7 +183,7 @@ TG_HD constexpr bool partly_staged(const Config& c) {
 // instantiated, otherwise a code naming the first broken rule (config_rule_text gives the words).
 enum class ConfigRule : int {
   ok = 0,
-  tile_m,           // bm is 64 or 128
+  tile_m,           // bm is 64, 128 or 256
   tile_n,           // bn is a multiple of 8 in [16, 256]
   tile_k,           // bk is 64
   stages,           // 3 <= stages <= 16
@@ -200,6 +202,7 @@ enum class ConfigRule : int {
   pingpong,         // ping-pong consumers: no k-splitting, at most kMaxPingpongAccumulators per thread
   acc_sets,         // 0, 1 or 2 accumulator sets, 2 only for at most kMaxSplitAccumulators per thread
   cluster_k,        // cluster_k in [1, kMaxClusterK]; above 1 only for split-K with split_k = cluster_k
+  wide_m,           // BM = 256: cooperative, no k-splitting, at most pingpong_max_accumulators per thread
 };
 
 // Two accumulator sets double a consumer thread's accumulator registers: only for narrow tiles.
@@ -224,8 +227,15 @@ TG_HD constexpr int pingpong_max_accumulators(const Config& c) {
   return kMaxPingpongAccumulators;
 }
 
+// The most accumulators a BM = 256 consumer thread holds (two 64-row blocks of bn / 2): what a
+// ping-pong consumer may, except the threads' copy-out, whose C loads spill from 144 here
+// (ptxas, 256x144 with C: 112 B of stack; 256x128 clean; tests/cpu/jit/test_cubin_audit.cpp).
+TG_HD constexpr int wide_m_max_accumulators(const Config& c) {
+  return c.epilogue == Epilogue::smem_stores ? 128 : pingpong_max_accumulators(c);
+}
+
 // The tile's extents the template takes (ConfigRule::tile_m, tile_n; the spec parser's rules too).
-TG_HD constexpr bool tile_m_ok(int bm) { return bm == 64 || bm == 128; }
+TG_HD constexpr bool tile_m_ok(int bm) { return bm == 64 || bm == 128 || bm == 256; }
 TG_HD constexpr bool tile_n_ok(int bn) { return bn >= 16 && bn <= 256 && bn % 8 == 0; }
 
 TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
@@ -274,13 +284,18 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
     return ConfigRule::acc_sets;
   if (c.cluster_k < 1 || c.cluster_k > kMaxClusterK || (c.cluster_k > 1 && (!c.stream_k || c.split_k != c.cluster_k)))
     return ConfigRule::cluster_k;
+  // BM = 256: each of the two consumers computes two 64-row blocks (as a ping-pong consumer does a
+  // 128-row tile), so it holds what a ping-pong consumer holds; the k-split fix-up sums one block
+  // per consumer, so no k-splitting.
+  if (c.bm == 256 && (c.pingpong || c.stream_k || c.accumulators() > wide_m_max_accumulators(c)))
+    return ConfigRule::wide_m;
   return ConfigRule::ok;
 }
 
 TG_HD constexpr const char* config_rule_text(ConfigRule r) {
   switch (r) {
     case ConfigRule::ok: return "ok";
-    case ConfigRule::tile_m: return "bm must be 64 or 128 (one consumer warpgroup per 64 rows)";
+    case ConfigRule::tile_m: return "bm must be 64, 128 or 256 (one consumer warpgroup per 64 rows, or two of 128)";
     case ConfigRule::tile_n: return "bn must be a multiple of 8 in [16, 256] (wgmma N)";
     case ConfigRule::tile_k: return "bk must be 64 (one 128-B swizzle line of bf16)";
     case ConfigRule::stages: return "stages must be in [3, 16]";
@@ -314,6 +329,10 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::acc_sets:
       return "acc_sets must be 0 (the planner's choice), 1 or 2, and 2 only for tiles of at most 32 "
              "accumulators per thread (bm x bn / 128 <= 32)";
+    case ConfigRule::wide_m:
+      return "bm = 256 (two consumers of 128 rows) takes whole tiles with cooperative consumers (no ping-pong, "
+             "split-K or stream-K) of at most 176 accumulators per thread (bn <= 176), 128 with the threads' "
+             "copy-out (smem_stores) or the direct epilogue reading C";
   }
   return "unknown rule";
 }

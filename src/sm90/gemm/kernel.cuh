@@ -118,7 +118,7 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     }
   } else {
     // ---- consumers: cooperative, consumer c computes tile rows [64c, 64c + 64) x all BN columns of
-    // every tile; ping-pong, consumer c computes the whole of every other tile (the CTA's tiles
+    // every tile (BM = 256: rows [128c, 128c + 128), two 64-row blocks); ping-pong, consumer c computes the whole of every other tile (the CTA's tiles
     // 0, 2, 4, ... go to consumer 0), passing over the other's k-blocks in the ring ----
     if constexpr (T::kRebalance) setmaxnreg_inc<C.consumer_regs>();
     const int consumer = warpgroup - 1;
@@ -132,8 +132,9 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     constexpr bool kAsyncC = async_thread_c(C);
     uint32_t* c_side = reinterpret_cast<uint32_t*>(smem + L.recv_offset + recv_area_bytes(C)) +
                        consumer * T::kSlotsPerConsumer * kStoreBoxRows;
-    // The first 64-row block this consumer computes, and where tile rows start for block 0.
-    const int row_block0 = C.pingpong ? 0 : consumer;
+    // The first 64-row block this consumer computes (cooperative: its kRowBlocks blocks, one or,
+    // with BM = 256, two), and where tile rows start for block 0.
+    const int row_block0 = C.pingpong ? 0 : consumer * T::kRowBlocks;
     // Ping-pong: the CTA's units with a tile so far (their parity picks the consumer), and the
     // turn barriers. NOTES: a consumer passing over the other's k-blocks must not wait on its own
     // first stage before the other has waited on all of them: a stage's full barrier would then be

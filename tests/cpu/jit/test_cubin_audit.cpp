@@ -374,6 +374,55 @@ TEST(CubinAudit, ClusterKSplits) {
   audit.summary("k-split clusters");
 }
 
+// BM = 256 (two consumers of 128 rows, Config::row_blocks 2): the widest tiles the rule allows
+// (176 accumulators per thread, TMA store), swap-AB's transposed store with C, MN-major operands,
+// both clusters, the threads' copy-out at its 144 and the direct epilogue with C at 128: each
+// compiles, HGMMA, no local memory.
+TEST(CubinAudit, TilesOf256Rows) {
+  const auto d = *plan::find_builtin_profile("h200");
+  Audit audit;
+  struct Forced {
+    const char* spec;
+    int64_t m, n, k;
+    Major a_major, b_major;
+    bool with_c;
+    DType out;
+    sm90::Epilogue epilogue = sm90::Epilogue::tma_store;
+  };
+  const Major K = Major::k_major, MN = Major::mn_major;
+  const Forced cases[] = {{"256x176", 4096, 4096, 4096, K, K, false, DType::bf16},
+                          {"256x152,swapab", 300, 14336, 4096, K, K, true, DType::bf16},
+                          {"256x128,cluster=2x1", 4096, 4096, 4096, MN, MN, false, DType::bf16},
+                          {"256x128,cluster=1x2", 4096, 4096, 4096, MN, K, true, DType::fp32},
+                          {"256x128", 4096, 4096, 2048, K, K, true, DType::bf16, sm90::Epilogue::smem_stores},
+                          {"256x128", 4096, 4096, 4096, K, K, true, DType::fp32, sm90::Epilogue::direct}};
+  for (const Forced& f : cases) {
+    plan::Problem p;
+    p.m = f.m;
+    p.n = f.n;
+    p.k = f.k;
+    p.a_major = f.a_major;
+    p.b_major = f.b_major;
+    p.accumulate = f.with_c;
+    p.out = f.out;
+    const detail::Route r = route_problem(p);
+    const plan::ParsedConfigSpec spec = plan::parse_config_spec(f.spec);
+    ASSERT_TRUE(spec.ok()) << spec.error;
+    const plan::Candidate cand = plan::evaluate_config(r.problem, d, spec.spec.config, false);
+    ASSERT_TRUE(cand.feasible()) << f.spec << ": " << cand.reason;
+    ASSERT_EQ(cand.config.bm, 256);
+    plan::Config c = cand.config;
+    if (f.epilogue != c.epilogue) {  // the epilogues an unaligned D would take
+      c.epilogue = f.epilogue;
+      c.stage_cols = f.epilogue == sm90::Epilogue::direct ? 0 : sm90::whole_stage_cols(c.bn, c.out_dtype);
+      c.stages = sm90::config_max_stages(c, d.smem_per_block_optin);
+      ASSERT_EQ(sm90::check_kernel_config(c), sm90::ConfigRule::ok) << plan::describe(c);
+    }
+    audit.check(c);
+  }
+  audit.summary("256-row tiles");
+}
+
 // MN-major operands in chunks narrower than 64 elements (sm90/swizzle.hpp; the planner offers them
 // with PlanOptions::narrow_mn_chunks): swap-AB over a small MN-major A (16-, 32- and 48-wide tiles,
 // split, a k-split cluster, with C), small-N tiles of an MN-major B (unswapped, multicast halves,

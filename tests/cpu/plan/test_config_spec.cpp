@@ -120,7 +120,7 @@ TEST(ConfigSpec, ErrorsNameOptionValueAndRule) {
   };
   const Bad cases[] = {
       {"128", "BMxBN"},
-      {"96x128", "BM=96 must be 64 or 128"},
+      {"96x128", "BM=96 must be 64, 128 or 256"},
       {"128x250", "BN=250 must be a multiple of 8"},
       {"128x100", "BN=100 must be a multiple of 8"},
       {"128x128,stages=2", "stages=2 must be an integer in [3, 16]"},

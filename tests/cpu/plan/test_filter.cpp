@@ -293,10 +293,14 @@ TEST(Filter, ClustersNeedAnSmCountDivisibleByTheClusterSize) {
 TEST(Filter, UserConfigsOutsideTheTemplateAreRejectedWithItsRule) {
   const DeviceProfile d = *find_builtin_profile("h200");
   const Problem p = nt_problem(4096, 4096, 4096);
-  Config c = tile_config(256, 128);
+  Config c = tile_config(192, 128);
   Candidate r = evaluate_config(p, d, c, false);
   EXPECT_EQ(r.rule, Rule::kernel_template);
-  EXPECT_NE(r.reason.find("bm must be 64 or 128"), std::string::npos) << r.reason;
+  EXPECT_NE(r.reason.find("bm must be 64, 128 or 256"), std::string::npos) << r.reason;
+  r = evaluate_config(p, d, tile_config(256, 192), false);  // 192 accumulators per consumer thread
+  EXPECT_EQ(r.rule, Rule::kernel_template);
+  EXPECT_NE(r.reason.find("bm = 256"), std::string::npos) << r.reason;
+  EXPECT_NE(evaluate_config(p, d, tile_config(256, 176), false).rule, Rule::kernel_template);
   r = evaluate_config(p, d, tile_config(128, 20), false);
   EXPECT_EQ(r.rule, Rule::kernel_template);
   EXPECT_NE(r.reason.find("multiple of 8"), std::string::npos) << r.reason;
