@@ -396,6 +396,7 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   };
   std::vector<int> bms = {64};
   if (p.m > 64) bms.push_back(128);
+  if (p.m > 128) bms.push_back(256);
   // An MN-major operand loads whole chunks of 64, 32 or 16 elements (sm90::check_kernel_config,
   // mn_chunk_elems): B MN-major steps BN by 64, or by 16 with narrow chunks, and a multicast half of
   // an MN-major tile must be whole chunks too.
@@ -426,6 +427,9 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   const int bn_step = b_mn ? b_mn_step : 16;
   for (int bm : bms) {
     for (int bn = bn_step; bn <= bn_max; bn += bn_step) {
+      // BM = 256: two consumers of two 64-row blocks each, cooperative and unsplit (wide_m), up to
+      // kWideMMaxBn.
+      if (bm == 256 && bn > kWideMMaxBn) break;
       for (const auto& cl : clusters) {
         if ((cl[1] == 2 && a_mn && sm90::mn_chunk_elems(bm / 2) == 0) ||
             (cl[0] == 2 && b_mn && sm90::mn_chunk_elems(bn / 2) == 0))
@@ -447,12 +451,13 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
             visit(c);
             // Ping-pong consumers: persistent only (a CTA with one tile would leave one idle).
             c.pingpong = true;
-            if (persistent && o.allow_pingpong && c.accumulators() <= sm90::kMaxPingpongAccumulators) visit(c);
+            if (persistent && o.allow_pingpong && bm <= 128 && c.accumulators() <= sm90::kMaxPingpongAccumulators)
+              visit(c);
           }
         }
       }
       const int64_t tiles = ceil_div(p.m, bm) * ceil_div(p.n, bn);
-      if (!o.allow_split_k) continue;
+      if (!o.allow_split_k || bm == 256) continue;
       // Stream-K when the tiles do not fill whole waves (schedule/stream_k.hpp).
       if (tiles % d.sm_count != 0 && tiles <= kMaxKSplitTiles && ceil_div(p.k, int64_t{sm90::kBlockK}) >= 2) {
         Config c;
@@ -509,16 +514,18 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
     }
     return bns;
   };
-  for (int bm : {64, 128}) {
+  for (int bm : {64, 128, 256}) {
     if (bm > 64 && p.n <= 64) continue;
+    if (bm == 256 && (p.n <= 128 || p.m <= kSwapAbMaxM)) continue;  // (decode: unmeasured)
     // Two-consumer tiles take M in steps of 8 (wgmma's N step), one-consumer tiles in steps of 16.
     // NOTES: measured on the H200 (docs/PERF.md, twenty-sixth session), 128-row swap-AB tiles
     // whose width pads M by less than 8 ran 0.88-1.04x the time of the 16-step widths (geomean
     // about 0.96) on 60-odd midm-style shapes; 64-row ones lost up to 17 % (64x200 at
     // 200x8192x8192: 54.0 us against 128x112's 46.3), where the model's four near-equal limits
     // compound more than it predicts.
-    const std::vector<int> swap_bns = swap_widths(bm == 128 ? 8 : 16);
+    const std::vector<int> swap_bns = swap_widths(bm >= 128 ? 8 : 16);
     for (int bn : swap_bns) {
+      if (bm == 256 && bn > kWideMMaxBn) continue;
       Config c;
       c.bm = bm;
       c.bn = bn;
@@ -530,7 +537,7 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
       // (64x57344x8192 128x32: 351.8 us against 237.1; 37x4096x14336 64x32: 50.7 against 38.5).
       if (ceil_div(p.m, int64_t{bn}) > 1) c.mapping.kind = sched::MappingKind::grouped_n;
       visit(c);
-      if (!o.allow_split_k) continue;
+      if (!o.allow_split_k || bm == 256) continue;
       const int64_t tiles = ceil_div(p.n, bm) * ceil_div(p.m, bn);
       c.stream_k = true;
       if (tiles % d.sm_count != 0) visit_stream_k(c);  // stream-K (and over runs)
@@ -605,6 +612,7 @@ Status validate_problem(const Problem& p) {
 }
 
 double ranking_margin(const Config& c) {
+  if (c.bm == 256) return kWideMMargin;  // (never k-split: wide_m)
   return c.stream_k ? kKSplitMargin + (c.sk_runs ? kRunsMargin : 0.0) : 0.0;
 }
 

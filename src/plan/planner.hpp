@@ -181,9 +181,17 @@ inline constexpr double kKSplitMargin = 0.03;
 // on eleven, of which none was predicted more than 8.4 % ahead (300x11008x14336, 777x14336x8192),
 // so the ranking puts the faster first on all 13 (MeasuredPicks.StreamKOverRunsGoesFirstOnlyWhereItMeasuredFaster).
 inline constexpr double kRunsMargin = 0.06;
+// BM = 256 tiles (two consumers of 128 rows, sm90 wide_m) win by kWideMMargin: measured so far on
+// the H100 only, on nine problems (docs/PERF.md, forty-second session: 7-8 % faster than the
+// 128-row picks at 300x14336x4096 and 777x4608x4096, within 1 % on the squares, slower where their
+// tiles leave SMs idle), so a near tie stays with the 128-row tile that the records measured.
+inline constexpr double kWideMMargin = 0.03;
+// The widest BM = 256 tile the planner offers: 176 (the template's limit) keeps only 3 stages,
+// measured 1-3 % slower than 256x128 (4096^3 184.1 against 179.0 us, 8192^3 1388.1 against 1381.6).
+inline constexpr int kWideMMaxBn = 160;
 
 // The fraction Ranking::time adds to a config's predicted time: kKSplitMargin for a k-split,
-// kRunsMargin more for stream-K over runs, 0 otherwise.
+// kRunsMargin more for stream-K over runs, kWideMMargin for a BM = 256 tile, 0 otherwise.
 double ranking_margin(const Config& c);
 // What Ranking::time orders by: predicted_us, times 1 + ranking_margin.
 double ranking_us(const Candidate& c);

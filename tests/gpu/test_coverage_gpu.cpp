@@ -525,7 +525,7 @@ TEST(CoverageGpu, TilesOf256RowsTwoConsumersOf128) {
     int64_t ldd_pad;
   };
   const Major K = Major::k_major, MN = Major::mn_major;
-  const Wide cases[] = {{"256x152", K, K, DType::bf16, false, 0},          {"256x152", MN, K, DType::fp32, true, 1},
+  const Wide cases[] = {{"256x152", K, K, DType::bf16, false, 0},          {"256x128", MN, K, DType::fp32, true, 1},
                         {"256x112,swapab", K, K, DType::bf16, false, 0},   {"256x112,swapab", K, K, DType::bf16, true, 0},
                         {"256x176,stage=64", K, MN, DType::bf16, false, 0}, {"256x128,cluster=2x1", K, K, DType::fp32, false, 0},
                         {"256x128,cluster=1x2", MN, K, DType::bf16, false, 0}, {"256x96", K, K, DType::bf16, true, 1}};

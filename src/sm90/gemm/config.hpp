@@ -228,10 +228,11 @@ TG_HD constexpr int pingpong_max_accumulators(const Config& c) {
 }
 
 // The most accumulators a BM = 256 consumer thread holds (two 64-row blocks of bn / 2): what a
-// ping-pong consumer may, except the threads' copy-out, whose C loads spill from 144 here
-// (ptxas, 256x144 with C: 112 B of stack; 256x128 clean; tests/cpu/jit/test_cubin_audit.cpp).
+// ping-pong consumer may with the TMA store; 128 with the threads' copy-out and with the direct
+// epilogue, which spill above it here (ptxas: the copy-out with C at 256x144, 112 B of stack; the
+// direct fp32 store of swap-AB's 256x152, 64 B; 256x128 clean; tests/cpu/jit/test_cubin_audit.cpp).
 TG_HD constexpr int wide_m_max_accumulators(const Config& c) {
-  return c.epilogue == Epilogue::smem_stores ? 128 : pingpong_max_accumulators(c);
+  return c.epilogue == Epilogue::tma_store ? pingpong_max_accumulators(c) : 128;
 }
 
 // The tile's extents the template takes (ConfigRule::tile_m, tile_n; the spec parser's rules too).
@@ -331,8 +332,8 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
              "accumulators per thread (bm x bn / 128 <= 32)";
     case ConfigRule::wide_m:
       return "bm = 256 (two consumers of 128 rows) takes whole tiles with cooperative consumers (no ping-pong, "
-             "split-K or stream-K) of at most 176 accumulators per thread (bn <= 176), 128 with the threads' "
-             "copy-out (smem_stores) or the direct epilogue reading C";
+             "split-K or stream-K) of at most 176 accumulators per thread (bn <= 176) with the TMA store, 128 "
+             "(bn <= 128) with the threads' copy-out (smem_stores) or the direct epilogue";
   }
   return "unknown rule";
 }

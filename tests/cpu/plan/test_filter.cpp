@@ -364,7 +364,7 @@ TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
       for (const std::string& f : c.flags) said |= f.find("run side by side (grouped_n)") != std::string::npos;
       EXPECT_EQ(said, several) << describe(k2);
       if (k2.cluster_k > 1) EXPECT_LE(k2.bn, 64) << describe(k2);
-      EXPECT_EQ(k2.bn % (k2.bm == 128 ? 8 : 16), 0) << describe(k2);  // one-consumer tiles by 16
+      EXPECT_EQ(k2.bn % (k2.bm >= 128 ? 8 : 16), 0) << describe(k2);  // one-consumer tiles by 16
       if (k2.bn >= 64)
         EXPECT_EQ(k2.epilogue, m > 64 && n % 8 == 0 ? Epilogue::tma_store : Epilogue::direct) << describe(k2);
     }
@@ -490,6 +490,42 @@ TEST(Problem, ValidationNamesTheArgumentValueAndRule) {
   s = validate_problem(p);
   EXPECT_EQ(s.argument, "lda");
   EXPECT_TRUE(validate_problem(nt_problem(1, 1, 1)).ok());
+}
+
+TEST(Filter, TilesOf256RowsWhereTheyMeasuredFaster) {
+  // Measured on the H100 (docs/PERF.md, forty-second session): 256x152 swap-AB at 300x14336x4096
+  // (59.4 us against 128x152's 65.5) and 256x112 swap-AB at 777x4608x4096 (41.4 against 128x256's
+  // 44.2): picked. 256x128 at 4096x576x7168 (80 tiles: 74.7 against 128x144's 48.0) and 256x168 at
+  // 500x14336x4096 (123.7 against 128x224's 84.9): not.
+  const DeviceProfile h100 = *find_builtin_profile("h100");
+  struct Want {
+    int64_t m, n, k;
+    bool wide;
+  };
+  for (const Want& w : {Want{300, 14336, 4096, true}, Want{777, 4608, 4096, true}, Want{4096, 576, 7168, false},
+                        Want{500, 14336, 4096, false}}) {
+    const Plan pl = make_plan(nt_problem(w.m, w.n, w.k), h100);
+    EXPECT_EQ(pl.chosen().config.bm == 256, w.wide) << w.m << "x" << w.n << "x" << w.k << ": " << describe(pl.chosen().config);
+  }
+  // What the space holds at BM = 256: cooperative, unsplit, BN <= kWideMMaxBn, M > 128, no decode
+  // swap-AB; a consumer's two 64-row blocks priced as one block 2 x BN wide.
+  for (const auto& [m, n, k] : {std::tuple{1, 7168, 2048}, {64, 28672, 4096}, {128, 7168, 16384}, {300, 14336, 4096},
+                                {4096, 4096, 4096}, {8192, 8192, 8192}}) {
+    const Plan pl = make_plan(nt_problem(m, n, k), h100);
+    int wide = 0;
+    for (const Candidate& c : pl.ranked) {
+      if (c.config.bm != 256) continue;
+      ++wide;
+      EXPECT_FALSE(c.config.pingpong || c.config.stream_k) << describe(c.config);
+      EXPECT_LE(c.config.bn, kWideMMaxBn) << describe(c.config);
+      EXPECT_GT(c.config.d_col_major ? n : m, 128) << describe(c.config);
+      if (c.config.d_col_major) EXPECT_GT(m, 64) << describe(c.config);
+      EXPECT_DOUBLE_EQ(ranking_us(c), c.time.predicted_us * (1 + kWideMMargin));
+    }
+    EXPECT_EQ(wide > 0, m > 128) << m << "x" << n << "x" << k;
+  }
+  Config wide = tile_config(256, 112), twice = tile_config(128, 224);
+  EXPECT_DOUBLE_EQ(mainloop_efficiency(wide), mainloop_efficiency(twice));
 }
 
 }  // namespace
