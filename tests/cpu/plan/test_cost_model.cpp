@@ -283,17 +283,20 @@ TEST(TimeModel, TwoNearlySaturatedLimitsCompound) {
     }
 }
 
+// An NT problem's candidate for a --config spec, as `explain --config` scores it.
+Candidate eval_spec(const DeviceProfile& d, int64_t m, int64_t n, int64_t k, const char* spec) {
+  const ParsedConfigSpec s = parse_config_spec(spec);
+  EXPECT_TRUE(s.ok()) << spec;
+  return evaluate_config(nt_problem(m, n, k), d, s.spec.config, s.spec.stages_given);
+}
+
 TEST(TimeModel, AShallowRingCostsWhereTheFeedComesFromHbm) {
   // Measured on the H200 (docs/PERF.md, 2026-12-03 fourteenth session): one more stage, bought by
   // staging the epilogue one box at a time, made 4096x576x7168 (128x144: 13 % of its TMA bytes from
   // HBM) 46.1 -> 45.2 us, and moved nothing at 4096x2112x7168 (128x176 ping-pong: 5 %) and cost
   // 4096x32768x512 (8 k-blocks per tile) 2.8 %. The planner offers both stagings and picks by it.
   const DeviceProfile h200 = profile("h200");
-  auto eval = [&](int64_t m, int64_t n, int64_t k, const char* spec) {
-    const ParsedConfigSpec s = parse_config_spec(spec);
-    EXPECT_TRUE(s.ok()) << spec;
-    return evaluate_config(nt_problem(m, n, k), h200, s.spec.config, s.spec.stages_given);
-  };
+  auto eval = [&](int64_t m, int64_t n, int64_t k, const char* spec) { return eval_spec(h200, m, n, k, spec); };
   const Candidate shallow = eval(4096, 576, 7168, "128x144"), deep = eval(4096, 576, 7168, "128x144,stage=64");
   EXPECT_EQ(deep.config.stages, shallow.config.stages + 1);
   EXPECT_NEAR(deep.time.efficiency * h200.ring_shallow_factor, shallow.time.efficiency, 1e-12);
@@ -319,11 +322,7 @@ TEST(TimeModel, AShallowRingCostsInASingleWaveWhateverItsFeed) {
   // with 5 staged one box at a time, which had been predicted equal and ranked second. Over several
   // waves the floor stands: 4096x32768x512 keeps its wide staging (the test above).
   const DeviceProfile h100 = profile("h100");
-  auto eval = [&](int64_t m, int64_t n, int64_t k, const char* spec) {
-    const ParsedConfigSpec s = parse_config_spec(spec);
-    EXPECT_TRUE(s.ok()) << spec;
-    return evaluate_config(nt_problem(m, n, k), h100, s.spec.config, s.spec.stages_given);
-  };
+  auto eval = [&](int64_t m, int64_t n, int64_t k, const char* spec) { return eval_spec(h100, m, n, k, spec); };
   const Candidate shallow = eval(640, 4096, 1536, "128x160,stages=4"), deep = eval(640, 4096, 1536, "128x160,stages=5,stage=64");
   ASSERT_TRUE(shallow.feasible() && deep.feasible());
   EXPECT_EQ(shallow.seed.num_waves, 1);
