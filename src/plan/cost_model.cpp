@@ -145,8 +145,8 @@ double mainloop_efficiency(const Config& c) {
   // from 1 at BN = 128 to kNarrowFactor at BN = 64 (and below). A BM = 256 consumer issues two
   // 64-row blocks per k-block, so its per-k-block cost is spread over 2 x BN columns: it counts as
   // that wide. NOTES: measured on the H100 (docs/PERF.md, forty-second session), 256x112 swap-AB at
-  // 777x4608x4096 took 41.3 us where BN = 112 predicted 47.9 (224: 41.9); 256x128 at 8192^3 1381.6
-  // against 1414.1 predicted at BN = 128 (256: 1356.7, as 128x256 predicts 1.5-2.3 % short).
+  // 777x4608x4096 took 41.3 us, predicted 47.9 counted at BN = 112 and 42.7 at 224; 256x128 at
+  // 8192^3 1381.6, predicted 1414.1 at BN = 128 and 1363.2 at 256 (128x224 there: 1349.8 for 1393.7).
   const int cols = c.bm == 256 && !c.pingpong ? 2 * c.bn : c.bn;
   const double narrow = cols >= 128 ? 1.0 : kNarrowFactor + (1.0 - kNarrowFactor) * std::max(0, cols - 64) / 64.0;
   const double width = kMainloopPeak * static_cast<double>(cols) / (cols + kBnOverhead) * narrow;

@@ -182,8 +182,8 @@ inline constexpr double kKSplitMargin = 0.03;
 // so the ranking puts the faster first on all 13 (MeasuredPicks.StreamKOverRunsGoesFirstOnlyWhereItMeasuredFaster).
 inline constexpr double kRunsMargin = 0.06;
 // BM = 256 tiles (two consumers of 128 rows, sm90 wide_m) win by kWideMMargin: measured so far on
-// the H100 only, on nine problems (docs/PERF.md, forty-second session: 7-8 % faster than the
-// 128-row picks at 300x14336x4096 and 777x4608x4096, within 1 % on the squares, slower where their
+// the H100 only, on 13 problems (docs/PERF.md, forty-second session: 6-9 % faster than the 128-row
+// picks at 300x14336x4096 and 777x4608x4096, within 1 % on the squares, far slower where their
 // tiles leave SMs idle), so a near tie stays with the 128-row tile that the records measured.
 inline constexpr double kWideMMargin = 0.03;
 // The widest BM = 256 tile the planner offers: 176 (the template's limit) keeps only 3 stages,

@@ -202,7 +202,7 @@ enum class ConfigRule : int {
   pingpong,         // ping-pong consumers: no k-splitting, at most kMaxPingpongAccumulators per thread
   acc_sets,         // 0, 1 or 2 accumulator sets, 2 only for at most kMaxSplitAccumulators per thread
   cluster_k,        // cluster_k in [1, kMaxClusterK]; above 1 only for split-K with split_k = cluster_k
-  wide_m,           // BM = 256: cooperative, no k-splitting, at most pingpong_max_accumulators per thread
+  wide_m,           // BM = 256: cooperative, no k-splitting, at most wide_m_max_accumulators per thread
 };
 
 // Two accumulator sets double a consumer thread's accumulator registers: only for narrow tiles.

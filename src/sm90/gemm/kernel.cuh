@@ -118,8 +118,9 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
     }
   } else {
     // ---- consumers: cooperative, consumer c computes tile rows [64c, 64c + 64) x all BN columns of
-    // every tile (BM = 256: rows [128c, 128c + 128), two 64-row blocks); ping-pong, consumer c computes the whole of every other tile (the CTA's tiles
-    // 0, 2, 4, ... go to consumer 0), passing over the other's k-blocks in the ring ----
+    // every tile (BM = 256: rows [128c, 128c + 128), two 64-row blocks); ping-pong, consumer c
+    // computes the whole of every other tile (the CTA's tiles 0, 2, 4, ... go to consumer 0),
+    // passing over the other's k-blocks in the ring ----
     if constexpr (T::kRebalance) setmaxnreg_inc<C.consumer_regs>();
     const int consumer = warpgroup - 1;
     const uint32_t smem_base = smem_u32(smem);
