@@ -249,6 +249,16 @@ detail::Route route_problem(const plan::Problem& p) {
   return detail::route(detail::placeholder_args(p, &c_storage));
 }
 
+// The candidate of a --config spec for the kernel problem `p` (a route's problem), as `explain
+// --config` scores it: the spec parses and the config is feasible (fatal failures otherwise; call
+// under ASSERT_NO_FATAL_FAILURE).
+void forced_candidate(const plan::Problem& p, const plan::DeviceProfile& d, const char* spec, plan::Candidate* out) {
+  const plan::ParsedConfigSpec parsed = plan::parse_config_spec(spec);
+  ASSERT_TRUE(parsed.ok()) << parsed.error;
+  *out = plan::evaluate_config(p, d, parsed.spec.config, false);
+  ASSERT_TRUE(out->feasible()) << spec << ": " << out->reason;
+}
+
 // The route of an M x N x K problem in `layout` (placeholder pointers, packed), as gemm() takes it.
 detail::Route route_of(const int64_t (&s)[3], const char* layout) {
   plan::Problem p;
@@ -364,10 +374,8 @@ TEST(CubinAudit, ClusterKSplits) {
         p.accumulate = true;
       }
       const detail::Route r = route_problem(p);
-      const plan::ParsedConfigSpec spec = plan::parse_config_spec(f.spec);
-      ASSERT_TRUE(spec.ok()) << spec.error;
-      const plan::Candidate cand = plan::evaluate_config(r.problem, d, spec.spec.config, false);
-      ASSERT_TRUE(cand.feasible()) << f.spec << ": " << cand.reason;
+      plan::Candidate cand;
+      ASSERT_NO_FATAL_FAILURE(forced_candidate(r.problem, d, f.spec, &cand));
       ASSERT_GT(cand.config.cluster_k, 1);
       audit.check(cand.config);
     }
@@ -406,10 +414,8 @@ TEST(CubinAudit, TilesOf256Rows) {
     p.accumulate = f.with_c;
     p.out = f.out;
     const detail::Route r = route_problem(p);
-    const plan::ParsedConfigSpec spec = plan::parse_config_spec(f.spec);
-    ASSERT_TRUE(spec.ok()) << spec.error;
-    const plan::Candidate cand = plan::evaluate_config(r.problem, d, spec.spec.config, false);
-    ASSERT_TRUE(cand.feasible()) << f.spec << ": " << cand.reason;
+    plan::Candidate cand;
+    ASSERT_NO_FATAL_FAILURE(forced_candidate(r.problem, d, f.spec, &cand));
     ASSERT_EQ(cand.config.bm, 256);
     plan::Config c = cand.config;
     if (f.epilogue != c.epilogue) {  // the epilogues an unaligned D would take
@@ -459,10 +465,8 @@ TEST(CubinAudit, NarrowMnChunks) {
     MatrixRef c_storage;
     const detail::Route r = detail::route(detail::placeholder_args(p, &c_storage));  // (no profile: no copies)
     ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
-    const plan::ParsedConfigSpec spec = plan::parse_config_spec(f.spec);
-    ASSERT_TRUE(spec.ok()) << spec.error;
-    const plan::Candidate cand = plan::evaluate_config(r.problem, d, spec.spec.config, false);
-    ASSERT_TRUE(cand.feasible()) << f.spec << ": " << cand.reason;
+    plan::Candidate cand;
+    ASSERT_NO_FATAL_FAILURE(forced_candidate(r.problem, d, f.spec, &cand));
     EXPECT_EQ(sm90::a_mn_chunk(cand.config), f.a_chunk) << f.spec;
     EXPECT_EQ(sm90::b_mn_chunk(cand.config), f.b_chunk) << f.spec;
     EXPECT_TRUE(sm90::narrow_mn_chunks(cand.config)) << f.spec;
@@ -526,10 +530,8 @@ TEST(CubinAudit, KSplitsWithCInEveryEpilogue) {
       const detail::Route r = route_problem(p);
       ASSERT_EQ(r.path, detail::Path::sm90) << r.reason;
       ASSERT_EQ(r.problem.c_in_place, f.in_place);
-      const plan::ParsedConfigSpec spec = plan::parse_config_spec(f.spec);
-      ASSERT_TRUE(spec.ok()) << spec.error;
-      const plan::Candidate cand = plan::evaluate_config(r.problem, d, spec.spec.config, false);
-      ASSERT_TRUE(cand.feasible()) << f.spec << ": " << cand.reason;
+      plan::Candidate cand;
+      ASSERT_NO_FATAL_FAILURE(forced_candidate(r.problem, d, f.spec, &cand));
       // (fp32 swap-AB D goes from the registers: stmatrix .trans moves 16-bit elements.)
       const bool swap_fp32 = cand.config.d_col_major && out == DType::fp32;
       EXPECT_EQ(cand.config.epilogue, swap_fp32 ? sm90::Epilogue::direct : f.want) << plan::describe(cand.config);
@@ -639,10 +641,8 @@ TEST(CubinAudit, SwapAbTransposedStores) {
     p.m = 300;
     p.n = 2048;
     p.k = 512;
-    const plan::ParsedConfigSpec parsed = plan::parse_config_spec(spec);
-    ASSERT_TRUE(parsed.ok()) << parsed.error;
-    const plan::Candidate cand = plan::evaluate_config(p, d, parsed.spec.config, false);
-    ASSERT_TRUE(cand.feasible()) << spec << ": " << cand.reason;
+    plan::Candidate cand;
+    ASSERT_NO_FATAL_FAILURE(forced_candidate(p, d, spec, &cand));
     ASSERT_EQ(cand.config.epilogue, sm90::Epilogue::tma_store) << spec;
     audit.check(cand.config);
   }
