@@ -221,6 +221,7 @@ std::string explain_json(const Plan& plan, const std::optional<Candidate>& user,
   j["ranking"] = plan.options.ranking == Ranking::time ? "time" : "seed";
   j["ksplit_margin"] = plan.options.ranking == Ranking::time ? kKSplitMargin : 0.0;
   j["runs_margin"] = plan.options.ranking == Ranking::time ? kRunsMargin : 0.0;
+  j["wide_m_margin"] = plan.options.ranking == Ranking::time ? kWideMMargin : 0.0;
   ordered_json rules = ordered_json::object();
   const auto groups = by_rule(plan);
   for (const auto& [rule, list] : groups) rules[rule] = list.size();
@@ -305,8 +306,9 @@ std::string explain_text(const Plan& plan, const std::optional<Candidate>& user,
                    describe(plan.chosen().config), plan.chosen().time.predicted_us, e.model.measured_us);
   } else {
     fmt::format_to(w, "chosen (lowest {}):\n",
-                   by_time ? fmt::format("predicted time, a k-split's counted {:g} % higher, stream-K over runs {:g} %",
-                                         100 * kKSplitMargin, 100 * (kKSplitMargin + kRunsMargin))
+                   by_time ? fmt::format("predicted time, a k-split's counted {:g} % higher, stream-K over runs {:g} %, "
+                                         "a 256-row tile {:g} %",
+                                         100 * kKSplitMargin, 100 * (kKSplitMargin + kRunsMargin), 100 * kWideMMargin)
                            : std::string("seed score"));
     append_summary(out, plan.chosen(), "  ");
   }

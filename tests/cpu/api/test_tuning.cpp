@@ -221,8 +221,9 @@ TEST(ExplainTuned, AnIgnoredEntryOrNoneOrOffLeavesTheModelsPick) {
     std::string text, json;
     ASSERT_TRUE(explain_call(request(c.p, false, c.state), &text).ok());
     ASSERT_TRUE(explain_call(request(c.p, true, c.state), &json).ok());
-    const std::string margins = fmt::format("chosen (lowest predicted time, a k-split's counted {:g} % higher, stream-K over runs {:g} %):",
-                                            100 * plan::kKSplitMargin, 100 * (plan::kKSplitMargin + plan::kRunsMargin));
+    const std::string margins = fmt::format(
+        "chosen (lowest predicted time, a k-split's counted {:g} % higher, stream-K over runs {:g} %, a 256-row tile {:g} %):",
+        100 * plan::kKSplitMargin, 100 * (plan::kKSplitMargin + plan::kRunsMargin), 100 * plan::kWideMMargin);
     EXPECT_NE(text.find(margins), std::string::npos) << text;
     EXPECT_NE(text.find(c.text), std::string::npos) << text;
     const nlohmann::json j = nlohmann::json::parse(json);
