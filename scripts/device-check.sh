@@ -7,6 +7,7 @@
 #     odd     the odd-shape table: bench --suite odd --neighbours --no-tuning (issue 9's fractions)
 #     model   the llm suite from the model alone: bench --suite llm --no-tuning
 #     smallk  the small-K suite from the model alone: bench --suite smallk --no-tuning
+#     models  the models suite (other layers and batch sizes of open models) from the model alone
 #     fuzz    fuzz --count 3000 --seed ${FUZZ_SEED:-1} --jobs 16
 #     layouts the llm suite from the model alone in the NN, TN and TT layouts (NT is `model`)
 #     fp32    the llm suite with fp32 output, model alone
@@ -55,6 +56,8 @@ for w in $what; do
       cli_step odd odd 'geomean fraction' bench --suite odd --neighbours --no-tuning --json-out "$out/odd.json" ;;
     model)
       cli_step bench-model "model-only bench" 'geomean speed' bench --suite llm --no-tuning --json-out "$out/bench-model.json" ;;
+    models)
+      cli_step bench-models "models bench" 'geomean speed' bench --suite models --no-tuning --json-out "$out/bench-models.json" ;;
     smallk)
       cli_step bench-smallk "small-K bench" 'geomean speed' bench --suite smallk --no-tuning --json-out "$out/bench-smallk.json" ;;
     fuzz)
