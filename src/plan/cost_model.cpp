@@ -529,6 +529,31 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
     }
     t.c_us = stores * (per_tile + (c.pingpong ? 0.0 : c_reload_us));
   }
+  // A cooperative tile of one consumer (BM = 64) whose D the threads copy out (smem_stores): while
+  // its warpgroup copies a tile out, the producer loads the next tile's k-blocks into the freed
+  // ring, up to stages - 1 of them, so of each epilogue but the last only what that share of the
+  // next tile's memory time cannot cover is exposed; the consumer's own work (its wgmma and every
+  // copy-out, one after the other) stays a floor. NOTES: measured on the H100 (bench/measurements,
+  // the odd and small-K tune records of the thirty-third to thirty-fifth sessions; docs/PERF.md
+  // forty-fourth session): at K = 64-256 with an odd D, 64-row cooperative tiles ran 5-25 % below
+  // the serial sum (6001x2049x64 64x192 16.0 / 16.5 us against 22.0 predicted, its ping-pong 18.9 /
+  // 19.6 against 18.6; 3999x4001x128 64x256 22.8 / 23.3 against 27.7), while 128-row cooperative tiles (two
+  // warpgroups copying out at once) ran from 9 % below the serial sum to 5 % above it
+  // (6001x2049x64 128x192 19.7 / 20.1 against 22.0; 3001x7001x96 128x128 35.6 against 33.9), so
+  // the overlap is charged to one consumer only. Why two consumers do not show it is not
+  // established (their copy-outs may compete for the SM's store path). Charged to every
+  // cooperative tile, the overlap put the H100 records' regret geomean from 1.65 % to 3.5 % (the
+  // TMA store's short epilogue has little to hide, and it ranked 128x256 ahead of the ping-pong
+  // tiles that measured faster at K = 64-256); to every cooperative tile with smem_stores, 1.8 %
+  // (128-row tiles picked at 3999x4001x128 and 3001x7001x96, 17-22 % behind); to one consumer,
+  // 1.33 %: five picks moved, three 1.5-16 % faster, two 0.5 % slower.
+  if (c.bm == 64 && c.epilogue == Epilogue::smem_stores && !c.pingpong && c.persistent && !ksplit && stores > 1) {
+    const double unit_kb = static_cast<double>(ceil_div(ks.k_split, c.bk));
+    const double ahead = std::min(1.0, static_cast<double>(c.stages - 1) / unit_kb);
+    const double epi = t.epilogue_us / stores, mem = t.limits_us / stores;  // per tile
+    const double exposed = std::max(0.0, epi - ahead * mem);
+    t.epilogue_us = std::max(epi + (stores - 1) * exposed, t.tc_us + stores * epi - t.limits_us);
+  }
   // Ping-pong: a consumer's epilogue runs while the other consumer's mainloop runs. Each consumer
   // takes a tile's mainloop (ml) and its epilogue (epi) in turn, two consumers in flight, so a
   // tile costs max(ml, (ml + epi) / 2): only the last tile's epilogue, and the part of the others'

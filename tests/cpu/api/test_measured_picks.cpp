@@ -167,8 +167,10 @@ TEST(MeasuredPicks, TheRankingPicksNearTheFastestMeasured) { expect_score_within
 // against kernels of 5-30 us), so that a change to the model cannot make these picks worse
 // unnoticed. (Five files, 71 problems when these bounds were set; seven and 86 with the
 // forty-second session's mid-M stream-K-over-runs records, regret geomean 1.6 %, median error 10.9 %;
-// nine and 108 with the forty-third session's M = 1 ... 16 k-split records, 1.65 % and 10.3 %.)
-TEST(MeasuredPicks, TheH100RecordsOfOddAndSmallKShapes) { expect_score_within("h100", 65, 0.0225, 0.155, 0.20); }
+// nine and 108 with the forty-third session's M = 1 ... 16 k-split records, 1.65 % and 10.3 %; 1.33 %
+// and 10.0 % once a one-consumer cooperative tile's copy-out overlaps the next tile's loads, forty-fourth
+// session; the bound on the geomean, 1.5 %, fails without that overlap.)
+TEST(MeasuredPicks, TheH100RecordsOfOddAndSmallKShapes) { expect_score_within("h100", 65, 0.015, 0.155, 0.20); }
 
 // Where the best k-split and the best unsplit tile of one problem were predicted within the margin
 // of each other (either way round) and both measured, the ranking's first of the two must be the
