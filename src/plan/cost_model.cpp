@@ -537,8 +537,8 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // the odd and small-K tune records of the thirty-third to thirty-fifth sessions; docs/PERF.md
   // forty-fourth session): at K = 64-256 with an odd D, 64-row cooperative tiles ran 5-27 % below
   // the serial sum (6001x2049x64 64x192 16.0 / 16.5 us against 22.0 predicted, its ping-pong 18.9 /
-  // 19.6 against 18.6; 3999x4001x128 64x256 22.8 / 23.3 against 27.7), while 128-row cooperative tiles (two
-  // warpgroups copying out at once) ran from 10 % below the serial sum to 5 % above it
+  // 19.6 against 18.6; 3999x4001x128 64x256 22.8 / 23.3 against 27.7), while 128-row cooperative
+  // tiles (two warpgroups copying out at once) ran from 10 % below the serial sum to 5 % above it
   // (6001x2049x64 128x192 19.7 / 20.1 against 22.0; 3001x7001x96 128x128 35.6 against 33.9), so
   // the overlap is charged to one consumer only. Why two consumers do not show it is not
   // established (their copy-outs may compete for the SM's store path). Charged to every
@@ -550,7 +550,7 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   if (c.bm == 64 && c.epilogue == Epilogue::smem_stores && !c.pingpong && c.persistent && !ksplit && stores > 1) {
     const double unit_kb = static_cast<double>(ceil_div(ks.k_split, c.bk));
     const double ahead = std::min(1.0, static_cast<double>(c.stages - 1) / unit_kb);
-    const double epi = t.epilogue_us / stores, mem = t.limits_us / stores;  // per tile
+    const double epi = cycles_to_us(epi_cycles, d), mem = t.limits_us / stores;  // per tile
     const double exposed = std::max(0.0, epi - ahead * mem);
     t.epilogue_us = std::max(epi + (stores - 1) * exposed, t.tc_us + stores * epi - t.limits_us);
   }
