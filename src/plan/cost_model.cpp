@@ -547,11 +547,16 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // tiles that measured faster at K = 64-256); to every cooperative tile with smem_stores, 1.8 %
   // (128-row tiles picked at 3999x4001x128 and 3001x7001x96, 17-22 % behind); to one consumer,
   // 1.33 %: five picks moved, three 1.5-16 % faster, two 0.5 % slower.
-  if (c.bm == 64 && c.epilogue == Epilogue::smem_stores && !c.pingpong && c.persistent && !ksplit && stores > 1) {
-    const double unit_kb = static_cast<double>(ceil_div(ks.k_split, c.bk));
-    const double ahead = std::min(1.0, static_cast<double>(c.stages - 1) / unit_kb);
+  // Measured since on the H100 (docs/PERF.md, forty-sixth session: the rule's picks against the
+  // ping-pong tiles it displaced, one process): with one k-block per tile it held (6001x2049x64,
+  // 5001x3001x64, 8191x1999x64: 64x192 cooperative 4-15 % faster than 64x128 / 64x192 ping-pong);
+  // with two it did not (7001x2501x128 and 2999x6001x96: 64x128 cooperative 17-18 % slower than
+  // the same tile ping-pong; 3999x4001x128: 64x256 2 % slower than 64x128 ping-pong). So it is
+  // charged to units of one k-block only, whose next tile the freed ring takes whole.
+  if (c.bm == 64 && c.epilogue == Epilogue::smem_stores && !c.pingpong && c.persistent && !ksplit && stores > 1 &&
+      ceil_div(ks.k_split, c.bk) == 1) {
     const double epi = cycles_to_us(epi_cycles, d), mem = t.limits_us / stores;  // per tile
-    const double exposed = std::max(0.0, epi - ahead * mem);
+    const double exposed = std::max(0.0, epi - mem);
     t.epilogue_us = std::max(epi + (stores - 1) * exposed, t.tc_us + stores * epi - t.limits_us);
   }
   // Ping-pong: a consumer's epilogue runs while the other consumer's mainloop runs. Each consumer
