@@ -184,11 +184,11 @@ class Audit {
     ASSERT_TRUE(s.ok()) << s.message;
     ASSERT_TRUE(info.cubin && !info.cubin->empty());
     ASSERT_EQ(check_cubin_elf(*info.cubin, 90), "");
-    // ptxas keeps the wgmma pipeline as written: no warpgroup.arrive of its own between the
-    // accumulators' wgmma (C7519: it moved accumulator registers between them, e.g. where branches
-    // issue different wgmma sequences into the same accumulators; measured on the H100, a kernel
-    // with five such injections ran 15-19 % slower on tensor-bound shapes: docs/PERF.md,
-    // forty-sixth session), and no serialized wgmma.
+    // ptxas keeps the wgmma pipeline as written: no warpgroup.arrive of its own (C7519, "injected
+    // ... to allow use of registers in GMMA"; it appeared where a run-time branch chose among wgmma
+    // sequences of different lengths into the same accumulators, and that kernel, with five of
+    // them, ran 15-19 % slower on tensor-bound shapes on the H100: docs/PERF.md, forty-sixth
+    // session), and no serialized wgmma.
     EXPECT_EQ(info.log.find("C7519"), std::string::npos) << "ptxas injected warpgroup.arrive:\n" << info.log;
     EXPECT_EQ(info.log.find("serializ"), std::string::npos) << "ptxas serialized the wgmma:\n" << info.log;
     ++compiled_;
