@@ -529,11 +529,11 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
     }
     t.c_us = stores * (per_tile + (c.pingpong ? 0.0 : c_reload_us));
   }
-  // A cooperative tile of one consumer (BM = 64) whose D the threads copy out (smem_stores): while
-  // its warpgroup copies a tile out, the producer loads the next tile's k-blocks into the freed
-  // ring, up to stages - 1 of them, so of each epilogue but the last only what that share of the
-  // next tile's memory time cannot cover is exposed; the consumer's own work (its wgmma and every
-  // copy-out, one after the other) stays a floor. NOTES: measured on the H100 (bench/measurements,
+  // A cooperative tile of one consumer (BM = 64) whose D the threads copy out (smem_stores), one
+  // k-block per tile (below): while its warpgroup copies a tile out, the producer loads the next
+  // tile's k-block into the freed ring, so of each epilogue but the last only what the next tile's
+  // memory time cannot cover is exposed; the consumer's own work (its wgmma and every copy-out,
+  // one after the other) stays a floor. NOTES: measured on the H100 (bench/measurements,
   // the odd and small-K tune records of the thirty-third to thirty-fifth sessions; docs/PERF.md
   // forty-fourth session): at K = 64-256 with an odd D, 64-row cooperative tiles ran 5-27 % below
   // the serial sum (6001x2049x64 64x192 16.0 / 16.5 us against 22.0 predicted, its ping-pong 18.9 /
