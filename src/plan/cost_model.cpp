@@ -297,7 +297,28 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   const int a_chunk = sm90::mn_chunk_elems(sm90::a_load_rows(c)), b_chunk = sm90::mn_chunk_elems(sm90::b_load_rows(c));
   const double a_lines = tile_line_cost(c.bm, ks.m, ks.m_blocks, p.a_major, a_chunk, p.a_rows_sectored, d);
   const double b_lines = tile_line_cost(c.bn, ks.n, ks.n_blocks, p.b_major, b_chunk, p.b_rows_sectored, d);
-  const double cta_us = cta_kb * (a_lines + b_lines) * line / d.tma_bytes_per_s_per_sm * 1e6;
+  // Rows off 32-B sectors cost the CTA that issues their loads (unsectored_row_factor), not the SMs
+  // that receive them: in a 2-CTA cluster each CTA issues half of the operand it multicasts, so that
+  // operand's rows cost half as much each, but never less than receiving every line on its own
+  // rows (sectored rows: the receiving SM's rate binds, and a cluster gains nothing). NOTES:
+  // measured on the H100 (docs/PERF.md, forty-seventh session; bench/measurements
+  // h100-2026-12-07-tune-mid-e2d676a.json), with both operands off sectors (K = 296, 776, 1000,
+  // 3000): 256-row tiles in 2x1 or 1x2 clusters ran 12-20 % faster than the same tiles alone
+  // (3000^3 256x144 93.5 against 111.1 us, 5000x5000x1000 256x160 1x2 90.0 against 113.1,
+  // 1504x7000x1000 1x2 38.4 against 45.5), about as much as halving the shared operand's issue
+  // predicts (3000^3 2x1: (256 + 72) / (256 + 144) = 0.82); on sectored rows 2x1 clusters ran
+  // 0-2 % slower (4096^3, 8192^3, device_profile.cpp cluster_factor).
+  const auto issued = [&](double lines, int tile_rows, int64_t extent, int64_t blocks, Major major, int chunk,
+                          bool sectored, int cluster_along, int64_t other_blocks) {
+    if (sectored || cluster_along < 2) return lines;
+    const double received = tile_line_cost(tile_rows, extent, blocks, major, chunk, true, d);
+    return std::max(received, lines * multicast_factor(cluster_along, other_blocks));
+  };
+  const double a_cta = issued(a_lines, c.bm, ks.m, ks.m_blocks, p.a_major, a_chunk, p.a_rows_sectored, c.cluster_n,
+                              ks.n_blocks);
+  const double b_cta = issued(b_lines, c.bn, ks.n, ks.n_blocks, p.b_major, b_chunk, p.b_rows_sectored, c.cluster_m,
+                              ks.m_blocks);
+  const double cta_us = cta_kb * (a_cta + b_cta) * line / d.tma_bytes_per_s_per_sm * 1e6;
   // A third limit, of the whole GPU: the L2 lines the loads touch. A 128-B box row on a line
   // boundary touches one line, one off it (Problem::a_rows_lined) two; a narrow MN-major chunk's
   // shorter lines (one sector or two) stay inside one. Every in-bounds line of every tile's k-blocks
