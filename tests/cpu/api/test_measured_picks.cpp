@@ -207,11 +207,11 @@ TEST(MeasuredPicks, NearTiesOfASplitAndAnUnsplitTileGoToTheMeasuredFaster) {
 // records, forty-second session, and the lows beside them): the ranking puts its first run ahead of
 // its first unsplit tile exactly where the run measured faster than every unsplit tile measured
 // (whether the ranking picks the right unsplit tile is the regret's question, above: at 6144^3 with
-// C, forty-seventh session, its 256x112 ran 660.2 us, the run 644.9, 128x176 ping-pong 599.9). The model's runs were
-// 2-19 % more optimistic than its unsplit tiles there (kRunsMargin, planner.hpp): with 3 % + 5 %
-// 300x11008x14336's runs (predicted 140.4 us against 128x104's 152.2, measured 159.5 against
-// 146.0) would go first and fail here; with 3 % + 7.5 % 300x28672x8192's (203.9 against 223.9,
-// measured 215.4 against 225.4) would not.
+// C, forty-seventh session, its 256x112 ran 660.2 us, the run 644.9, 128x176 ping-pong 599.9). The
+// model's runs were 2-19 % more optimistic than its unsplit tiles there (kRunsMargin,
+// planner.hpp): with 3 % + 5 % 300x11008x14336's runs (predicted 140.4 us against 128x104's
+// 152.2, measured 159.5 against 146.0) would go first and fail here; with 3 % + 7.5 %
+// 300x28672x8192's (203.9 against 223.9, measured 215.4 against 225.4) would not.
 TEST(MeasuredPicks, StreamKOverRunsGoesFirstOnlyWhereItMeasuredFaster) {
   int cases = 0, runs_first = 0;
   for (const Record& rec : load_records()) {

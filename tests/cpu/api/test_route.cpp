@@ -526,7 +526,7 @@ TEST(RowRepack, RouteRepacksWhenTheFasterGemmPaysForTheCopy) {
   // A small A beside a large B, both off sectors: copying A (4 MB) costs less than what its rows cost
   // the GEMM. (4096x4096x4008 reads both in place in a 2-CTA cluster, which issues half of one
   // operand from each CTA: measured on the H100, docs/PERF.md forty-seventh session, 182.8 us where
-  // the route that copied B took 244.6.)
+  // the route that copied A took 244.6.)
   detail::Route r = detail::route(nt(512, 4096, 4008), &h200());
   EXPECT_GE(row_repacks(r), 1);
   EXPECT_TRUE(!r.problem.a_rows_sectored || !r.problem.b_rows_sectored || row_repacks(r) == 2);
