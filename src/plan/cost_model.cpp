@@ -309,10 +309,10 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // predicts (3000^3 2x1: (256 + 72) / (256 + 144) = 0.82); on sectored rows 2x1 clusters ran
   // 0-2 % slower (4096^3, 8192^3, device_profile.cpp cluster_factor). The picks this rule moves
   // (256- and 128-row tiles in clusters, operands read in place instead of copied), measured against
-  // the build before it in one process: 6-33 % faster on 17 of 18 shapes with K = 8 mod 16, six
-  // of them held out (2000x6000x1000 49.0 -> 40.6 us, 4096x4096x4008 244.6 -> 182.8 where A was
-  // copied before, 2000x2000x5000 85.8 -> 57.1), 3 % slower on 1000x9000x3000 (A was copied: 89.2,
-  // in place in a cluster 91.8).
+  // the build before it in one process: 2-33 % faster on 23 of 24 shapes with K = 8 mod 16, 17 of
+  // them outside the tune records (2000x6000x1000 49.0 -> 40.6 us, 4096x4096x4008 244.6 -> 182.8
+  // where A was copied before, 2000x2000x5000 85.8 -> 57.1), 3 % slower on 1000x9000x3000 (A was
+  // copied: 89.2, in place in a cluster 91.8).
   const auto issued = [&](double lines, int tile_rows, int64_t extent, int64_t blocks, Major major, int chunk,
                           bool sectored, int cluster_along, int64_t other_blocks) {
     if (sectored || cluster_along < 2) return lines;
