@@ -359,6 +359,43 @@ TEST(RowRepack, RowsOffSectorsSlowTheTmaFeedInTheModel) {
   EXPECT_EQ(plan::tuning_problem_key(p).find("sectored"), std::string::npos);
 }
 
+TEST(RowRepack, AClusterIssuesHalfOfItsMulticastOperandsRowsOffSectors) {
+  // 256x144 tiles at K = 3000 (12 x 20 tiles: every cluster pair complete both ways): a 2x1 cluster
+  // multicasts B, each CTA issuing half of B's loads. With rows off sectors the per-SM feed term
+  // falls by B's half share of the extra cost (measured on the H100 at 3000^3: 111.1 -> 93.5 us,
+  // docs/PERF.md forty-seventh session); on sectored rows, where the receiving SM's rate binds, the
+  // cluster changes nothing.
+  plan::Problem on;
+  on.m = 3072;
+  on.n = 2880;
+  on.k = 3000;
+  plan::Problem off = on;
+  off.a_rows_sectored = off.b_rows_sectored = false;
+  auto config = [](int cluster_m, int cluster_n) {
+    const plan::ParsedConfigSpec spec = plan::parse_config_spec(
+        "256x144,stages=4,cluster=" + std::to_string(cluster_m) + "x" + std::to_string(cluster_n) +
+        ",mapping=grouped-m:8,persistent,stage=64");
+    EXPECT_TRUE(spec.ok()) << spec.error;
+    return spec.spec.config;
+  };
+  auto l2 = [&](const plan::Problem& p, const plan::Config& c) {
+    const plan::Candidate cand = plan::evaluate_config(p, h200(), c, true);
+    EXPECT_TRUE(cand.feasible());
+    return cand.time.l2_us;
+  };
+  const plan::Config alone = config(1, 1), pair_b = config(2, 1), pair_a = config(1, 2);
+  // B multicast (2x1): B's 144 rows cost 1 line each instead of 2, A's 256 rows 2: 656 / 800.
+  EXPECT_LT(l2(off, pair_b), l2(off, alone) * 0.93);
+  EXPECT_GT(l2(off, pair_b), l2(off, alone) * 0.75);
+  // A multicast (1x2) saves more: A is the taller operand.
+  EXPECT_LT(l2(off, pair_a), l2(off, pair_b));
+  // Rows on sectors: no change from the cluster in this term.
+  EXPECT_DOUBLE_EQ(l2(on, pair_b), l2(on, alone));
+  EXPECT_DOUBLE_EQ(l2(on, pair_a), l2(on, alone));
+  // Never below the lines received: off-sector rows in a cluster cost at least the sectored ones.
+  EXPECT_GE(l2(off, pair_a), l2(on, pair_a));
+}
+
 TEST(RowRepack, TheProblemSaysWhetherRowsStartOnLineBoundaries) {
   GemmArgs g = nt(256, 256, 4096);  // rows 8192 B apart, bases 256-B aligned
   plan::Problem p = detail::problem_of(g);
