@@ -295,8 +295,6 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
                                    : static_cast<double>(s.num_waves) * static_cast<double>(ceil_div(ks.k_split, c.bk));
   // (The chunks of an MN-major operand as the kernel stores them: its majors are the problem's.)
   const int a_chunk = sm90::mn_chunk_elems(sm90::a_load_rows(c)), b_chunk = sm90::mn_chunk_elems(sm90::b_load_rows(c));
-  const double a_lines = tile_line_cost(c.bm, ks.m, ks.m_blocks, p.a_major, a_chunk, p.a_rows_sectored, d);
-  const double b_lines = tile_line_cost(c.bn, ks.n, ks.n_blocks, p.b_major, b_chunk, p.b_rows_sectored, d);
   // Rows off 32-B sectors cost the CTA that issues their loads (unsectored_row_factor), not the SMs
   // that receive them: in a 2-CTA cluster each CTA issues half of the operand it multicasts, so that
   // operand's rows cost half as much each, but never less than receiving every line on its own
@@ -313,16 +311,17 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // them outside the tune records (2000x6000x1000 49.0 -> 40.6 us, 4096x4096x4008 244.6 -> 182.8
   // where A was copied before, 2000x2000x5000 85.8 -> 57.1), 3 % slower on 1000x9000x3000 (A was
   // copied: 89.2, in place in a cluster 91.8).
-  const auto issued = [&](double lines, int tile_rows, int64_t extent, int64_t blocks, Major major, int chunk,
-                          bool sectored, int cluster_along, int64_t other_blocks) {
+  const auto feed_lines = [&](int tile_rows, int64_t extent, int64_t blocks, Major major, int chunk, bool sectored,
+                              int cluster_along, int64_t other_blocks) {
+    const double lines = tile_line_cost(tile_rows, extent, blocks, major, chunk, sectored, d);
     if (sectored || cluster_along < 2) return lines;
     const double received = tile_line_cost(tile_rows, extent, blocks, major, chunk, true, d);
     return std::max(received, lines * multicast_factor(cluster_along, other_blocks));
   };
-  const double a_cta = issued(a_lines, c.bm, ks.m, ks.m_blocks, p.a_major, a_chunk, p.a_rows_sectored, c.cluster_n,
-                              ks.n_blocks);
-  const double b_cta = issued(b_lines, c.bn, ks.n, ks.n_blocks, p.b_major, b_chunk, p.b_rows_sectored, c.cluster_m,
-                              ks.m_blocks);
+  const double a_cta =
+      feed_lines(c.bm, ks.m, ks.m_blocks, p.a_major, a_chunk, p.a_rows_sectored, c.cluster_n, ks.n_blocks);
+  const double b_cta =
+      feed_lines(c.bn, ks.n, ks.n_blocks, p.b_major, b_chunk, p.b_rows_sectored, c.cluster_m, ks.m_blocks);
   const double cta_us = cta_kb * (a_cta + b_cta) * line / d.tma_bytes_per_s_per_sm * 1e6;
   // A third limit, of the whole GPU: the L2 lines the loads touch. A 128-B box row on a line
   // boundary touches one line, one off it (Problem::a_rows_lined) two; a narrow MN-major chunk's

@@ -215,11 +215,15 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
   if (cand.time.b_reread > 1)
     f.push_back("the streamed operand does not fit in half the L2: read " +
                 std::to_string(static_cast<int>(cand.time.b_reread)) + "x from HBM (once per strip)");
+  // The operand as the caller stores it for the kernel's A or B (swap-AB trades them).
+  const auto stored_operand = [&](char kernel_operand) {
+    return c.d_col_major ? (kernel_operand == 'A' ? 'B' : 'A') : kernel_operand;
+  };
   // Narrow MN-major chunks (sm90/swizzle.hpp): which operand, how wide, and that it is unmeasured.
   for (const auto& [chunk, kernel_operand, rows] :
        {std::tuple{sm90::a_mn_chunk(c), 'A', sm90::a_load_rows(c)}, std::tuple{sm90::b_mn_chunk(c), 'B', sm90::b_load_rows(c)}}) {
     if (chunk == 0 || chunk == 64) continue;
-    const char stored = c.d_col_major ? (kernel_operand == 'A' ? 'B' : 'A') : kernel_operand;
+    const char stored = stored_operand(kernel_operand);
     f.push_back(std::string("the MN-major ") + stored + " is stored in smem in chunks of " + std::to_string(chunk) +
                 " elements along " + (stored == 'A' ? "M" : "N") + " (" + std::to_string(2 * chunk) +
                 "-B swizzle, " + std::to_string(rows / chunk) + " TMA box" + (rows / chunk > 1 ? "es" : "") +
@@ -230,9 +234,8 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
   // operand's slow loads are issued half by each CTA.
   const bool a_shared = c.cluster_n > 1 && !p.a_rows_sectored, b_shared = c.cluster_m > 1 && !p.b_rows_sectored;
   if (a_shared || b_shared) {
-    const char kernel_operand = a_shared ? 'A' : 'B';
-    const char stored = c.d_col_major ? (kernel_operand == 'A' ? 'B' : 'A') : kernel_operand;
-    f.push_back(std::string("") + stored + "'s rows start inside 32-B sectors, which TMA reads at about half speed " +
+    const char stored = stored_operand(a_shared ? 'A' : 'B');
+    f.push_back(std::string(1, stored) + "'s rows start inside 32-B sectors, which TMA reads at about half speed " +
                 "per issuing CTA; the " + (a_shared ? "1x2" : "2x1") + " cluster multicasts " + stored +
                 ", each CTA issuing half of its loads, so the time model charges its rows half the extra cost " +
                 "(measured on the H100: 23 of 24 such shapes 2-33 % faster than the picks without it, docs/PERF.md)");
