@@ -241,6 +241,11 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
                 "(measured on the H100: 23 of 24 such shapes 2-33 % faster than the picks without it, docs/PERF.md)");
   }
   using sched::MappingKind;
+  if (!c.d_col_major && c.bm == 256 && c.bn < 128 && c.cluster_size() == 1 && c.mapping.kind == MappingKind::grouped_n)
+    f.push_back("launch order: the " + std::to_string(ceil_div(p.n, int64_t{c.bn})) + " tiles of each 256-row A band " +
+                "(over twice as tall as a " + std::to_string(c.bn) + "-column B strip is wide) run side by side " +
+                "(grouped_n): under grouped_m G = 8 such tiles measured 1-29 % slower over more than " +
+                std::to_string(kWideMGroupedNBands) + " A bands (on the H100, docs/PERF.md)");
   if (c.mapping.kind == MappingKind::morton || c.mapping.kind == MappingKind::hilbert ||
       c.mapping.kind == MappingKind::box)
     f.push_back("HBM re-reads for this mapping are approximated as grouped_m");
@@ -367,7 +372,9 @@ auto config_key(const Config& c) {
 // BN multiples of 16 (64 for an MN-major B) up to max(64, N rounded up to 16) and 256 for the same
 // reason (swap-AB's two-consumer tiles take M in steps of 8, below); G = 16 only
 // with more than 8 blocks along the grouped axis (else it is G = 8 again); mapping grouped_n for
-// 1x2 clusters (A multicast pairs are N-neighbours), grouped_m otherwise. Split-K (cluster 1x1,
+// 1x2 clusters (A multicast pairs are N-neighbours) and 1x1 256-row tiles under 128 columns over
+// more than kWideMGroupedNBands A bands (the tiles reading one A band side by side), grouped_m
+// otherwise. Split-K (cluster 1x1,
 // persistent, grouped_m G=8) only when the tiles leave SMs idle: S from kSplitKFactors and
 // floor(SMs / tiles), at most sm90::kMaxSplitK. Stream-K (cluster 1x1, persistent, grouped_m G=8)
 // whenever the tiles are not a whole number of waves. Ping-pong consumers (persistent, unsplit) for
@@ -448,7 +455,18 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
         if ((cl[1] == 2 && a_mn && sm90::mn_chunk_elems(bm / 2) == 0) ||
             (cl[0] == 2 && b_mn && sm90::mn_chunk_elems(bn / 2) == 0))
           continue;
-        const bool along_n = cl[1] == 2;
+        // Grouped along N for 1x2 clusters (A's multicast pairs are N-neighbours), and for 1x1
+        // 256-row tiles under 128 columns over more than four A bands (kWideMGroupedNBands): their
+        // A band is over twice as tall as their B strip is wide, and grouped_m G = 8 launches the
+        // tiles reading one A band min(8, bands) CTAs apart where side by side runs best
+        // (docs/MAPPING.md, "A gap"). NOTES: measured on the H100 (docs/PERF.md, forty-eighth
+        // session), 256x112 and 256x96 under grouped_m G = 8 ran 9-29 % slower than under grouped_n
+        // at 6144^3, 8192^3 and 3072x12288x6144 (6144^3 256x112: 647.2 us against 565.0), 1-5 % at
+        // 4096^3, 2048x8192x8192 and 2048x11008x4096 (8 bands), but 1-2 % faster over four bands
+        // or fewer (1024x18432x16384, 1024x11008x4096, 512x7168x2048 with C); 256x128 to 256x160
+        // ran within 1 % either way, and 128x128 3-40 % slower grouped_n.
+        const bool along_n = cl[1] == 2 || (cl[0] == 1 && cl[1] == 1 && bm == 256 && bn < 128 &&
+                                            ceil_div(p.m, int64_t{bm}) > kWideMGroupedNBands);
         const int64_t grouped_blocks = along_n ? ceil_div(p.n, bn) : ceil_div(p.m, bm);
         for (int g : kGroups) {
           if (g > 8 && grouped_blocks <= 8) continue;

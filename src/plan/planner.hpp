@@ -189,6 +189,10 @@ inline constexpr double kWideMMargin = 0.03;
 // The widest BM = 256 tile the planner offers: 176 (the template's limit) keeps only 3 stages,
 // measured 1-3 % slower than 256x128 (4096^3 184.1 against 179.0 us, 8192^3 1388.1 against 1381.6).
 inline constexpr int kWideMMaxBn = 160;
+// 1x1 256-row tiles narrower than 128 columns are mapped grouped_n (their A band's readers side by
+// side) over more than this many A bands; over fewer, grouped_m G = 8 puts them at most this many
+// CTAs apart, which measured as fast or 1-2 % faster (planner.cpp, enumerate).
+inline constexpr int kWideMGroupedNBands = 4;
 
 // The fraction Ranking::time adds to a config's predicted time: kKSplitMargin for a k-split,
 // kRunsMargin more for stream-K over runs, kWideMMargin for a BM = 256 tile, 0 otherwise.

@@ -343,6 +343,31 @@ TEST(Filter, SplitKOnlyWhenTheTilesLeaveSmsIdle) {
   EXPECT_TRUE(split);
 }
 
+TEST(Filter, NarrowWideMTilesLaunchTheReadersOfAnABandSideBySideOverMoreThanFourBands) {
+  // 1x1 256-row tiles under 128 columns are mapped grouped_n (the tiles of one A band side by side)
+  // where M has more than kWideMGroupedNBands bands of 256 rows, grouped_m otherwise; 256-row tiles
+  // of 128 columns and more, 128-row tiles and 2x1 clusters keep grouped_m, 1x2 clusters grouped_n.
+  for (const char* gpu : {"h100", "h200"}) {
+    const DeviceProfile d = *find_builtin_profile(gpu);
+    for (int64_t m : {512, 1024, 1025, 2048, 6144}) {
+      const bool many = (m + 255) / 256 > kWideMGroupedNBands;
+      int narrow_wide = 0;
+      for (const Candidate& c : make_plan(nt_problem(m, 6144, 4096), d).ranked) {
+        const Config& k = c.config;
+        if (k.d_col_major || k.stream_k) continue;
+        const bool side_by_side = k.bm == 256 && k.bn < 128 && k.cluster_size() == 1 && many;
+        const bool grouped_n = k.mapping.kind == sched::MappingKind::grouped_n;
+        EXPECT_EQ(grouped_n, side_by_side || k.cluster_n == 2) << gpu << " M " << m << " " << describe(k);
+        bool said = false;  // explain says why
+        for (const std::string& f : c.flags) said |= f.find("run side by side (grouped_n)") != std::string::npos;
+        EXPECT_EQ(said, side_by_side) << gpu << " M " << m << " " << describe(k);
+        narrow_wide += k.bm == 256 && k.bn < 128 && k.cluster_size() == 1;
+      }
+      EXPECT_GT(narrow_wide, 0) << gpu << " M " << m;  // the rule had tiles to act on
+    }
+  }
+}
+
 TEST(Filter, SwapAbTilesPadMLessAndLaunchTheirColumnTilesSideBySide) {
   // Swap-AB beyond decode (M up to 1024, N >= 2M, D's rows 16-B aligned): per count of column
   // tiles the narrowest BN that covers M, only where that pads M less than 128-row tiles; several
