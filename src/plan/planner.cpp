@@ -465,8 +465,12 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
         // 4096^3, 2048x8192x8192 and 2048x11008x4096 (8 bands), but 1-2 % faster over four bands
         // or fewer (1024x18432x16384, 1024x11008x4096, 512x7168x2048 with C); 256x128 to 256x160
         // ran within 1 % either way, and 128x128 3-40 % slower grouped_n.
-        const bool along_n = cl[1] == 2 || (cl[0] == 1 && cl[1] == 1 && bm == 256 && bn < 128 &&
-                                            ceil_div(p.m, int64_t{bm}) > kWideMGroupedNBands);
+        Config shape;
+        shape.bm = bm;
+        shape.bn = bn;
+        shape.cluster_m = cl[0];
+        shape.cluster_n = cl[1];
+        const bool along_n = groups_along_n(p, shape);
         const int64_t grouped_blocks = along_n ? ceil_div(p.n, bn) : ceil_div(p.m, bm);
         for (int g : kGroups) {
           if (g > 8 && grouped_blocks <= 8) continue;
@@ -604,6 +608,11 @@ const char* rule_id(Rule r) {
     case Rule::smem_fit: return "smem.fit";
   }
   return "unknown";
+}
+
+bool groups_along_n(const Problem& p, const Config& c) {
+  return c.cluster_n == 2 || (c.cluster_size() == 1 && c.bm == 256 && c.bn < 128 &&
+                              ceil_div(p.m, int64_t{c.bm}) > kWideMGroupedNBands);
 }
 
 bool is_blind_spot_rule(Rule r) { return r == Rule::cluster_pairs; }

@@ -155,6 +155,11 @@ Plan make_plan(const Problem& p, const DeviceProfile& d, const PlanOptions& opti
 // config still carries its terms when they can be computed.
 Candidate evaluate_config(const Problem& p, const DeviceProfile& d, Config c, bool stages_given);
 
+// The axis along which the planner groups an unswapped whole-tile config's tiles (make_plan's
+// candidate space): N (grouped_n) for 1x2 clusters and for 1x1 256-row tiles under 128 columns over
+// more than kWideMGroupedNBands A bands; M (grouped_m) otherwise.
+bool groups_along_n(const Problem& p, const Config& c);
+
 // 1-based rank `c` would have in plan.ranked (by plan.options.ranking), or 0 if rejected.
 size_t rank_of(const Plan& plan, const Candidate& c);
 
