@@ -241,7 +241,7 @@ void add_flags(const Problem& p, const DeviceProfile& d, Candidate& cand) {
                 "(measured on the H100: 23 of 24 such shapes 2-33 % faster than the picks without it, docs/PERF.md)");
   }
   using sched::MappingKind;
-  if (!c.d_col_major && c.bm == 256 && c.bn < 128 && c.cluster_size() == 1 && c.mapping.kind == MappingKind::grouped_n)
+  if (!c.d_col_major && c.cluster_size() == 1 && c.mapping.kind == MappingKind::grouped_n && groups_along_n(p, c))
     f.push_back("launch order: the " + std::to_string(ceil_div(p.n, int64_t{c.bn})) + " tiles of each 256-row A band " +
                 "(over twice as tall as a " + std::to_string(c.bn) + "-column B strip is wide) run side by side " +
                 "(grouped_n): under grouped_m G = 8 such tiles measured 1-29 % slower over more than " +
