@@ -446,6 +446,23 @@ TEST(TimeModel, ReadingCCostsWhatItMeasured) {
   EXPECT_NEAR(rows.c_us, h200.c_tile_direct_us + 64 * h200.c_direct_line_us, 1e-9);
 }
 
+TEST(TimeModel, ACooperativeTileOfTwoRowBlocksPaysCOncePerBlock) {
+  // A 256-row cooperative tile's consumers load their second 64-row block's C only once the first
+  // is stored (kernel.cuh): measured on the H100 (docs/PERF.md, forty-eighth session), with C
+  // minus without per stored tile, 256x128 cooperative 1.9-2.6 us, 128-row tiles whose slots hold
+  // all of C 1.2-1.6, 128x176 ping-pong 0.7-0.9.
+  const DeviceProfile h100 = profile("h100");
+  Problem p = nt_problem(6144, 6144, 6144);
+  p.accumulate = true;
+  auto c_per_tile = [&](const char* spec, int tiles_per_cta) {
+    return spec_time_terms(p, h100, spec).time.c_us / tiles_per_cta;
+  };
+  // 48 x 24 / 132 -> 9 tiles per CTA either way; 48 x 35 / 132 -> 13; 48 x 32 / 132 -> 12.
+  EXPECT_NEAR(c_per_tile("256x128", 9), 2 * h100.c_tile_us, 1e-9);
+  EXPECT_NEAR(c_per_tile("128x192", 12), h100.c_tile_us, 1e-9);
+  EXPECT_NEAR(c_per_tile("128x176,pingpong", 13), h100.c_tile_us, 1e-9);
+}
+
 TEST(TimeModel, CReadByTheThreadsCostsPerBlockOfC) {
   // C that TMA cannot describe (odd ldc: the smem_stores epilogue). Measured on the H200
   // (docs/PERF.md, 2026-12-04 twenty-second session, build 8bfc3dc), with C minus without: bf16
