@@ -457,7 +457,7 @@ TEST(TimeModel, ACooperativeTileOfTwoRowBlocksPaysCOncePerBlock) {
   auto c_per_tile = [&](const char* spec, int tiles_per_cta) {
     return spec_time_terms(p, h100, spec).time.c_us / tiles_per_cta;
   };
-  // 48 x 24 / 132 -> 9 tiles per CTA either way; 48 x 35 / 132 -> 13; 48 x 32 / 132 -> 12.
+  // Stored tiles per CTA: 24 x 48 / 132 -> 9 (256x128), 48 x 32 / 132 -> 12 (128x192), 48 x 35 / 132 -> 13.
   EXPECT_NEAR(c_per_tile("256x128", 9), 2 * h100.c_tile_us, 1e-9);
   EXPECT_NEAR(c_per_tile("128x192", 12), h100.c_tile_us, 1e-9);
   EXPECT_NEAR(c_per_tile("128x176,pingpong", 13), h100.c_tile_us, 1e-9);
