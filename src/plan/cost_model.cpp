@@ -525,17 +525,7 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
   // consumer's run while the other consumer's mainloop does (below).
   double c_reload_us = 0;  // per stored tile
   if (p.accumulate && stores >= 1) {
-    // A cooperative consumer of two 64-row blocks (BM = 256) loads the second block's C into its
-    // slots only once the first block is stored (kernel.cuh), so that load's round trip is exposed
-    // once more per tile; a ping-pong consumer's next block loads while the other consumer
-    // computes. NOTES: measured on the H100 (docs/PERF.md, forty-eighth session; records
-    // h100-2026-12-07-tune-big-c, -map-c): with C minus without, per stored tile, at 4096^2x8192 ...
-    // 8192^3, 256x128 and 256x112 cooperative 1.9-3.0 us, 128-row cooperative tiles whose slots
-    // hold all of C 1.2-1.6, ping-pong 0.5-0.9. The picks this moved, measured against the charge
-    // of one round trip (forty-ninth session): 18 with bf16 C 1.9 % faster in geomean (4096x32768x512
-    // 300.1 -> 263.6 us, 8192x8960x1536 337.8 -> 309.3; 12288x1024x128 23.7 -> 25.8 the worst),
-    // 17 with fp32 C even.
-    double per_tile = d.c_tile_us * (c.pingpong ? 1 : c.row_blocks());
+    double per_tile = d.c_tile_us;
     if (c.epilogue == Epilogue::smem_stores) {
       // C by the threads (cp.async, or in k-split kernels their loads as they store): per 64 x 64
       // elements of the boxes a consumer loads and combines (an fp32 box is 32 columns wide), its
@@ -547,6 +537,17 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
       per_tile = std::max(d.c_tile_us, static_cast<double>(sm90::store_boxes(c.bn, p.out) * box_cols) / 64.0 *
                                            c.row_blocks() * d.c_thread_box_us / (c.pingpong ? 2.0 : 1.0));
     } else if (sm90::staged_epilogue(c.epilogue)) {
+      // A cooperative consumer of two 64-row blocks (BM = 256) loads the second block's C into its
+      // slots only once the first block is stored (kernel.cuh), so that load's round trip is
+      // exposed once more per tile; a ping-pong consumer's next block loads while the other
+      // consumer computes. NOTES: measured on the H100 (docs/PERF.md, forty-eighth session; records
+      // h100-2026-12-07-tune-big-c, -map-c): with C minus without, per stored tile, at 4096^2x8192
+      // ... 8192^3, 256x128 and 256x112 cooperative 1.9-3.0 us, 128-row cooperative tiles whose
+      // slots hold all of C 1.2-1.6, ping-pong 0.5-0.9. The picks this moved, measured against the
+      // charge of one round trip (forty-ninth session): 18 with bf16 C 1.9 % faster in geomean
+      // (4096x32768x512 300.1 -> 263.6 us, 8192x8960x1536 337.8 -> 309.3; 12288x1024x128 23.7 ->
+      // 25.8 the worst), 17 with fp32 C even.
+      per_tile = d.c_tile_us * (c.pingpong ? 1 : c.row_blocks());
       const int box_cols = sm90::store_box_cols(p.out);
       const int boxes = sm90::store_boxes(c.bn, p.out);
       const int slots = std::max(1, c.stage_cols / box_cols);
