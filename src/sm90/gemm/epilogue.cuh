@@ -676,22 +676,27 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
     }
     if (box == tail_box) store_tail_columns<kElem>(slot, col0, thread_in_wg, n_tma, o);
     if constexpr (kWithC) {
-      // The slot's next C box: box + kSlots of this 64-row block, or past the last, box s of the
-      // block below (c_rows_follow), so that the next block's first boxes load while this one's
-      // last are combined and stored instead of after them.
+      // The slot's next C box: box + kSlots of this 64-row block; once this block has no further
+      // box for the slot (past its last, or past N: box_loaded only turns false as the box index
+      // grows), box s of the block below (c_rows_follow), so that the next block's first boxes
+      // load while this one's last are combined and stored instead of after them. NOTES: the
+      // block below's box is issued here, from the slot's last box that is stored, not from its
+      // last box: a box past N is skipped above, and a follow-up load tied to it was never issued
+      // (the next block then waited on its slot's barrier for good: hung in the GPU tests,
+      // docs/PERF.md fiftieth session).
       const int next = box + kSlots;
       TileOut below = o;
       below.row0 += kStoreBoxRows;
-      const bool refill = next < kBoxes ? box_loaded<kBoxCols>(o, next)
-                                        : c_rows_follow && box_loaded<kBoxCols>(below, next - kBoxes);
-      if (refill) {
+      const bool next_here = next < kBoxes && box_loaded<kBoxCols>(o, next);
+      const bool next_below = !next_here && c_rows_follow && box_loaded<kBoxCols>(below, s);
+      if (next_here || next_below) {
         if (box == tail_box) named_barrier_sync(barrier_id, 128);  // the tail is read before the refill
         if (thread_in_wg == 0) {
           tma_store_wait_read<0>();  // the store just issued has read the slot
-          if (next < kBoxes)
+          if (next_here)
             load_c_box<kBoxCols, kTrans, BN>(sc, slot, s, next, o);
           else
-            load_c_box<kBoxCols, kTrans, BN>(sc, slot, s, next - kBoxes, below);
+            load_c_box<kBoxCols, kTrans, BN>(sc, slot, s, s, below);
         }
       }
     }
