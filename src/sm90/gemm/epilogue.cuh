@@ -570,8 +570,8 @@ __device__ __forceinline__ void issue_c_boxes_ahead(uint8_t* slots, uint32_t* c_
 // last read it is done (wait_group.read kSlots - 1); with C the slot already holds C's box (the
 // first kSlots came in during the mainloop, prefetch_c_boxes), is combined in place, stored, and
 // then reloaded with C's box b + kSlots while the other slots are worked on (a box wholly past M or
-// N has no C box and is skipped); with c_rows_follow, the last kSlots boxes' slots are reloaded
-// with the first boxes of the 64-row block below, the next call's (which then loads none itself).
+// N has no C box and is skipped); with c_rows_follow, a slot whose last box of this 64-row block is
+// stored is reloaded with its box of the block below, for the next call (which loads none itself).
 // kThreads (the smem_stores epilogue): D written, and C read, by the threads (copy_box_rows, or
 // cp.async: kAsyncC) instead of TMA: per box, C's box into the slot, the box combined in the slot,
 // the copy out, each step ordered by a __syncwarp (the steps are warp-local).
@@ -679,11 +679,10 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
       // The slot's next C box: box + kSlots of this 64-row block; once this block has no further
       // box for the slot (past its last, or past N: box_loaded only turns false as the box index
       // grows), box s of the block below (c_rows_follow), so that the next block's first boxes
-      // load while this one's last are combined and stored instead of after them. NOTES: the
-      // block below's box is issued here, from the slot's last box that is stored, not from its
-      // last box: a box past N is skipped above, and a follow-up load tied to it was never issued
-      // (the next block then waited on its slot's barrier for good: hung in the GPU tests,
-      // docs/PERF.md fiftieth session).
+      // load while this one's last are combined and stored instead of after them. NOTES: issued
+      // from the slot's last box that is stored, not from the slot's last box: a box past N is
+      // skipped above, so a load tied to it was never issued and the next block waited on the
+      // slot's barrier for good (hung in the GPU tests, docs/PERF.md fiftieth session).
       const int next = box + kSlots;
       TileOut below = o;
       below.row0 += kStoreBoxRows;
