@@ -556,18 +556,25 @@ TEST(CoverageGpu, TilesOf256RowsWithCEveryStaging) {
   // a part, an overlapping last box, swap-AB's transposed boxes; M ending inside a consumer's second
   // block (2001, 600: that block's C box partly past M) and inside its first (777: the second block
   // wholly past M, nothing loaded for it); several tiles per CTA (2001 x 3000); C separate and in
-  // place, bf16 and fp32.
+  // place, bf16 and fp32. (In place, a last box that overlaps its neighbour reads C from the
+  // registers: the direct epilogue, which a 256-row tile takes only up to BN = 128 (config.hpp), so
+  // 256x176 runs with a separate C alone.)
   struct Wc {
     const char* config;
     DType out;
     bool overlaps;  // the last box overlaps its neighbour: in place, C is read from the registers (direct)
+    bool direct_in_place_too_wide = false;  // BN > 128: no 256-row direct epilogue, so not in place
   };
-  const Wc cases[] = {{"256x128", DType::bf16, false},          {"256x128,stage=64", DType::bf16, false},
-                      {"256x176,stage=64", DType::bf16, true},  {"256x128,stage=32", DType::fp32, false},
-                      {"256x112", DType::fp32, true},           {"256x152,swapab,stage=64", DType::bf16, false}};
+  const Wc cases[] = {{"256x128", DType::bf16, false},
+                      {"256x128,stage=64", DType::bf16, false},
+                      {"256x176,stage=64", DType::bf16, true, true},
+                      {"256x128,stage=32", DType::fp32, false},
+                      {"256x112", DType::fp32, true},
+                      {"256x152,swapab,stage=64", DType::bf16, false}};
   for (const Wc& w : cases)
     for (const auto& s : {std::array<int64_t, 3>{2001, 3000, 200}, {777, 1000, 520}, {600, 1000, 136}})
       for (bool in_place : {false, true}) {
+        if (in_place && w.overlaps && w.direct_in_place_too_wide) continue;
         Case cs{s[0], s[1], s[2]};
         cs.config = w.config;
         cs.out = w.out;
