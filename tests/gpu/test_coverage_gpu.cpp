@@ -549,6 +549,49 @@ TEST(CoverageGpu, TilesOf256RowsTwoConsumersOf128) {
   }
 }
 
+TEST(CoverageGpu, TilesOf256RowsWithCEveryStaging) {
+  // A cooperative 256-row tile with C: each consumer stores two 64-row blocks through its slots, and
+  // the second block's first C boxes are loaded into the slots as the first block stores its last
+  // boxes (store_tile_staged's c_rows_follow). One slot and several, all of a tile's boxes staged or
+  // a part, an overlapping last box, swap-AB's transposed boxes; M ending inside a consumer's second
+  // block (2001, 600: that block's C box partly past M) and inside its first (777: the second block
+  // wholly past M, nothing loaded for it); several tiles per CTA (2001 x 3000); C separate and in
+  // place, bf16 and fp32. (In place, a last box that overlaps its neighbour reads C from the
+  // registers: the direct epilogue, which a 256-row tile takes only up to BN = 128 (config.hpp), so
+  // 256x176 runs with a separate C alone.)
+  struct Wc {
+    const char* config;
+    DType out;
+    bool overlaps;  // the last box overlaps its neighbour: in place, C is read from the registers (direct)
+    bool direct_in_place_too_wide = false;  // BN > 128: no 256-row direct epilogue, so not in place
+  };
+  const Wc cases[] = {{"256x128", DType::bf16, false},
+                      {"256x128,stage=64", DType::bf16, false},
+                      {"256x176,stage=64", DType::bf16, true, true},
+                      {"256x128,stage=32", DType::fp32, false},
+                      {"256x112", DType::fp32, true},
+                      {"256x152,swapab,stage=64", DType::bf16, false}};
+  for (const Wc& w : cases)
+    for (const auto& s : {std::array<int64_t, 3>{2001, 3000, 200}, {777, 1000, 520}, {600, 1000, 136}})
+      for (bool in_place : {false, true}) {
+        if (in_place && w.overlaps && w.direct_in_place_too_wide) continue;
+        Case cs{s[0], s[1], s[2]};
+        cs.config = w.config;
+        cs.out = w.out;
+        cs.with_c = true;
+        cs.in_place = in_place;
+        cs.beta = 0.75f;
+        cs.alpha = -1.25f;
+        cs.ldd_pad = 8;  // rows of whole 16-B chunks: TMA stores D
+        cs.ldc_pad = 16;
+        plan::Config ran;
+        run_case(cs, in_place ? 151 : 152, nullptr, &ran);
+        EXPECT_EQ(ran.bm, 256) << cs.name() << ": " << plan::describe(ran);
+        const sm90::Epilogue want = in_place && w.overlaps ? sm90::Epilogue::direct : sm90::Epilogue::tma_store;
+        EXPECT_EQ(ran.epilogue, want) << cs.name() << ": " << plan::describe(ran);
+      }
+}
+
 TEST(CoverageGpu, ForcedTilesEveryEpilogueVariant) {
   // Whole and partial 128-B boxes, one and two consumers, clusters, bf16 and fp32 output: with C
   // the partial widths take the direct epilogue (pairs, and element-wise with an odd ldd); without

@@ -570,7 +570,8 @@ __device__ __forceinline__ void issue_c_boxes_ahead(uint8_t* slots, uint32_t* c_
 // last read it is done (wait_group.read kSlots - 1); with C the slot already holds C's box (the
 // first kSlots came in during the mainloop, prefetch_c_boxes), is combined in place, stored, and
 // then reloaded with C's box b + kSlots while the other slots are worked on (a box wholly past M or
-// N has no C box and is skipped).
+// N has no C box and is skipped); with c_rows_follow, a slot whose last box of this 64-row block is
+// stored is reloaded with its box of the block below, for the next call (which loads none itself).
 // kThreads (the smem_stores epilogue): D written, and C read, by the threads (copy_box_rows, or
 // cp.async: kAsyncC) instead of TMA: per box, C's box into the slot, the box combined in the slot,
 // the copy out, each step ordered by a __syncwarp (the steps are warp-local).
@@ -675,12 +676,26 @@ __device__ __forceinline__ void store_tile_staged(const float (&acc)[BN / 2], fl
     }
     if (box == tail_box) store_tail_columns<kElem>(slot, col0, thread_in_wg, n_tma, o);
     if constexpr (kWithC) {
+      // The slot's next C box: box + kSlots of this 64-row block; once this block has no further
+      // box for the slot (past its last, or past N: box_loaded only turns false as the box index
+      // grows), box s of the block below (c_rows_follow), so that the next block's first boxes
+      // load while this one's last are combined and stored instead of after them. NOTES: issued
+      // from the slot's last box that is stored, not from the slot's last box: a box past N is
+      // skipped above, so a load tied to it was never issued and the next block waited on the
+      // slot's barrier for good (hung in the GPU tests, docs/PERF.md fiftieth session).
       const int next = box + kSlots;
-      if (next < kBoxes && box_loaded<kBoxCols>(o, next)) {
+      TileOut below = o;
+      below.row0 += kStoreBoxRows;
+      const bool next_here = next < kBoxes && box_loaded<kBoxCols>(o, next);
+      const bool next_below = !next_here && c_rows_follow && box_loaded<kBoxCols>(below, s);
+      if (next_here || next_below) {
         if (box == tail_box) named_barrier_sync(barrier_id, 128);  // the tail is read before the refill
         if (thread_in_wg == 0) {
           tma_store_wait_read<0>();  // the store just issued has read the slot
-          load_c_box<kBoxCols, kTrans, BN>(sc, slot, s, next, o);
+          if (next_here)
+            load_c_box<kBoxCols, kTrans, BN>(sc, slot, s, next, o);
+          else
+            load_c_box<kBoxCols, kTrans, BN>(sc, slot, s, s, below);
         }
       }
     }

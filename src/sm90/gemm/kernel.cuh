@@ -223,11 +223,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
 #pragma unroll
       for (int r = 0; r < T::kRowBlocks; ++r) {
         const TileOut out = tile_out(r);
-        // (Ping-pong: the next 64-row block's C comes into the slots once the block before is stored.)
-        if constexpr (T::kStagedC)
-          if (r > 0)
-            prefetch_c_boxes<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.d_col_major>(staged_c, slots, consumer,
-                                                                                     thread_in_wg, out);
+        // (With C, the next 64-row block's first boxes come into the slots as the block before
+        // stores its last ones: store_tile_staged's c_rows_follow.)
         if constexpr (C.epilogue == Epilogue::direct) {
           store_tile_direct<C.bn, C.out_dtype, C.with_c, C.cd_pairs, C.d_col_major>(acc[r], p.alpha, p.beta,
                                                                                      thread_in_wg, out);
@@ -242,7 +239,8 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
                                                                 out, rec);
         } else {
           store_tile_staged<C.bn, T::kSlotsPerConsumer, C.out_dtype, C.with_c, false, C.d_col_major>(
-              acc[r], p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out);
+              acc[r], p.alpha, p.beta, &p.tmap_d, staged_c, slots, consumer, thread_in_wg, out, nullptr,
+              r + 1 < T::kRowBlocks);
         }
       }
       rec.record(te, trace::EventKind::epilogue, 0, -1);
