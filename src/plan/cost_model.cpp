@@ -538,15 +538,17 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
                                            c.row_blocks() * d.c_thread_box_us / (c.pingpong ? 2.0 : 1.0));
     } else if (sm90::staged_epilogue(c.epilogue)) {
       // A cooperative consumer of two 64-row blocks (BM = 256) loads the second block's C into its
-      // slots only once the first block is stored (kernel.cuh), so that load's round trip is
-      // exposed once more per tile; a ping-pong consumer's next block loads while the other
-      // consumer computes. NOTES: measured on the H100 (docs/PERF.md, forty-eighth session; records
+      // slots only as the first block stores its last boxes (epilogue.cuh, c_rows_follow), so most
+      // of that load's round trip is exposed once more per tile; a ping-pong consumer's next block
+      // loads while the other consumer computes. NOTES: measured on the H100 (docs/PERF.md, forty-eighth session; records
       // h100-2026-12-07-tune-big-c, -map-c): with C minus without, per stored tile, at 4096^2x8192
       // ... 8192^3, 256x128 and 256x112 cooperative 1.9-3.0 us, 128-row cooperative tiles whose
       // slots hold all of C 1.2-1.6, ping-pong 0.5-0.9. The picks this moved, measured against the
       // charge of one round trip (forty-ninth session): 18 with bf16 C 1.9 % faster in geomean
       // (4096x32768x512 300.1 -> 263.6 us, 8192x8960x1536 337.8 -> 309.3; 12288x1024x128 23.7 ->
-      // 25.8 the worst), 17 with fp32 C even.
+      // 25.8 the worst), 17 with fp32 C even. c_rows_follow (fifty-first session) took 0.2-0.4 us
+      // per tile off forced 256x128 tiles (1.4 at 6144^3) and moved none of those picks back
+      // (4096x32768x512 289 us against ping-pong's 258), so the charge stays twice.
       per_tile = d.c_tile_us * (c.pingpong ? 1 : c.row_blocks());
       const int box_cols = sm90::store_box_cols(p.out);
       const int boxes = sm90::store_boxes(c.bn, p.out);
