@@ -540,9 +540,9 @@ TimeTerms time_terms(const Problem& p, const Config& c, const DeviceProfile& d, 
       // A cooperative consumer of two 64-row blocks (BM = 256) loads the second block's C into its
       // slots only as the first block stores its last boxes (epilogue.cuh, c_rows_follow), so most
       // of that load's round trip is exposed once more per tile; a ping-pong consumer's next block
-      // loads while the other consumer computes. NOTES: measured on the H100 (docs/PERF.md, forty-eighth session; records
-      // h100-2026-12-07-tune-big-c, -map-c): with C minus without, per stored tile, at 4096^2x8192
-      // ... 8192^3, 256x128 and 256x112 cooperative 1.9-3.0 us, 128-row cooperative tiles whose
+      // loads while the other consumer computes. NOTES: measured on the H100 (docs/PERF.md,
+      // forty-eighth session; records h100-2026-12-07-tune-big-c, -map-c): with C minus without, per
+      // stored tile, at 4096^2x8192 ... 8192^3, 256x128 and 256x112 cooperative 1.9-3.0 us, 128-row cooperative tiles whose
       // slots hold all of C 1.2-1.6, ping-pong 0.5-0.9. The picks this moved, measured against the
       // charge of one round trip (forty-ninth session): 18 with bf16 C 1.9 % faster in geomean
       // (4096x32768x512 300.1 -> 263.6 us, 8192x8960x1536 337.8 -> 309.3; 12288x1024x128 23.7 ->

@@ -242,8 +242,8 @@ TEST(Sm90PathGpu, SplitLinesRepackedWhereTheModelSaysSoAndRightEitherWay) {
   FastCase big{3000, 3000, 3000};  // lda = ldb = 3000: rows 6000 B apart
   big.expect_row_repacks = 0;      // (h200's model: the 2x1 cluster halves B's extra cost; none copied)
   run_fast_case(big, 71);
-  FastCase narrow{128, 3000, 3000};  // one m-block: no cluster to share B's rows
-  narrow.expect_row_repacks = 1;     // (h200's model: one operand)
+  FastCase narrow{128, 3000, 3000};  // one m-block: every CTA reads A's 128 rows off sectors
+  narrow.expect_row_repacks = 1;     // (h200's model: A, 770 KB, is copied)
   run_fast_case(narrow, 75);
   FastCase shifted{2048, 2048, 2048};
   shifted.offset = 8;               // every base 16 B past alignment
