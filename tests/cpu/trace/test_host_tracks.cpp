@@ -3,20 +3,14 @@
 // role's begin), and the last role's end is measured against CUPTI's kernel end.
 #include <gtest/gtest.h>
 
-#include "synthetic_trace.hpp"
+#include "decoded_synthetic.hpp"
 #include "trace/decode.hpp"
 #include "trace/host_tracks.hpp"
 
 namespace tilegemm::trace {
 namespace {
 
-DecodedTrace decoded(const test::SyntheticSpec& s) {
-  const std::vector<uint8_t> buf = test::make_synthetic_trace(s);
-  DecodedTrace t;
-  std::string error;
-  EXPECT_TRUE(decode_trace(buf.data(), buf.size(), &t, &error)) << error;
-  return t;
-}
+DecodedTrace decoded(const test::SyntheticSpec& s) { return test::decoded_synthetic(s); }
 
 uint64_t last_end(const DecodedTrace& t) {
   uint64_t last = 0;

@@ -3,20 +3,14 @@
 // with the next tile's loads, and the text and JSON forms.
 #include <gtest/gtest.h>
 
-#include "synthetic_trace.hpp"
+#include "decoded_synthetic.hpp"
 #include "trace/decode.hpp"
 #include "trace/summary.hpp"
 
 namespace tilegemm::trace {
 namespace {
 
-TraceSummary summary_of(const test::SyntheticSpec& s) {
-  const std::vector<uint8_t> buf = test::make_synthetic_trace(s);
-  DecodedTrace t;
-  std::string error;
-  EXPECT_TRUE(decode_trace(buf.data(), buf.size(), &t, &error)) << error;
-  return summarize(t);
-}
+TraceSummary summary_of(const test::SyntheticSpec& s) { return summarize(test::decoded_synthetic(s)); }
 
 TEST(TraceSummary, RolesWaitsAndOverlap) {
   const test::SyntheticSpec s;
