@@ -172,6 +172,9 @@ int run_trace(const TraceArgs& a) {
         fmt::print("launch call -> first kernel instruction: {}{}\n",
                    us(double(info["launch_to_first_instruction_ns"].get<int64_t>())),
                    rec.clock.has_cupti_kernel ? " (CUPTI's kernel start)" : "");
+      if (rec.clock.last_role_to_kernel_end_ns >= 0)
+        fmt::print("last role's end -> kernel end: {} (CUPTI's kernel end)\n",
+                   us(double(rec.clock.last_role_to_kernel_end_ns)));
       if (!rec.cupti_note.empty()) fmt::print("{}\n", rec.cupti_note);
       if (info.contains("overhead")) {
         const auto& o = info["overhead"];

@@ -362,6 +362,11 @@ __device__ __forceinline__ void store_global_streaming_16(void* dst, uint32_t a,
   asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(dst), "r"(a), "r"(b), "r"(c), "r"(d) : "memory");
 }
 
+// The same for 8 B. dst 8-B aligned.
+__device__ __forceinline__ void store_global_streaming_8(void* dst, uint32_t a, uint32_t b) {
+  asm volatile("st.global.cs.v2.u32 [%0], {%1, %2};" ::"l"(dst), "r"(a), "r"(b) : "memory");
+}
+
 // L2 eviction policies (PTX ISA, createpolicy): fraction 1.0, every access made with the policy
 // gets the priority. For the .L2::cache_hint loads and stores below.
 __device__ __forceinline__ uint64_t l2_policy_evict_first() {

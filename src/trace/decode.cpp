@@ -150,6 +150,10 @@ bool decode_trace(const uint8_t* data, size_t size, DecodedTrace* out, std::stri
         t.end_ns = lh.end_ns;
         t.begin_clk = lh.begin_clk;
         t.end_clk = lh.end_clk;
+        t.entry_ns = lh.entry_ns;
+        if (t.entry_ns != 0 && t.entry_ns > t.begin_ns)
+          out->problems.push_back(where(cta, lane) + ": the CTA's entry (" + std::to_string(t.entry_ns) +
+                                  " ns) is after its role began (" + std::to_string(t.begin_ns) + " ns)");
         recorded = std::min(lh.attempted, h.lane_capacity);
         t.events.resize(recorded);
         if (recorded) std::memcpy(t.events.data(), slots, size_t(recorded) * sizeof(Event));

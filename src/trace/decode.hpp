@@ -20,6 +20,7 @@ struct LaneTrace {
   uint32_t capacity = 0;       // events its slice holds (the buffer's lane_capacity)
   uint32_t units = 0;          // work units it walked
   uint64_t begin_ns = 0, end_ns = 0, begin_clk = 0, end_clk = 0;
+  uint64_t entry_ns = 0;       // the CTA's first instruction (%globaltimer); 0: not recorded
   std::vector<Event> events;   // the first min(attempted, capacity), in the order appended
 
   uint32_t dropped() const { return attempted > capacity ? attempted - capacity : 0; }  // overflow

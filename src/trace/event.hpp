@@ -127,9 +127,13 @@ struct LaneHeader {      // 64 B
   uint64_t end_ns;       // %globaltimer when it finished
   uint64_t begin_clk;    // %clock64 at the same two points (clock rate = d clk / d ns)
   uint64_t end_clk;
-  uint32_t reserved[2];
+  uint64_t entry_ns;     // %globaltimer at the CTA's first instruction, before the barrier set-up (the
+                         // same for every lane of a CTA; 0: not recorded, as in buffers written before it)
 };
 static_assert(sizeof(LaneHeader) == 64, "LaneHeader is 64 bytes on every compiler");
+// Where entry_ns sits in a header (its last 8 bytes): the kernel stamps it alone, before the rest
+// (trace_lane.cuh). A literal, as NVRTC takes no offsetof here; tests/cpu/trace checks it.
+inline constexpr uint32_t kLaneEntryOffset = 56;
 
 struct BufferHeader {    // 64 B
   uint32_t magic;        // kBufferMagic

@@ -23,9 +23,15 @@ const bench::ActivityRecord* traced_kernel_record(const std::vector<bench::Activ
 
 ClockAlignment align_clocks(const DecodedTrace& t, const CallWindow& w, const bench::ActivityRecord* kernel) {
   ClockAlignment a;
-  uint64_t first = 0;
-  for (const LaneTrace& lane : t.lanes)
-    if (lane.finished && (first == 0 || lane.begin_ns < first)) first = lane.begin_ns;
+  // The first in-kernel timestamp: the earliest CTA entry where the lanes carry one (trace/event.hpp),
+  // else the earliest role's begin (buffers written before the entry stamp).
+  uint64_t first = 0, last = 0;
+  for (const LaneTrace& lane : t.lanes) {
+    if (!lane.finished) continue;
+    const uint64_t start = lane.entry_ns != 0 ? lane.entry_ns : lane.begin_ns;
+    if (first == 0 || start < first) first = start;
+    last = std::max(last, lane.end_ns);
+  }
   // NOTES: %globaltimer is set from the host's system clock when the device is attached (libcu++'s
   // system_clock notes) and drifts from it after: on the H200 it read 150-220 us ahead of CUPTI's
   // kernel start, which CUPTI maps onto CLOCK_REALTIME itself (docs/TRACE.md). So CUPTI's kernel
@@ -35,6 +41,7 @@ ClockAlignment align_clocks(const DecodedTrace& t, const CallWindow& w, const be
     a.method = "aligned to CUPTI's kernel start (raw %globaltimer - CUPTI: " + std::to_string(-a.offset_ns) + " ns)";
     a.has_cupti_kernel = true;
     a.raw_globaltimer_minus_cupti_ns = -a.offset_ns;
+    a.last_role_to_kernel_end_ns = int64_t(kernel->end_ns) - (int64_t(last) + a.offset_ns);
   } else if (first >= w.call_start_ns && first <= w.sync_end_ns) {
     a.method = "direct (%globaltimer read as CLOCK_REALTIME; it fell inside the call's window)";
   } else {

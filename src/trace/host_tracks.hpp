@@ -28,6 +28,9 @@ struct ClockAlignment {
   bool has_cupti_kernel = false;            // CUPTI recorded the traced kernel
   int64_t raw_globaltimer_minus_cupti_ns = 0;  // the first instruction's %globaltimer - CUPTI's start
   int64_t host_call_to_first_ns = 0;        // the call's start to the first in-kernel timestamp
+  // With CUPTI's kernel record: the last role's end to the record's end (the CTAs' exit, a
+  // cluster's last sync, the kernel's completion); -1 without it.
+  int64_t last_role_to_kernel_end_ns = -1;
 };
 
 // The CUPTI records that belong to the traced call: from its start to the end of the

@@ -111,7 +111,10 @@ Status record_trace(const RecordRequest& rq, Recording* out) {
   info["host_spans"] = host;
   info["clock"] = {{"method", r.clock.method}, {"offset_ns", r.clock.offset_ns},
                    {"host_call_to_first_instruction_ns", r.clock.host_call_to_first_ns}};
-  if (r.clock.has_cupti_kernel) info["clock"]["raw_globaltimer_minus_cupti_ns"] = r.clock.raw_globaltimer_minus_cupti_ns;
+  if (r.clock.has_cupti_kernel) {
+    info["clock"]["raw_globaltimer_minus_cupti_ns"] = r.clock.raw_globaltimer_minus_cupti_ns;
+    info["clock"]["last_role_to_kernel_end_ns"] = r.clock.last_role_to_kernel_end_ns;
+  }
   info["cupti"] = r.cupti_note.empty() ? "recorded" : r.cupti_note;
   info["grid"] = r.grid;
   info["lane_capacity"] = r.lane_capacity;

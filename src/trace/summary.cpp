@@ -89,6 +89,26 @@ TraceSummary summarize(const DecodedTrace& t) {
     }
   s.tiles = s.producer.of(EventKind::tile).count;
 
+  // Each CTA's entry (every lane of a CTA carries the same stamp) to the first of its roles' begin.
+  double prologue_sum = 0;
+  for (uint32_t cta = 0; cta < t.header.ctas; ++cta) {
+    uint64_t entry = 0, begin = std::numeric_limits<uint64_t>::max();
+    for (uint32_t l = 0; l < t.header.lanes; ++l) {
+      const LaneTrace& lane = t.lane(cta, l);
+      if (!lane.finished || lane.entry_ns == 0) continue;
+      entry = lane.entry_ns;
+      begin = std::min(begin, lane.begin_ns);
+    }
+    if (entry == 0 || begin < entry) continue;
+    const double prologue = double(begin - entry);
+    s.first_entry_ns = s.entry_ctas ? std::min(s.first_entry_ns, entry) : entry;
+    s.last_entry_ns = std::max(s.last_entry_ns, entry);
+    prologue_sum += prologue;
+    s.prologue_max_ns = std::max(s.prologue_max_ns, prologue);
+    ++s.entry_ctas;
+  }
+  if (s.entry_ctas) s.prologue_mean_ns = prologue_sum / s.entry_ctas;
+
   // Steps between WGMMA issues inside a tile, the fill of each tile, and the epilogue overlap.
   std::vector<double> steps;
   double fill_sum = 0, overlap_sum = 0, next_sum = 0;
@@ -189,6 +209,11 @@ std::string summary_text(const TraceSummary& s, double host_to_first_ns) {
                        mean(s.consumer, EventKind::tma_store_wait));
   else
     out += "epilogue overlap: no CTA ran a second tile, so no epilogue had a next tile to overlap\n";
+  if (s.entry_ctas)
+    out += fmt::format("prologue (a CTA's first instruction -> its first role's begin): mean {}, max {} over {} CTA{}; "
+                       "the CTAs entered within {} of each other\n",
+                       us(s.prologue_mean_ns), us(s.prologue_max_ns), s.entry_ctas, s.entry_ctas == 1 ? "" : "s",
+                       us(double(s.last_entry_ns - s.first_entry_ns)));
   if (host_to_first_ns >= 0) out += fmt::format("host call -> first kernel instruction: {}\n", us(host_to_first_ns));
   return out;
 }
@@ -208,7 +233,10 @@ nlohmann::json summary_json(const TraceSummary& s) {
           {"consumers_role", role(s.consumer)}, {"kblock_step_ns", s.kblock_step_ns}, {"bubbles", s.bubbles},
           {"bubble_ns", s.bubble_ns}, {"mainloop_ns", s.mainloop_ns}, {"fill_ns", s.fill_ns},
           {"epilogues_followed", s.epilogues_followed}, {"epilogue_overlap_pct", s.epilogue_overlap_pct},
-          {"next_kblocks_in_epilogue", s.next_kblocks_in_epilogue}, {"tiles", s.tiles}};
+          {"next_kblocks_in_epilogue", s.next_kblocks_in_epilogue}, {"tiles", s.tiles},
+          {"entry", {{"ctas", s.entry_ctas}, {"prologue_mean_ns", s.prologue_mean_ns},
+                     {"prologue_max_ns", s.prologue_max_ns},
+                     {"entry_spread_ns", s.entry_ctas ? s.last_entry_ns - s.first_entry_ns : 0}}}};
 }
 
 }  // namespace tilegemm::trace

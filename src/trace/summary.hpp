@@ -9,6 +9,9 @@
 //                  kBubbleFactor x that median is a bubble, and its excess over the median is
 //                  bubble time (the tensor core waited for data or for the warp)
 //   fill           mean time from a tile's start on a consumer to its first WGMMA issue
+//   prologue       per CTA, from its first instruction (the lane headers' entry stamp) to the first
+//                  of its roles beginning: the barrier set-up, the cluster's sync, the register
+//                  hand-over; and how far apart the CTAs entered (the launch's spread)
 //   epilogue overlap  for every epilogue followed by another tile on its CTA: the share of the
 //                  epilogue after the producer issued the next tile's first TMA load, and how many
 //                  of the next tile's k-blocks it issued before the epilogue ended (of `stages`)
@@ -64,6 +67,9 @@ struct TraceSummary {
   double epilogue_overlap_pct = 0;     // see the file comment
   double next_kblocks_in_epilogue = 0; // mean
   uint64_t tiles = 0;                  // producer tile events
+  uint32_t entry_ctas = 0;             // CTAs whose lanes carry an entry stamp (0: an older buffer)
+  uint64_t first_entry_ns = 0, last_entry_ns = 0;  // earliest and latest CTA entry (%globaltimer)
+  double prologue_mean_ns = 0, prologue_max_ns = 0;  // a CTA's entry -> its first role's begin
 };
 
 TraceSummary summarize(const DecodedTrace& t);

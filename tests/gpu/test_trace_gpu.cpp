@@ -137,9 +137,16 @@ TEST(TraceGpu, HostSpansAndCuptiSeeTheCall) {
   }
   EXPECT_EQ(names, (std::vector<std::string>{"validate", "device", "route", "plan", "JIT kernel", "trace buffer",
                                              "launch"}));
+  // Every CTA stamped its entry into all its lane headers, before its roles began.
+  for (const trace::LaneTrace& l : t.lanes) {
+    ASSERT_TRUE(l.finished);
+    EXPECT_NE(l.entry_ns, 0u) << "CTA " << l.cta << " lane " << l.lane;
+    EXPECT_LE(l.entry_ns, l.begin_ns) << "CTA " << l.cta << " lane " << l.lane;
+    EXPECT_EQ(l.entry_ns, t.lane(l.cta, 0).entry_ns) << "CTA " << l.cta << " lane " << l.lane;
+  }
   // %globaltimer against the host's clock: the first instruction lies after the launch began.
   uint64_t first = ~0ull;
-  for (const trace::LaneTrace& l : t.lanes) first = std::min(first, l.begin_ns);
+  for (const trace::LaneTrace& l : t.lanes) first = std::min(first, l.entry_ns);
   std::printf("  launch span start -> first instruction: %.3f us (%%globaltimer - CLOCK_REALTIME)\n",
               (double(first) - double(capture.spans.back().start_ns)) * 1e-3);
   if (!recording.ok()) GTEST_SKIP() << "CUPTI: " << recording.reason();

@@ -39,6 +39,12 @@ template <Config C>
 __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
   using T = GemmTraits<C>;
   constexpr SmemLayout L = T::kLayout;
+  // A traced kernel stamps its first instruction (trace_entry writes it after the prologue), so that
+  // the prologue and the launch show against the roles' begin. Untraced: nothing read.
+  uint64_t entry_ns = 0;
+  if constexpr (C.trace) {
+    if (threadIdx.x == 0) entry_ns = global_timer_ns();
+  }
   extern __shared__ uint8_t smem_raw[];
   uint8_t* smem = align_smem_1024(smem_raw);
   uint64_t* full = reinterpret_cast<uint64_t*>(smem + L.full_barrier(0));
@@ -93,6 +99,7 @@ __device__ __forceinline__ void gemm_kernel_body(const GemmParams& p) {
   // the attribute it returns at once. (The next kernel is let in by the producer once it has
   // issued its last load, below.)
   griddep_wait();
+  if (threadIdx.x == 0) trace_entry<C.trace>(p, 1 + T::kConsumers, entry_ns);
 
   if (warpgroup == 0) {
     // ---- producer ----

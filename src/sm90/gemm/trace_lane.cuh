@@ -103,7 +103,8 @@ struct TraceLane<true> {
     ++units;
   }
 
-  // The lane's header: who ran where, how many events it tried to append, and its two time anchors.
+  // The lane's header: who ran where, how many events it tried to append, and its two time anchors
+  // (the CTA's entry, its last 8 B, trace_entry wrote at the start).
   __device__ __forceinline__ void finish() {
     if (!writer || header == nullptr) return;
     const uint64_t end_ns = global_timer_ns(), end_clk = sm_clock64();
@@ -112,8 +113,23 @@ struct TraceLane<true> {
     store_global_streaming_16(h + 4, count, units, uint32_t(begin_ns), uint32_t(begin_ns >> 32));
     store_global_streaming_16(h + 8, uint32_t(end_ns), uint32_t(end_ns >> 32), uint32_t(begin_clk),
                               uint32_t(begin_clk >> 32));
-    store_global_streaming_16(h + 12, uint32_t(end_clk), uint32_t(end_clk >> 32), 0u, 0u);
+    store_global_streaming_8(h + 12, uint32_t(end_clk), uint32_t(end_clk >> 32));
   }
 };
+
+// The CTA's entry (%globaltimer read at its first instruction, kernel.cuh) into every lane header of
+// the CTA (LaneHeader::entry_ns; finish() leaves those 8 B alone). One thread, right after the
+// prologue, so that the stamp is not held in a register through the roles (a 64-bit value live
+// across the traced stream-K kernels made them spill: tests/cpu/jit/test_trace_kernel.cpp).
+template <bool kOn>
+__device__ __forceinline__ void trace_entry(const GemmParams& p, uint32_t lanes, uint64_t entry_ns) {
+  if constexpr (kOn) {
+    if (p.trace == nullptr) return;
+    uint8_t* base = static_cast<uint8_t*>(p.trace);
+    for (uint32_t l = 0; l < lanes; ++l)
+      store_global_streaming_8(base + trace::lane_header_offset(lanes, blockIdx.x, l) + trace::kLaneEntryOffset,
+                               uint32_t(entry_ns), uint32_t(entry_ns >> 32));
+  }
+}
 
 }  // namespace tilegemm::sm90

@@ -24,6 +24,8 @@ struct SyntheticSpec {
   uint64_t tick_ns = 1;                     // the global timer's step (the SM clock is exact: 2 GHz)
   bool clock_only_steps = false;            // as the kernel records: %globaltimer on TILE events only
   bool pingpong = false;                    // two consumers taking turns: tile t is consumer t % 2's
+  uint64_t entry_lead_ns = 0;               // > 0: the headers carry CTA i's entry stamp, this long
+                                            // minus 11 i ns before its lanes begin (0: none, as before it)
 };
 
 // Whether consumer lane c (1-based) computes tile t of its CTA.
@@ -134,6 +136,7 @@ inline std::vector<uint8_t> make_synthetic_trace(const SyntheticSpec& s) {
       lh.end_clk = synthetic_clock(s, clock[l] + 10);
       lh.begin_ns = (s.t0 + 900) / s.tick_ns * s.tick_ns;
       lh.end_ns = (clock[l] + 10) / s.tick_ns * s.tick_ns;
+      if (s.entry_lead_ns > 0) lh.entry_ns = (s.t0 + 900 - s.entry_lead_ns + 11 * cta) / s.tick_ns * s.tick_ns;
       std::memcpy(buf.data() + lane_header_offset(lanes, cta, l), &lh, sizeof(lh));
       const size_t n = std::min<size_t>(ev[l].size(), capacity);
       std::memcpy(buf.data() + lane_events_offset(s.ctas, lanes, capacity, cta, l), ev[l].data(), n * sizeof(Event));

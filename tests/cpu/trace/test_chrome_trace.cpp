@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "json_checks.hpp"
-#include "synthetic_trace.hpp"
+#include "decoded_synthetic.hpp"
 #include "trace/chrome_trace.hpp"
 #include "trace/decode.hpp"
 #include "trace/viewer.hpp"
@@ -20,13 +20,7 @@ namespace {
 
 using nlohmann::json;
 
-DecodedTrace decoded(const test::SyntheticSpec& s) {
-  const std::vector<uint8_t> buf = test::make_synthetic_trace(s);
-  DecodedTrace t;
-  std::string error;
-  EXPECT_TRUE(decode_trace(buf.data(), buf.size(), &t, &error)) << error;
-  return t;
-}
+DecodedTrace decoded(const test::SyntheticSpec& s) { return test::decoded_synthetic(s); }
 
 TraceDocument document(const DecodedTrace& t, const test::SyntheticSpec& s) {
   TraceDocument doc;

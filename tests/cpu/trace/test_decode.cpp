@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 
 #include "synthetic_trace.hpp"
@@ -50,6 +51,33 @@ TEST(TraceDecode, ReadsEveryLaneAndEvent) {
   EXPECT_EQ(t.dropped, 0u);
   EXPECT_EQ(lane_role(0), "producer");
   EXPECT_EQ(lane_role(2), "consumer 1");
+}
+
+TEST(TraceDecode, ReadsTheCtaEntryStampAndAnEntryAfterTheBeginIsReported) {
+  SyntheticSpec s;
+  s.entry_lead_ns = 500;
+  std::vector<uint8_t> buf = make_synthetic_trace(s);
+  DecodedTrace t;
+  std::string error;
+  ASSERT_TRUE(decode_trace(buf.data(), buf.size(), &t, &error)) << error;
+  EXPECT_TRUE(t.problems.empty()) << t.problems.front();
+  for (const LaneTrace& l : t.lanes) EXPECT_EQ(l.entry_ns, s.t0 + 900 - 500 + 11 * l.cta) << l.cta << " " << l.lane;
+  // Without the stamp (0) the lanes read 0 and nothing is reported.
+  const std::vector<uint8_t> plain = make_synthetic_trace(SyntheticSpec{});
+  DecodedTrace u;
+  ASSERT_TRUE(decode_trace(plain.data(), plain.size(), &u, &error)) << error;
+  EXPECT_TRUE(u.problems.empty());
+  for (const LaneTrace& l : u.lanes) EXPECT_EQ(l.entry_ns, 0u);
+  // An entry stamped after its role began cannot be: reported, naming the lane.
+  const uint32_t lanes = 1 + s.consumers;
+  LaneHeader h = read_lane_header(buf, lanes, 1, 2);
+  h.entry_ns = h.begin_ns + 1;
+  write_lane_header(buf, lanes, 1, 2, h);
+  DecodedTrace bad;
+  ASSERT_TRUE(decode_trace(buf.data(), buf.size(), &bad, &error)) << error;
+  ASSERT_EQ(bad.problems.size(), 1u);
+  EXPECT_NE(bad.problems[0].find("CTA 1"), std::string::npos) << bad.problems[0];
+  EXPECT_NE(bad.problems[0].find("after its role began"), std::string::npos) << bad.problems[0];
 }
 
 TEST(TraceDecode, OverflowIsCountedNotAnError) {
@@ -181,6 +209,11 @@ TEST(TraceDecode, SliceKeepsTheFirstCtas) {
     EXPECT_EQ(std::memcmp(b.lanes[i].events.data(), a.lanes[i].events.data(), b.lanes[i].events.size() * sizeof(Event)), 0);
   }
   EXPECT_TRUE(slice_buffer(std::vector<uint8_t>(10), 1, &error).empty());
+}
+
+TEST(TraceLayout, TheEntryStampIsTheHeadersLastEightBytes) {
+  EXPECT_EQ(offsetof(LaneHeader, entry_ns), size_t(kLaneEntryOffset));
+  EXPECT_EQ(kLaneEntryOffset + sizeof(uint64_t), sizeof(LaneHeader));
 }
 
 TEST(TraceLayout, OffsetsTileTheBuffer) {

@@ -3,20 +3,14 @@
 // with the next tile's loads, and the text and JSON forms.
 #include <gtest/gtest.h>
 
-#include "synthetic_trace.hpp"
+#include "decoded_synthetic.hpp"
 #include "trace/decode.hpp"
 #include "trace/summary.hpp"
 
 namespace tilegemm::trace {
 namespace {
 
-TraceSummary summary_of(const test::SyntheticSpec& s) {
-  const std::vector<uint8_t> buf = test::make_synthetic_trace(s);
-  DecodedTrace t;
-  std::string error;
-  EXPECT_TRUE(decode_trace(buf.data(), buf.size(), &t, &error)) << error;
-  return summarize(t);
-}
+TraceSummary summary_of(const test::SyntheticSpec& s) { return summarize(test::decoded_synthetic(s)); }
 
 TEST(TraceSummary, RolesWaitsAndOverlap) {
   const test::SyntheticSpec s;
@@ -64,6 +58,30 @@ TEST(TraceSummary, TextAndJson) {
   EXPECT_EQ(j["tiles"], r.tiles);
   EXPECT_EQ(j["producer"]["steps"]["wait_empty"]["count"], r.producer.of(EventKind::wait_empty).count);
   EXPECT_FALSE(j["consumers_role"]["steps"].contains("wait_empty"));
+}
+
+TEST(TraceSummary, PrologueFromTheCtasEntryStamps) {
+  // Every lane of CTA i carries its entry 800 - 11 i ns before the lanes begin (synthetic_trace.hpp).
+  test::SyntheticSpec s;
+  s.ctas = 3;
+  s.entry_lead_ns = 800;
+  const TraceSummary r = summary_of(s);
+  EXPECT_EQ(r.entry_ctas, 3u);
+  EXPECT_NEAR(r.prologue_max_ns, 800.0, 1e-9);
+  EXPECT_NEAR(r.prologue_mean_ns, (800.0 + 789.0 + 778.0) / 3.0, 1e-9);
+  EXPECT_EQ(r.last_entry_ns - r.first_entry_ns, 22u);
+  const std::string text = summary_text(r, -1);
+  EXPECT_NE(text.find("prologue (a CTA's first instruction -> its first role's begin): mean 0.789 us, max 0.800 us "
+                      "over 3 CTAs; the CTAs entered within 0.022 us of each other"),
+            std::string::npos)
+      << text;
+  const nlohmann::json j = summary_json(r);
+  EXPECT_EQ(j["entry"]["ctas"], 3u);
+  EXPECT_EQ(j["entry"]["entry_spread_ns"], 22u);
+  // A buffer without the stamps (written before them): no prologue, no line.
+  const TraceSummary old = summary_of(test::SyntheticSpec{});
+  EXPECT_EQ(old.entry_ctas, 0u);
+  EXPECT_EQ(summary_text(old, -1).find("prologue"), std::string::npos);
 }
 
 }  // namespace
