@@ -62,8 +62,8 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
     const std::string val(value);
     int v = 0;
     if (key == "stages") {
-      if (!parse_int(value, v) || v < 3 || v > 16)
-        return fail("stages=" + val + " must be an integer in [3, 16]");
+      if (!parse_int(value, v) || v < 3 || v > sm90::kMaxStages)
+        return fail("stages=" + val + " must be an integer in [3, 32]");
       c.stages = v;
       r.spec.stages_given = true;
     } else if (key == "stage") {

@@ -40,7 +40,11 @@ inline constexpr int kSmemAlign = 1024;            // 128B-swizzle atom (8 rows 
 inline constexpr int kSmemBaseSlack = 1024;        // run-time round-up of the dynamic smem base
 inline constexpr int kSmemLimitPerBlock = 232448;  // H100/H200 opt-in max per block (227 KiB)
 inline constexpr int kMinStages = 3;
-inline constexpr int kMaxStages = 16;
+// kMaxStages bounds what a Config may ask for (a `stages=` spec); the planner fills a config's ring
+// up to kAutoMaxStages on its own (what every pick has been measured with), deeper only where a
+// rule asks for it.
+inline constexpr int kMaxStages = 32;
+inline constexpr int kAutoMaxStages = 16;
 inline constexpr int kMbarrierBytes = 8;           // .b64 mbarrier object, 8-B aligned
 inline constexpr int kWgmmaM = 64;                 // wgmma.m64nNk16: M is fixed at 64
 
@@ -147,13 +151,13 @@ TG_HD constexpr int b_edge_shift_cap(const SmemLayout& L, int bn) {
   return edge_shift_cap(L, L.b_offset(L.stages - 1), bn);
 }
 
-// The deepest pipeline that fits: largest stages in [1, kMaxStages] with total_bytes <= limit, or 0
+// The deepest pipeline that fits: largest stages in [1, kAutoMaxStages] with total_bytes <= limit, or 0
 // when even one stage does not fit. (The planner then requires >= kMinStages.) d_stage_cols as in
 // compute_smem_layout (0 = full tile).
 TG_HD constexpr int max_stages_that_fit(int bm, int bn, int bk, int d_elem_bytes,
                                         int limit = kSmemLimitPerBlock, int ab_elem_bytes = 2,
                                         int d_stage_cols = 0, int extra_barriers = 0) {
-  for (int s = kMaxStages; s >= 1; --s)
+  for (int s = kAutoMaxStages; s >= 1; --s)
     if (compute_smem_layout(bm, bn, bk, s, d_elem_bytes, ab_elem_bytes, d_stage_cols, extra_barriers).total_bytes <=
         limit)
       return s;

@@ -18,6 +18,7 @@
 #include "schedule/mapping.hpp"
 #include "schedule/stream_k.hpp"
 #include "schedule/tile_mapping.hpp"
+#include "sm90/smem_layout.hpp"
 #include "sm90/swizzle.hpp"
 #include "tilegemm/types.hpp"
 
@@ -186,7 +187,7 @@ enum class ConfigRule : int {
   tile_m,           // bm is 64, 128 or 256
   tile_n,           // bn is a multiple of 8 in [16, 256]
   tile_k,           // bk is 64
-  stages,           // 3 <= stages <= 16
+  stages,           // 3 <= stages <= 32
   cluster,          // cluster is 1x1, 2x1 or 1x2
   cluster_split,    // split-K / stream-K run without clusters, persistent
   multicast_rows,   // a multicast half of a tile is a whole number of 8-row swizzle atoms
@@ -243,7 +244,7 @@ TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
   if (!tile_m_ok(c.bm)) return ConfigRule::tile_m;
   if (!tile_n_ok(c.bn)) return ConfigRule::tile_n;
   if (c.bk != kBlockK) return ConfigRule::tile_k;
-  if (c.stages < 3 || c.stages > 16) return ConfigRule::stages;
+  if (c.stages < 3 || c.stages > kMaxStages) return ConfigRule::stages;
   const bool c11 = c.cluster_m == 1 && c.cluster_n == 1;
   const bool c21 = c.cluster_m == 2 && c.cluster_n == 1;
   const bool c12 = c.cluster_m == 1 && c.cluster_n == 2;
@@ -299,7 +300,7 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::tile_m: return "bm must be 64, 128 or 256 (one consumer warpgroup per 64 rows, or two of 128)";
     case ConfigRule::tile_n: return "bn must be a multiple of 8 in [16, 256] (wgmma N)";
     case ConfigRule::tile_k: return "bk must be 64 (one 128-B swizzle line of bf16)";
-    case ConfigRule::stages: return "stages must be in [3, 16]";
+    case ConfigRule::stages: return "stages must be in [3, 32]";
     case ConfigRule::cluster: return "cluster must be 1x1, 2x1 or 1x2";
     case ConfigRule::cluster_split: return "split-K and stream-K run without clusters, on a persistent grid";
     case ConfigRule::multicast_rows: return "a multicast half tile must be a multiple of 8 rows (swizzle atom)";

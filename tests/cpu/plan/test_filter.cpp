@@ -37,7 +37,7 @@ TEST(Filter, EveryRankedConfigIsAKernelTemplateConfigThatFits) {
         // As many stages as fit: one more would not (unless capped at 16).
         Config deeper = k;
         ++deeper.stages;
-        if (k.stages < sm90::kMaxStages) ASSERT_FALSE(sm90::config_smem_layout(deeper).fits(d.smem_per_block_optin));
+        if (k.stages < sm90::kAutoMaxStages) ASSERT_FALSE(sm90::config_smem_layout(deeper).fits(d.smem_per_block_optin));
         // The epilogue follows from the tile: TMA store for tiles of at least one 64-column box
         // (no C here: the last box may overlap its neighbour), direct stores for narrower ones
         // (with or without a k-split); the staging narrows below kComfortStages, or, for a 128-row

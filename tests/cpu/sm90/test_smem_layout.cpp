@@ -180,16 +180,16 @@ TEST(SmemLayout, MaxStagesIsTheDeepestThatFits) {
     for (int bn = 16; bn <= 256; bn += 16) {
       for (int d_elem : {2, 4}) {
         const int s = max_stages_that_fit(bm, bn, 64, d_elem);
-        ASSERT_LE(s, kMaxStages);
+        ASSERT_LE(s, kAutoMaxStages);
         if (s > 0) ASSERT_TRUE(compute_smem_layout(bm, bn, 64, s, d_elem).fits());
-        if (s < kMaxStages) ASSERT_FALSE(compute_smem_layout(bm, bn, 64, s + 1, d_elem).fits());
+        if (s < kAutoMaxStages) ASSERT_FALSE(compute_smem_layout(bm, bn, 64, s + 1, d_elem).fits());
         int prev = -1;  // a narrower staging never fits fewer stages
         for (int d_cols : {bn, bn / 2, 16}) {
           const int t = max_stages_that_fit(bm, bn, 64, d_elem, kSmemLimitPerBlock, 2, d_cols);
           SCOPED_TRACE(testing::Message() << bm << "x" << bn << " d" << d_elem << " cols" << d_cols);
-          ASSERT_LE(t, kMaxStages);
+          ASSERT_LE(t, kAutoMaxStages);
           if (t > 0) ASSERT_TRUE(compute_smem_layout(bm, bn, 64, t, d_elem, 2, d_cols).fits());
-          if (t < kMaxStages) ASSERT_FALSE(compute_smem_layout(bm, bn, 64, t + 1, d_elem, 2, d_cols).fits());
+          if (t < kAutoMaxStages) ASSERT_FALSE(compute_smem_layout(bm, bn, 64, t + 1, d_elem, 2, d_cols).fits());
           ASSERT_GE(t, prev);
           prev = t;
         }
