@@ -63,7 +63,7 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
     int v = 0;
     if (key == "stages") {
       if (!parse_int(value, v) || v < 3 || v > sm90::kMaxStages)
-        return fail("stages=" + val + " must be an integer in [3, 32]");
+        return fail("stages=" + val + " must be an integer in [3, " + std::to_string(sm90::kMaxStages) + "]");
       c.stages = v;
       r.spec.stages_given = true;
     } else if (key == "stage") {

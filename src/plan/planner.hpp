@@ -27,7 +27,7 @@ enum class Rule : int {
   cluster_pairs,      // 2-CTA cluster along an axis with an odd number of tiles (a tile without a peer)
   split_k_depth,      // a split-K slice shorter than kMinKBlocksPerSplit k-blocks
   split_k_tiles,      // a k-split sharing more tiles than the fix-up has counters
-  stages_range,       // (user configs) stages outside [3, 32]
+  stages_range,       // (user configs) stages outside [3, 16]
   smem_fit,           // fewer than 3 stages fit in the per-block smem limit
 };
 const char* rule_id(Rule r);  // stable id: "smem.fit", "cluster.pairs", ...

@@ -41,10 +41,13 @@ inline constexpr int kSmemBaseSlack = 1024;        // run-time round-up of the d
 inline constexpr int kSmemLimitPerBlock = 232448;  // H100/H200 opt-in max per block (227 KiB)
 inline constexpr int kMinStages = 3;
 // kMaxStages bounds what a Config may ask for (a `stages=` spec); the planner fills a config's ring
-// up to kAutoMaxStages on its own (what every pick has been measured with), deeper only where a
-// rule asks for it.
-inline constexpr int kMaxStages = 32;
+// up to kAutoMaxStages on its own (what every pick has been measured with). NOTES: nothing in the
+// template depends on the depth (the ring's parity flips at any count, the layout is computed), and
+// a build with kMaxStages = 32 was made for the measurement of deeper decode rings (docs/PERF.md,
+// fifty-second session); the bound stays 16 until a GPU has run such a ring.
+inline constexpr int kMaxStages = 16;
 inline constexpr int kAutoMaxStages = 16;
+static_assert(kMinStages <= kAutoMaxStages && kAutoMaxStages <= kMaxStages);
 inline constexpr int kMbarrierBytes = 8;           // .b64 mbarrier object, 8-B aligned
 inline constexpr int kWgmmaM = 64;                 // wgmma.m64nNk16: M is fixed at 64
 

@@ -187,7 +187,7 @@ enum class ConfigRule : int {
   tile_m,           // bm is 64, 128 or 256
   tile_n,           // bn is a multiple of 8 in [16, 256]
   tile_k,           // bk is 64
-  stages,           // 3 <= stages <= 32
+  stages,           // 3 <= stages <= 16
   cluster,          // cluster is 1x1, 2x1 or 1x2
   cluster_split,    // split-K / stream-K run without clusters, persistent
   multicast_rows,   // a multicast half of a tile is a whole number of 8-row swizzle atoms
@@ -300,7 +300,7 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
     case ConfigRule::tile_m: return "bm must be 64, 128 or 256 (one consumer warpgroup per 64 rows, or two of 128)";
     case ConfigRule::tile_n: return "bn must be a multiple of 8 in [16, 256] (wgmma N)";
     case ConfigRule::tile_k: return "bk must be 64 (one 128-B swizzle line of bf16)";
-    case ConfigRule::stages: return "stages must be in [3, 32]";
+    case ConfigRule::stages: return "stages must be in [3, 16]";
     case ConfigRule::cluster: return "cluster must be 1x1, 2x1 or 1x2";
     case ConfigRule::cluster_split: return "split-K and stream-K run without clusters, on a persistent grid";
     case ConfigRule::multicast_rows: return "a multicast half tile must be a multiple of 8 rows (swizzle atom)";

@@ -123,7 +123,7 @@ TEST(ConfigSpec, ErrorsNameOptionValueAndRule) {
       {"96x128", "BM=96 must be 64, 128 or 256"},
       {"128x250", "BN=250 must be a multiple of 8"},
       {"128x100", "BN=100 must be a multiple of 8"},
-      {"128x128,stages=2", "stages=2 must be an integer in [3, 32]"},
+      {"128x128,stages=2", "stages=2 must be an integer in [3, 16]"},
       {"128x128,cluster=2x2", "cluster=2x2 must be 1x1, 2x1"},
       {"128x128,mapping=spiral", "mapping 'spiral': unknown mapping; the mappings are"},
       {"128x128,splitk=0", "splitk=0"},
