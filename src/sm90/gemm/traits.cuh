@@ -61,10 +61,10 @@ TG_HD constexpr SmemLayout config_smem_layout(const Config& c) {
                              /*d_rows=*/64 * c.consumers(), recv_area_bytes(c) + async_c_side_bytes(c));
 }
 
-// The most stages of `c` (its other fields as they are, at most `cap`) within `limit` bytes, 0 if
-// not even one.
-TG_HD constexpr int config_max_stages(Config c, int limit, int cap = kAutoMaxStages) {
-  for (int s = cap; s >= 1; --s) {
+// The most stages of `c` (its other fields as they are, at most kAutoMaxStages: the planner's own
+// depth) within `limit` bytes, 0 if not even one.
+TG_HD constexpr int config_max_stages(Config c, int limit) {
+  for (int s = kAutoMaxStages; s >= 1; --s) {
     c.stages = s;
     if (config_smem_layout(c).total_bytes <= limit) return s;
   }
