@@ -179,7 +179,7 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--config", args->config,
                   "score this configuration too: BMxBN[,stages=S,stage=COLS,cluster=1x1|2x1|1x2,mapping=grouped-m:8,"
                   "group=G,persistent|static,splitk=S,dsm,streamk,runs,swapab,pingpong,accsets=N,bake] (BM 64|128|256, BN a "
-                  "multiple of 8 in [16, 256])");
+                  "multiple of 8 in [8, 256])");
   cmd->add_option("--rank", args->rank, "ranking: time (predicted time) | seed (the seed's score)")
       ->capture_default_str();
   cmd->add_flag("--no-split-k", args->no_split, "leave k-split candidates (split-K, stream-K) out");

@@ -3,7 +3,7 @@
 (bf16 x bf16 -> f32, both operands from shared-memory descriptors).
 
 Each shape needs its own asm statement because the accumulator is N/2 separate registers per
-thread (PTX ISA §9.7.15.5.2); writing 31 of these by hand is how typos get in, so they are
+thread (PTX ISA §9.7.15.5.2); writing 32 of these by hand is how typos get in, so they are
 generated. Run: python3 scripts/gen_wgmma.py > src/sm90/ptx_wgmma.inc
 
 The descriptors come in as 32-bit halves, joined inside the asm: the kernels step a descriptor
@@ -11,7 +11,7 @@ by adding to its low word (the start address field), and 64-bit adds with carry 
 wgmma issue path instructions it cannot spare on narrow tiles (docs/PERF.md, twentieth session).
 """
 
-SHAPES = list(range(16, 257, 8))  # BN multiples of 8 from 16 (wgmma's N step; the planner's candidate space)
+SHAPES = list(range(8, 257, 8))  # BN multiples of 8 from 8 (wgmma's N step; the planner's candidate space)
 
 
 def emit(n: int) -> str:

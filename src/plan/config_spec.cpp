@@ -50,7 +50,7 @@ ParsedConfigSpec parse_config_spec(std::string_view text, std::string_view optio
   if (!sm90::tile_m_ok(c.bm))
     return fail("BM=" + std::to_string(c.bm) + " must be 64, 128 or 256 (one consumer warpgroup per 64 rows, or two of 128)");
   if (!sm90::tile_n_ok(c.bn))
-    return fail("BN=" + std::to_string(c.bn) + " must be a multiple of 8 in [16, 256] (wgmma N)");
+    return fail("BN=" + std::to_string(c.bn) + " must be a multiple of 8 in [8, 256] (wgmma N)");
   bool mapping_given = false, group_given = false, dsm = false, runs = false;
   const bool has_items = text.find(',') != std::string_view::npos;
   while (has_items) {

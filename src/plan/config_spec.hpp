@@ -3,7 +3,7 @@
 // value and the rule.
 //
 // --config grammar:  BMxBN[,key=value|flag]...
-//   BM: 64, 128                     BN: multiple of 8 in [16, 256] (wgmma N)
+//   BM: 64, 128                     BN: multiple of 8 in [8, 256] (wgmma N)
 //   stages=3..16                    (default: as many as fit)
 //   stage=COLS                      (staged epilogues: columns staged at a time, whole 128-B boxes
 //                                   dividing the tile's; default: the widest leaving room for

@@ -36,6 +36,8 @@ constexpr int kSplitKFactors[] = {2, 3, 4, 6, 8, 12, 16, 24, 32};
 constexpr int64_t kSwapAbMaxM = 64;
 constexpr int64_t kSwapAbMidMaxM = 1024;
 constexpr int64_t kSwapAbMidMaxTiles = 8;
+// The batch (M) up to which swap-AB also offers BN = 8, wgmma's narrowest N.
+constexpr int kSwapAbNarrowestM = 8;
 // k-split cluster sizes the planner offers (Config::cluster_k): 2, 4, 8. Measured on the H200
 // (cudaOccupancyMaxActiveClusters, one CTA per SM; test Sm90PathGpu.ClusterKResidentClusters): 66
 // clusters of 2 (132 CTAs), 39 of 3 (117), 30 of 4 (120), 22 of 5, 17 of 6, 15 of 7 (105), 15 of 8
@@ -520,11 +522,11 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
     }
   }
   // Swap-AB (the transposed problem's BM over N, its BN over M), persistent 1x1, unsplit, stream-K
-  // and split-K. A small M (decode, up to kSwapAbMaxM): every BN from 16 up to the narrowest that
-  // covers M. A mid-size M (up to kSwapAbMidMaxM, N >= 2M), whose 128-row tiles would pad M by up
-  // to 127 rows: for each count b of column tiles (at most kSwapAbMidMaxTiles, BN from 64 up), the
-  // narrowest BN that covers M in b tiles, so that M pads by less than a step per tile; only where
-  // D's rows are 16-B aligned (swap_mid_m). Steps of 8 for BM = 128 (M = 300: 152, 104, 80, 64),
+  // and split-K. A small M (decode, up to kSwapAbMaxM): every BN from 16 (and 8 where M <= 8) up to
+  // the narrowest that covers M. A mid-size M (up to kSwapAbMidMaxM, N >= 2M), whose 128-row tiles
+  // would pad M by up to 127 rows: for each count b of column tiles (at most kSwapAbMidMaxTiles, BN
+  // from 64 up), the narrowest BN that covers M in b tiles, so that M pads by less than a step per
+  // tile; only where D's rows are 16-B aligned (swap_mid_m). Steps of 8 for BM = 128 (M = 300: 152, 104, 80, 64),
   // 16 for BM = 64 (160, 112, 80, 64).
   if (p.m > kSwapAbMidMaxM || p.n < 2 * p.m) return;
   Config swapped;
@@ -534,7 +536,9 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   const auto swap_widths = [&](int step) {
     std::vector<int> bns;
     if (p.m <= kSwapAbMaxM) {
-      // (From 16, the narrowest tile: M <= 8 takes 16 alone.)
+      // A batch of at most 8 rows also takes wgmma's narrowest N, 8: half the zero-filled rows of
+      // the 16-wide tile in every k-block's box, half its accumulators and its k-split partials.
+      if (p.m <= kSwapAbNarrowestM) bns.push_back(kSwapAbNarrowestM);
       for (int bn = 16; bn <= std::min<int64_t>(64, std::max<int64_t>(16, round_up(p.m, step))); bn += step)
         bns.push_back(bn);
     } else if (mid_m) {

@@ -813,6 +813,32 @@ TEST(CoverageGpu, TwoAccumulatorSets) {
     }
 }
 
+TEST(CoverageGpu, SwapAbNarrowestTile) {
+  // BN = 8, wgmma's narrowest N (the planner offers it to swap-AB for M <= 8): one and two
+  // consumers, split-K through the workspace and in a k-split cluster, stream-K, one accumulator
+  // set; M = 1, 3, 8 with N off the 64-row tiles and K ending inside a k-block; fp32 out with C, an
+  // odd ldd, a column-major D, in place, an MN-major A (copied into K-major lines first).
+  const char* tiles[] = {"64x8,swapab",         "128x8,swapab",  "64x8,swapab,splitk=4", "64x8,swapab,splitk=4,dsm",
+                         "64x8,swapab,streamk", "64x8,swapab,accsets=1"};
+  for (const char* tile : tiles)
+    for (int64_t m : {1, 3, 8}) {
+      Case cs{m, 1000, 1000};
+      cs.config = tile;
+      run_case(cs, 151);
+      cs.out = DType::fp32;
+      cs.with_c = true;
+      cs.beta = -0.5f;
+      cs.ldd_pad = 1;
+      run_case(cs, 152);
+      cs.in_place = true;
+      run_case(cs, 153);
+      cs.in_place = false;
+      cs.d_major = col_major;
+      cs.a_major = Major::mn_major;
+      run_case(cs, 154);
+    }
+}
+
 TEST(CoverageGpu, BitwiseIdenticalAcrossRuns) {
   Case cs{300, 1001, 1000, Major::mn_major, Major::k_major, DType::fp32};
   cs.with_c = true;

@@ -87,7 +87,7 @@ struct Config {
   // ---- CTA tile (the code) ---------------------------------------------------------------------
   int bm = 128;          // output rows per CTA: 64 (one consumer warpgroup), 128 (two), or 256 (two
                          // consumers of 128 rows each: wide_m below)
-  int bn = 128;          // output columns per CTA: a multiple of 8 in [16, 256] (wgmma N)
+  int bn = 128;          // output columns per CTA: a multiple of 8 in [8, 256] (wgmma N)
   int bk = kBlockK;      // K per pipeline stage: 64 bf16 = one 128-B swizzle line
   int stages = 4;        // smem ring depth, >= 3; as many as fit (sm90/smem_layout.hpp)
   // ---- cluster: 1x1, 2x1 (cluster_m = 2: M-neighbours share B, multicast) or 1x2 (A) ---------
@@ -185,7 +185,7 @@ TG_HD constexpr bool partly_staged(const Config& c) {
 enum class ConfigRule : int {
   ok = 0,
   tile_m,           // bm is 64, 128 or 256
-  tile_n,           // bn is a multiple of 8 in [16, 256]
+  tile_n,           // bn is a multiple of 8 in [8, 256]
   tile_k,           // bk is 64
   stages,           // 3 <= stages <= 16
   cluster,          // cluster is 1x1, 2x1 or 1x2
@@ -238,7 +238,7 @@ TG_HD constexpr int wide_m_max_accumulators(const Config& c) {
 
 // The tile's extents the template takes (ConfigRule::tile_m, tile_n; the spec parser's rules too).
 TG_HD constexpr bool tile_m_ok(int bm) { return bm == 64 || bm == 128 || bm == 256; }
-TG_HD constexpr bool tile_n_ok(int bn) { return bn >= 16 && bn <= 256 && bn % 8 == 0; }
+TG_HD constexpr bool tile_n_ok(int bn) { return bn >= 8 && bn <= 256 && bn % 8 == 0; }
 
 TG_HD constexpr ConfigRule check_kernel_config(const Config& c) {
   if (!tile_m_ok(c.bm)) return ConfigRule::tile_m;
@@ -298,7 +298,7 @@ TG_HD constexpr const char* config_rule_text(ConfigRule r) {
   switch (r) {
     case ConfigRule::ok: return "ok";
     case ConfigRule::tile_m: return "bm must be 64, 128 or 256 (one consumer warpgroup per 64 rows, or two of 128)";
-    case ConfigRule::tile_n: return "bn must be a multiple of 8 in [16, 256] (wgmma N)";
+    case ConfigRule::tile_n: return "bn must be a multiple of 8 in [8, 256] (wgmma N)";
     case ConfigRule::tile_k: return "bk must be 64 (one 128-B swizzle line of bf16)";
     case ConfigRule::stages: return "stages must be in [3, 16]";
     case ConfigRule::cluster: return "cluster must be 1x1, 2x1 or 1x2";

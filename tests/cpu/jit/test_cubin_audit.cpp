@@ -367,7 +367,8 @@ TEST(CubinAudit, ClusterKSplits) {
     const char* spec;
     int64_t m, n, k;
   };
-  const Forced cases[] = {{"64x16,swapab,splitk=8,dsm", 1, 576, 7168}, {"64x32,swapab,splitk=4,dsm", 32, 576, 7168},
+  const Forced cases[] = {{"64x16,swapab,splitk=8,dsm", 1, 576, 7168}, {"64x8,swapab,splitk=8,dsm", 1, 576, 7168},
+                          {"64x32,swapab,splitk=4,dsm", 32, 576, 7168},
                           {"64x128,splitk=2,dsm", 128, 4096, 7168},    {"128x64,splitk=4,dsm", 128, 2112, 7168},
                           {"128x128,splitk=2,dsm", 128, 1024, 7168}};
   for (const Forced& f : cases)
@@ -606,6 +607,7 @@ TEST(CubinAudit, WholeTileKernelsIssueWgmmaFromUniformRegisters) {
       {4096, 4096, 4096, "nt", DType::bf16, false, "128x256"}, {4096, 2112, 7168, "nt", DType::bf16, true, "128x176,pingpong"},
       {4096, 4096, 4096, "tn", DType::bf16, false, "128x192"}, {4096, 4096, 4096, "nt", DType::bf16, false, "128x128,cluster=2x1"},
       {1, 7168, 2048, "nt", DType::bf16, false, "128x16,swapab"}, {200, 8192, 8192, "nt", DType::fp32, true, "128x112,swapab"},
+      {1, 7168, 2048, "nt", DType::bf16, false, "64x8,swapab"},   {8, 4096, 4096, "nt", DType::fp32, true, "128x8,swapab"},
   };
   int audited = 0;
   for (const Case& cs : cases) {
