@@ -526,8 +526,8 @@ void enumerate(const Problem& p, const DeviceProfile& d, const PlanOptions& o, V
   // the narrowest that covers M. A mid-size M (up to kSwapAbMidMaxM, N >= 2M), whose 128-row tiles
   // would pad M by up to 127 rows: for each count b of column tiles (at most kSwapAbMidMaxTiles, BN
   // from 64 up), the narrowest BN that covers M in b tiles, so that M pads by less than a step per
-  // tile; only where D's rows are 16-B aligned (swap_mid_m). Steps of 8 for BM = 128 (M = 300: 152, 104, 80, 64),
-  // 16 for BM = 64 (160, 112, 80, 64).
+  // tile; only where D's rows are 16-B aligned (swap_mid_m). Steps of 8 for BM = 128 (M = 300: 152,
+  // 104, 80, 64), 16 for BM = 64 (160, 112, 80, 64).
   if (p.m > kSwapAbMidMaxM || p.n < 2 * p.m) return;
   Config swapped;
   swapped.d_col_major = true;
