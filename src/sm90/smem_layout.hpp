@@ -42,9 +42,10 @@ inline constexpr int kSmemLimitPerBlock = 232448;  // H100/H200 opt-in max per b
 inline constexpr int kMinStages = 3;
 // kMaxStages bounds what a Config may ask for (a `stages=` spec); the planner fills a config's ring
 // up to kAutoMaxStages on its own (what every pick has been measured with). NOTES: nothing in the
-// template depends on the depth (the ring's parity flips at any count, the layout is computed), and
-// a build with kMaxStages = 32 was made for the measurement of deeper decode rings (docs/PERF.md,
-// fifty-second session); the bound stays 16 until a GPU has run such a ring.
+// template depends on the depth (the ring's parity flips at any count, the layout is computed).
+// Builds with kMaxStages = 32 ran rings of 22-25 stages on the H100 (docs/PERF.md, fifty-third
+// session): correct, 7-8 % faster where a decode pick runs 33 CTAs, 5-9 % slower with 48-80, so
+// neither bound moves until the depth can follow the grid.
 inline constexpr int kMaxStages = 16;
 inline constexpr int kAutoMaxStages = 16;
 static_assert(kMinStages <= kAutoMaxStages && kAutoMaxStages <= kMaxStages);
