@@ -1,8 +1,9 @@
 // Micro-benchmark (docs/PERF.md, fifty-second session): the fixed cost of a kernel that does nothing,
 // timed the way `tilegemm bench` times a GEMM (CUPTI kernel time, L2 flushed by a memset before each
-// call, median of 30: src/bench/timer.hpp). A decode GEMM (M = 1) spends ~5 us of fixed cost on top
-// of its weight stream, ~1.7 us more than cuBLASLt's; this separates what any launch costs from what
-// the kernel does. Kernels:
+// call, median of 30: src/bench/timer.hpp). It separates what any launch costs from what a kernel
+// does: a decode GEMM (M = 1) looked like ~5 us of fixed cost on top of its weight stream, and this
+// file showed the launch is not it (0.86 us, any shared memory; docs/PERF.md, fifty-second and
+// fifty-third sessions). Kernels:
 //   empty      every thread passes one __syncthreads (or a cluster barrier) and exits
 //   one_load   thread 0 inits an mbarrier, issues one 64 x 64 bf16 TMA box (8 KB, a row block of its
 //              own) and waits for it: the launch plus the first load's round trip
